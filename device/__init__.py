@@ -1,0 +1,1 @@
+"""device package (see README)."""
