@@ -13,7 +13,6 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 
 class NotationError(ValueError):
@@ -137,7 +136,7 @@ class Card:
         return item
 
 
-Natural = Union[Tile, Card]
+Natural = Tile | Card
 
 
 @dataclass(frozen=True)
@@ -171,7 +170,7 @@ class Joker:
         return JOKER
 
 
-Item = Union[Tile, Card, Joker]
+Item = Tile | Card | Joker
 JOKER = Joker()
 
 
@@ -197,10 +196,16 @@ def parse_item(token: str) -> Item:
     if not isinstance(token, str):
         raise NotationError(f"a token must be a string, not {type(token).__name__}")
     original = token
+    # Check ASCII before upper-casing: some non-ASCII letters upper-case to
+    # ASCII ones ("ſ" -> "S", "ß" -> "SS"), and "Qſ" must not read as QS.
+    if not token.isascii():
+        raise NotationError(
+            f"unknown token {original!r}: expected a tile like R7, a card like QH, or JK", original
+        )
     token = token.strip().upper()
     if not token:
-        raise NotationError("empty token", original)
-    if not token.isascii() or not token.isalnum() and "=" not in token:
+        raise NotationError(f"empty token {original!r}", original)
+    if not token.isalnum() and "=" not in token:
         raise NotationError(
             f"unknown token {original!r}: expected a tile like R7, a card like QH, or JK", original
         )
@@ -216,7 +221,9 @@ def parse_items(text: str | Iterable[str]) -> tuple[Item, ...]:
     tokens = text.split() if isinstance(text, str) else list(text)
     for token in tokens:
         if isinstance(token, str) and "|" in token:
-            raise NotationError(f"'|' separates melds; it cannot stand in a list of items: {text!r}")
+            raise NotationError(
+                f"'|' separates melds; it cannot stand in a list of items: {text!r}", token
+            )
     return tuple(parse_item(token) for token in tokens)
 
 

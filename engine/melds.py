@@ -88,19 +88,16 @@ class Reading:
         return tuple(s for s in range(4) if s not in present)
 
     def joker_meanings(self) -> tuple[Natural, ...]:
-        """What each joker stands for, in slot order (sets: missing suits in order)."""
-        spare = iter(self.missing_suits)
-        meanings = []
-        for slot in self.slots:
-            if slot.is_joker:
-                if slot.suit is not None:
-                    suit = slot.suit
-                elif isinstance(slot.item, Joker) and slot.item.stands_for is not None:
-                    suit = slot.item.stands_for.suit_index
-                else:
-                    suit = next(spare)
-                meanings.append(natural(self.family, slot.rank, suit))
-        return tuple(meanings)
+        """What each joker stands for, in slot order (sets: missing suits in order).
+
+        Taken from :meth:`resolved_items`, so a bare joker in a set never gets
+        a suit another joker of the set is declared as (``JK R5 JK=K5``).
+        """
+        return tuple(
+            item.stands_for
+            for item in self.resolved_items()
+            if isinstance(item, Joker) and item.stands_for is not None
+        )
 
     def resolved_items(self) -> tuple[Item, ...]:
         """The items with every joker written as ``JK=<item>``."""
@@ -187,9 +184,8 @@ def _rank_at(position: int) -> int:
 def _position_matches(item: Natural, position: int, rules: MeldRules) -> bool:
     if _rank_at(position) != item.rank:
         return False
-    if position == ACE_HIGH_POSITION and not rules.ace_high and not rules.ace_wrap:
-        return False
-    return True
+    # 14 is the ace played high, which needs ace_high (or wrapping runs)
+    return not (position == ACE_HIGH_POSITION and not rules.ace_high and not rules.ace_wrap)
 
 
 def _check_family(items: Sequence[Item], family: Family) -> str | None:
@@ -204,22 +200,38 @@ def _declared(item: Item) -> Natural | None:
     return item.stands_for if isinstance(item, Joker) else None
 
 
+def _naturals(items: Sequence[Item]) -> list[Natural]:
+    return [item for item in items if isinstance(item, (Tile, Card))]
+
+
+def _run_starts(n: int, rules: MeldRules) -> range:
+    """First positions a run of ``n`` items may start at.
+
+    Where runs wrap round the ace a start past 13 is the same run as the start
+    13 lower, so starts stop at 13 (else ``2S 3S 4S`` had two readings and
+    ``AS 2S 3S`` one with the ace low and one with it high).
+    """
+    return range(1, min(rules.max_position - n + 1, 13) + 1)
+
+
 def _set_reading(items: Sequence[Item], rules: MeldRules) -> tuple[Reading | None, str]:
-    naturals = [item for item in items if not item.is_joker]
+    naturals = _naturals(items)
     ranks = {item.rank for item in naturals} | {
         d.rank for d in map(_declared, items) if d is not None
     }
     if len(ranks) > 1:
-        return None, "a set needs one number" if rules.family is Family.TILES else "a set needs one rank"
+        what = "number" if rules.family is Family.TILES else "rank"
+        return None, f"a set needs one {what}"
     rank = ranks.pop()
     suits_seen: set[int] = set()
-    for item in list(naturals) + [d for d in map(_declared, items) if d is not None]:
-        if item.suit_index in suits_seen:
+    for shown in naturals + [d for d in map(_declared, items) if d is not None]:
+        if shown.suit_index in suits_seen:
             what = "colour" if rules.family is Family.TILES else "suit"
-            return None, f"a set cannot hold two of one {what} ({item})"
-        suits_seen.add(item.suit_index)
+            return None, f"a set cannot hold two of one {what} ({shown})"
+        suits_seen.add(shown.suit_index)
     if len(items) > 4:
-        return None, f"a set has at most four items, not {len(items)} (no fifth {_rank_word(rank, rules)})"
+        fifth = _rank_word(rank, rules)
+        return None, f"a set has at most four items, not {len(items)} (no fifth {fifth})"
     slots = []
     for item in items:
         declared = _declared(item)
@@ -238,7 +250,7 @@ def _rank_word(rank: int, rules: MeldRules) -> str:
 
 
 def _run_suit(items: Sequence[Item], rules: MeldRules) -> tuple[int | None, str]:
-    suits = {item.suit_index for item in items if not item.is_joker}
+    suits = {item.suit_index for item in _naturals(items)}
     suits |= {d.suit_index for d in map(_declared, items) if d is not None}
     if len(suits) > 1:
         what = "colour" if rules.family is Family.TILES else "suit"
@@ -250,7 +262,7 @@ def _ordered_runs(items: Sequence[Item], suit: int, rules: MeldRules) -> list[tu
     """Runs that read the items in the given order, lowest first."""
     found = []
     n = len(items)
-    for start in range(1, rules.max_position - n + 2):
+    for start in _run_starts(n, rules):
         slots = []
         for offset, item in enumerate(items):
             position = start + offset
@@ -269,7 +281,7 @@ def _unordered_runs(items: Sequence[Item], suit: int, rules: MeldRules) -> list[
     bare = [item for item in items if item.is_joker and _declared(item) is None]
     n = len(items)
     found = []
-    for start in range(1, rules.max_position - n + 2):
+    for start in _run_starts(n, rules):
         window = list(range(start, start + n))
         taken: dict[int, Item] = {}
         ok = True
@@ -329,7 +341,13 @@ def analyse_meld(items: Sequence[Item], rules: MeldRules) -> MeldAnalysis:
             )
             for slots in forward + backward:
                 run_readings.append(Reading(MeldKind.RUN, slots, rules.family))
-            if not run_readings:
+            # A jumbled row is read as a run only when nothing reads in table
+            # order: "JK B1 JK" in Sabra is a set of ones, not B1 B2 B3 moved.
+            # A bare joker's place in the row is what it stands for ([sabra] "kann der
+            # Joker nicht an das andere Ende gelegt werden"), so rows holding one are
+            # never reordered.
+            has_bare_joker = any(item.is_joker and _declared(item) is None for item in items)
+            if not run_readings and set_reading is None and not has_bare_joker:
                 for slots in _unordered_runs(items, suit, rules):
                     run_readings.append(Reading(MeldKind.RUN, slots, rules.family, reordered=True))
             if not run_readings:
@@ -351,8 +369,7 @@ def analyse_meld(items: Sequence[Item], rules: MeldRules) -> MeldAnalysis:
 
 
 def _why_not_run(items: Sequence[Item], rules: MeldRules) -> str:
-    naturals = [item for item in items if not item.is_joker]
-    ranks = sorted(item.rank for item in naturals)
+    ranks = sorted(item.rank for item in _naturals(items))
     for a, b in itertools.pairwise(ranks):
         if a == b:
             return f"{_rank_word(a, rules)} appears twice"
@@ -370,7 +387,8 @@ def _dedupe(readings: list[Reading]) -> list[Reading]:
     seen = set()
     out = []
     for reading in readings:
-        key = tuple((str(s.item), s.position) for s in sorted(reading.slots, key=lambda s: s.position))
+        by_position = sorted(reading.slots, key=lambda s: s.position)
+        key = tuple((str(s.item), s.position) for s in by_position)
         if key not in seen:
             seen.add(key)
             out.append(reading)

@@ -55,7 +55,7 @@ class PlayerRound:
     last_discard: Item | None = None
     """The item discarded to go out (a joker doubles in Remi and International)."""
     trump_declared: bool = False
-    """Holds and declared the tile matching the face-up trump (Remi +25; International option +50)."""
+    """Holds and declared the tile matching the trump (Remi +25; International option +50)."""
     knocked: bool = False
     """Wiener: ended the round by knocking rather than calling Rommé."""
     win: str | None = None

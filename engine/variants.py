@@ -126,7 +126,9 @@ class Variant:
 
     def __repr__(self) -> str:
         changed = {k: v for k, v in self.options.items() if v != self._spec(k).default}
-        return f"find_variant({self.id!r}, {changed!r})" if changed else f"find_variant({self.id!r})"
+        if changed:
+            return f"find_variant({self.id!r}, {changed!r})"
+        return f"find_variant({self.id!r})"
 
     def _spec(self, name: str) -> OptionSpec:
         return next(spec for spec in self.option_specs if spec.name == name)
@@ -158,7 +160,8 @@ class Variant:
         if self.joker_count == 0:
             for item in items:
                 if item.is_joker:
-                    return MeldAnalysis(tuple(items), (), (f"{self.name} is played without jokers",))
+                    reason = f"{self.name} is played without jokers"
+                    return MeldAnalysis(tuple(items), (), (reason,))
         return analyse_meld(items, self.meld_rules)
 
     # --- values ---------------------------------------------------------
@@ -234,7 +237,10 @@ class RummikubVariant(Variant):
 
 
 _JOKER_PENALTY = OptionSpec(
-    "joker_penalty", 30, "a joker left on the rack counts 30 points, or 25 in some circles", (30, 25)
+    "joker_penalty",
+    30,
+    "a joker left on the rack counts 30 points, or 25 in some circles",
+    (30, 25),
 )
 
 
@@ -423,8 +429,10 @@ class Rommee(CardVariant):
     initial_meld_minimum = 40
     penalty_scoring = True
     hand_meld_waives_minimum = True  # [rommee] Hand-Rommé: "Mindesterfordernis ... aufgehoben"
-    option_specs = (
-        OptionSpec("initial_meld", 40, "points needed to open (30 or 35 in some circles)", (40, 30, 35)),
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = (
+        OptionSpec(
+            "initial_meld", 40, "points needed to open (30 or 35 in some circles)", (40, 30, 35)
+        ),
         OptionSpec(
             "discard_must_meld",
             False,
@@ -435,7 +443,8 @@ class Rommee(CardVariant):
 
     @property
     def initial_meld_required(self) -> int:
-        return int(self.options["initial_meld"])
+        # Wiener Rummy inherits this but has no initial_meld option (no laying out)
+        return int(self.options.get("initial_meld", self.initial_meld_minimum))
 
     @property
     def meld_rules(self) -> MeldRules:

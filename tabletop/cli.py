@@ -160,8 +160,12 @@ def cmd_rules_variants(args: argparse.Namespace) -> int:
     lines = []
     for variant_id, cls in VARIANTS.items():
         options = [
-            {"name": spec.name, "default": spec.default, "help": spec.help,
-             "choices": list(spec.choices) if spec.choices else None}
+            {
+                "name": spec.name,
+                "default": spec.default,
+                "help": spec.help,
+                "choices": list(spec.choices) if spec.choices else None,
+            }
             for spec in cls.option_specs
         ]
         payload.append({"id": variant_id, "name": cls.name, "options": options})
@@ -186,7 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules_commands = rules.add_subparsers(dest="rules_command", required=True, parser_class=_Parser)
 
     def variant_args(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--variant", required=True, help="variant id, see 'tabletop rules variants'")
+        sub.add_argument(
+            "--variant", required=True, help="variant id, see 'tabletop rules variants'"
+        )
         sub.add_argument(
             "--option", action="append", metavar="NAME=VALUE", help="a house-rule option"
         )
@@ -202,7 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("melds", nargs="+", help="melds separated by '|'")
     table.set_defaults(handler=cmd_rules_table)
 
-    score = rules_commands.add_parser("score", help="score a finished round (JSON file, - for stdin)")
+    score = rules_commands.add_parser(
+        "score", help="score a finished round (JSON file, - for stdin)"
+    )
     score.add_argument("file")
     score.add_argument("--json", action="store_true", help="print JSON")
     score.set_defaults(handler=cmd_rules_score)

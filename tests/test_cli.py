@@ -27,8 +27,17 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
     ("variant", "meld", "expected"),
     [
         # CONTRACT.md's own example
-        ("sabra", "R5 JK R7", {"valid": True, "kind": "run", "value": 18,
-                               "items": ["R5", "JK=R6", "R7"], "reason": None}),
+        (
+            "sabra",
+            "R5 JK R7",
+            {
+                "valid": True,
+                "kind": "run",
+                "value": 18,
+                "items": ["R5", "JK=R6", "R7"],
+                "reason": None,
+            },
+        ),
         # [sabra] "12-13-1 ist keine regelgerechte Folge"
         ("sabra", "R12 R13 R1", {"valid": False, "kind": None}),
         # [american] "sowohl 1-2-3 als auch 12-13-1 regelgerechte Folgen"
@@ -60,10 +69,20 @@ def test_ambiguous_meld_lists_every_reading() -> None:
 
 def test_option_changes_the_answer() -> None:
     # [american-rummy] "es sei denn, daß das vor dem Spiel ausdrücklich vereinbart wird"
-    plain = json.loads(run("rules", "check", "--variant", "american-rummy", "QH KH AH", "--json").stdout)
+    plain = json.loads(
+        run("rules", "check", "--variant", "american-rummy", "QH KH AH", "--json").stdout
+    )
     agreed = json.loads(
-        run("rules", "check", "--variant", "american-rummy", "--option", "ace_high=true",
-            "QH KH AH", "--json").stdout
+        run(
+            "rules",
+            "check",
+            "--variant",
+            "american-rummy",
+            "--option",
+            "ace_high=true",
+            "QH KH AH",
+            "--json",
+        ).stdout
     )
     assert (plain["valid"], agreed["valid"]) == (False, True)
 

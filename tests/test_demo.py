@@ -1,0 +1,65 @@
+"""The bundled samples, scored by hand from the rule texts, and the demo command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabletop.demo import SAMPLES, load_sample, play_sample
+
+# Worked by hand.  Remi round 1, Ana: 100 + (R1 R2 R3 R4 = 4x5) + (K12 B12 O12 = 3x10)
+# + (B9 B10 B11 = 5+10+10, her joker +50) + (O5 K5 R5 = 15) = 240; Ben: K7 K8 K9 15 + R5 laid
+# on Ana's run 5 + trump 25 - rack (B13 10, JK 25, O2 5) = 5; Cem never melded: -200.
+# Round 2, Ben goes out discarding a joker: (100 + 20 + 30 + 15) x 2 = 330.
+# Round 3, Cem lays all 14 at once: 100 + 100 + 20 + 25 + 15 + 20 = 280.
+# Rommé: hands at 2-10 face, JQK 10, A 11, joker 20; round 2 is a Hand-Rommé (doubled).
+# Sabra: round 1 zero-sum (Ivo 13+12+30+1 = 56, Jana 3+4+9 = 16); round 2 pool exhausted,
+# Ivo's 3 is lowest: Hana 18-3, Jana 46-3.
+EXPECTED = {
+    "remi-evening.json": (
+        [
+            {"Ana": 240, "Ben": 5, "Cem": -200},
+            {"Ana": 20, "Ben": 330, "Cem": 50},
+            {"Ana": -200, "Ben": 15, "Cem": 280},
+        ],
+        "Ben",
+    ),
+    "rommee-club.json": (
+        [
+            {"Dora": 0, "Emil": -24, "Fritz": -102, "Greta": -2},
+            {"Dora": -70, "Emil": 0, "Fritz": -212, "Greta": -204},
+        ],
+        "Emil",
+    ),
+    "sabra-kitchen.json": (
+        [
+            {"Hana": 72, "Ivo": -56, "Jana": -16},
+            {"Hana": -15, "Ivo": 58, "Jana": -43},
+        ],
+        "Hana",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SAMPLES)
+def test_sample_scores(name: str) -> None:
+    match, results = play_sample(load_sample(name))
+    rounds, winner = EXPECTED[name]
+    assert [result.scores for _, result in results] == rounds
+    assert all(not result.problems for _, result in results)
+    assert match.over and match.winner == winner
+
+
+def test_demo_command_runs() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tabletop", "demo"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "winner: Ben" in result.stdout and "winner: Emil" in result.stdout
