@@ -439,6 +439,12 @@ class Rommee(CardVariant):
             "the top discard may only be taken if laid at once (then it counts for the opening)",
         ),
         OptionSpec("ace_around", False, "runs may go round the ace (K-A-2), a house rule"),
+        OptionSpec(
+            "set_joker_exchange_needs_four",
+            False,
+            "a joker in a set may be exchanged only when the set is completed to four cards of"
+            " one rank (the stricter rule of the Deutscher Skatverband)",
+        ),
     )
 
     @property

@@ -470,10 +470,20 @@ def test_opening_counts_only_melds_from_the_hand() -> None:
     assert result.initial_value == 33
 
 
-def test_variant_without_rearrangement_is_refused() -> None:
-    with pytest.raises(TurnError, match="rommee"):
-        check_turn(find_variant("rommee"), (), parse_melds("5C 6C 7C"), parse_items("5C 6C 7C"),
-                   opened=True)
+def test_discard_pile_is_refused_where_there_is_none() -> None:
+    # Sabra draws from the pool only; [raeuber] "wird aber auch ohne Ablagestapel gespielt"
+    with pytest.raises(TurnError, match="raeuber"):
+        check_turn(find_variant("raeuber"), (), parse_melds("5C 6C 7C"), parse_items("5C 6C 7C"),
+                   opened=True, discard_taken=parse_items("5C"))
+
+
+def test_variant_without_rearrangement_is_judged_as_extend_only() -> None:
+    # [rommee] "Beim Räuber-Rommé dürfen ausgelegte Meldungen nicht nur erweitert, sondern
+    # ... neu kombiniert werden": what Räuber allows, plain Rommé does not
+    result = check_turn(find_variant("rommee"), parse_melds("5C 6C 7C 8C 9C"),
+                        parse_melds("5C 6C 7C | 7C 8C 9C"), parse_items("7C"), opened=True)
+    assert [p.code for p in result.problems] == ["meld_split"]
+    assert result.penalty_draw == 0
 
 
 def test_table_conserved() -> None:

@@ -1,0 +1,458 @@
+/*
+ * Exact dynamic programme for Rummikub-style tables that may be rearranged.
+ *
+ * The idea is van Rijn, Takes and Vis's: walk the numbers 1..13 in order and
+ * remember, per colour, how long each run that is still open has become.
+ * Here each number is split into one step per colour (how many tiles of that
+ * colour go to runs, how many to sets, which open runs they extend) and a
+ * last step that checks the sets of that number can be formed, with jokers.
+ * Table tiles must all be used, rack tiles may be; the score is what the
+ * caller weights them (1 each for "most tiles", face value for "most
+ * points").  An optional value threshold (the initial meld) is carried in
+ * the state, capped at the threshold.
+ *
+ * Runs per colour: `slots` open runs at once (copies, plus one when jokers
+ * are in play).  A slot is a small code: 0 empty, else length (capped) and,
+ * in "reference" mode, whether the run started and whether it ends with a
+ * joker, so runs of 4 or 5 with a joker at an end can be refused (the melds
+ * rummikub-solver leaves out as "redundant jokers").
+ *
+ * The programme keeps every reachable state of each step with its best
+ * score and a back pointer, and returns the decisions of the best final
+ * state; the Python side replays them into melds.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLOURS 4
+#define NUMBERS 13
+#define MAX_SLOTS 3
+#define SLOT_BITS 5
+#define NEG_INF (-1000000000)
+
+typedef struct {
+    uint64_t runs;   /* 4 colours x MAX_SLOTS x SLOT_BITS, slots sorted descending */
+    uint32_t extra;  /* jokers used (table-labelled, rack-labelled), set counts, value */
+} Key;
+
+typedef struct {
+    Key key;
+    int32_t score;
+    int32_t parent;
+    uint32_t decision;
+} Entry;
+
+typedef struct {
+    Entry *entries;
+    int32_t count, capacity;
+    int32_t *table;  /* open addressing over entries */
+    int32_t table_size;
+} Layer;
+
+typedef struct {
+    int tiles_table[COLOURS][NUMBERS + 1];
+    int tiles_rack[COLOURS][NUMBERS + 1];
+    int weight_tile[COLOURS][NUMBERS + 1];
+    int weight_joker[NUMBERS + 1];
+    int value[NUMBERS + 1];
+    int jokers_table, jokers_rack;
+    int slots, copies;
+    int reference_mode;
+    int threshold;
+    int pooled_jokers; /* uniform joker weight: count jokers, score them at the end */
+    int incumbent;     /* a score known to be reachable: states that cannot beat it are dropped */
+    int potential[NUMBERS * (COLOURS + 1) + 2]; /* most that rack tiles after each step can add */
+    /* set_ok[n1][n2][jokers]: n1 colours give one tile, n2 give two; can sets be made */
+    unsigned char set_ok[5][5][8];
+} Problem;
+
+/* --- slot codes ---------------------------------------------------------- */
+/* code = 1 + (len-1)*4 + started_joker*2 + ends_joker; len 1..6 (6 = 6+) */
+static int cap_len(const Problem *p) { return p->reference_mode ? 6 : 3; }
+static int code_len(int code) { return code ? (code - 1) / 4 + 1 : 0; }
+static int code_start(int code) { return code ? ((code - 1) >> 1) & 1 : 0; }
+static int code_end(int code) { return code ? (code - 1) & 1 : 0; }
+static int make_code(const Problem *p, int len, int start_joker, int end_joker) {
+    if (!p->reference_mode) start_joker = end_joker = 0;
+    if (len > cap_len(p)) len = cap_len(p);
+    return 1 + (len - 1) * 4 + start_joker * 2 + end_joker;
+}
+static int closable(const Problem *p, int code) {
+    int len = code_len(code);
+    if (code == 0) return 1;
+    if (len < 3) return 0;
+    if (p->reference_mode && (len == 4 || len == 5) && (code_start(code) || code_end(code)))
+        return 0;
+    return 1;
+}
+
+static int get_slot(uint64_t runs, int colour, int slot) {
+    int shift = (colour * MAX_SLOTS + slot) * SLOT_BITS;
+    return (int)((runs >> shift) & 31u);
+}
+
+static uint64_t set_colour(uint64_t runs, int colour, int codes[MAX_SLOTS]) {
+    /* sort descending so equal multisets pack equally */
+    int a[MAX_SLOTS];
+    memcpy(a, codes, sizeof(a));
+    for (int i = 0; i < MAX_SLOTS; i++)
+        for (int j = i + 1; j < MAX_SLOTS; j++)
+            if (a[j] > a[i]) { int t = a[i]; a[i] = a[j]; a[j] = t; }
+    for (int s = 0; s < MAX_SLOTS; s++) {
+        int shift = (colour * MAX_SLOTS + s) * SLOT_BITS;
+        runs &= ~((uint64_t)31u << shift);
+        runs |= (uint64_t)a[s] << shift;
+    }
+    return runs;
+}
+
+/* extra: bits 0-2 jokers table-labelled, 3-5 rack-labelled, 6-8 n1, 9-11 n2, 12-19 value */
+#define X_JT(x) ((x) & 7u)
+#define X_JR(x) (((x) >> 3) & 7u)
+#define X_N1(x) (((x) >> 6) & 7u)
+#define X_N2(x) (((x) >> 9) & 7u)
+#define X_VAL(x) (((x) >> 12) & 255u)
+static uint32_t make_extra(unsigned jt, unsigned jr, unsigned n1, unsigned n2, unsigned val) {
+    return jt | (jr << 3) | (n1 << 6) | (n2 << 9) | (val << 12);
+}
+
+/* --- layers --------------------------------------------------------------- */
+static uint64_t hash_key(Key k) {
+    uint64_t h = k.runs * 0x9E3779B97F4A7C15ull ^ ((uint64_t)k.extra * 0xC2B2AE3D27D4EB4Full);
+    h ^= h >> 29;
+    return h;
+}
+
+static int layer_init(Layer *layer, int32_t capacity) {
+    layer->count = 0;
+    layer->capacity = capacity;
+    layer->entries = malloc(sizeof(Entry) * (size_t)capacity);
+    layer->table_size = 1;
+    while (layer->table_size < capacity * 2) layer->table_size <<= 1;
+    layer->table = malloc(sizeof(int32_t) * (size_t)layer->table_size);
+    if (!layer->entries || !layer->table) return -1;
+    memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
+    return 0;
+}
+
+static void layer_free(Layer *layer) {
+    free(layer->entries);
+    free(layer->table);
+}
+
+static int layer_grow(Layer *layer) {
+    int32_t new_capacity = layer->capacity * 2;
+    Entry *entries = realloc(layer->entries, sizeof(Entry) * (size_t)new_capacity);
+    if (!entries) return -1;
+    layer->entries = entries;
+    layer->capacity = new_capacity;
+    free(layer->table);
+    layer->table_size = 1;
+    while (layer->table_size < new_capacity * 2) layer->table_size <<= 1;
+    layer->table = malloc(sizeof(int32_t) * (size_t)layer->table_size);
+    if (!layer->table) return -1;
+    memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
+    uint64_t mask = (uint64_t)layer->table_size - 1;
+    for (int32_t i = 0; i < layer->count; i++) {
+        uint64_t h = hash_key(layer->entries[i].key) & mask;
+        while (layer->table[h] >= 0) h = (h + 1) & mask;
+        layer->table[h] = i;
+    }
+    return 0;
+}
+
+static int layer_offer(Layer *layer, Key key, int32_t score, int32_t parent, uint32_t decision) {
+    uint64_t mask = (uint64_t)layer->table_size - 1;
+    uint64_t h = hash_key(key) & mask;
+    while (layer->table[h] >= 0) {
+        Entry *e = &layer->entries[layer->table[h]];
+        if (e->key.runs == key.runs && e->key.extra == key.extra) {
+            if (score > e->score) {
+                e->score = score;
+                e->parent = parent;
+                e->decision = decision;
+            }
+            return 0;
+        }
+        h = (h + 1) & mask;
+    }
+    if (layer->count >= layer->capacity) {
+        if (layer_grow(layer) < 0) return -1;
+        return layer_offer(layer, key, score, parent, decision);
+    }
+    int32_t index = layer->count++;
+    layer->entries[index] = (Entry){key, score, parent, decision};
+    layer->table[h] = index;
+    return 0;
+}
+
+/* --- the steps --------------------------------------------------------------- */
+/* Slot actions: 0 keep (empty stays empty), 1 close, 2 add natural, 3 add joker. */
+static int colour_step(const Problem *p, const Layer *from, Layer *to, int number, int colour,
+                       int step_index) {
+    int t = p->tiles_table[colour][number];
+    int r = p->tiles_rack[colour][number];
+    int slots = p->slots;
+    int combos = 1;
+    for (int s = 0; s < slots; s++) combos *= 4;
+    for (int32_t i = 0; i < from->count; i++) {
+        const Entry *e = &from->entries[i];
+        int codes[MAX_SLOTS] = {0, 0, 0};
+        for (int s = 0; s < slots; s++) codes[s] = get_slot(e->key.runs, colour, s);
+        unsigned jt = X_JT(e->key.extra), jr = X_JR(e->key.extra);
+        unsigned n1 = X_N1(e->key.extra), n2 = X_N2(e->key.extra), val = X_VAL(e->key.extra);
+        int jokers_left_t = p->jokers_table - (int)jt;
+        int jokers_left_r = p->jokers_rack - (int)jr;
+        for (int combo = 0; combo < combos; combo++) {
+            int naturals = 0, jokers = 0, ok = 1;
+            int next[MAX_SLOTS] = {0, 0, 0};
+            int c = combo;
+            for (int s = 0; s < slots && ok; s++, c >>= 2) {
+                int action = c & 3, code = codes[s];
+                if (code == 0) {
+                    if (action == 1) { ok = 0; break; }
+                    if (action == 0) next[s] = 0;
+                    else if (action == 2) { next[s] = make_code(p, 1, 0, 0); naturals++; }
+                    else { next[s] = make_code(p, 1, 1, 1); jokers++; }
+                } else {
+                    int len = code_len(code);
+                    if (action == 0) { ok = 0; break; } /* an open run must close or grow */
+                    if (action == 1) {
+                        if (!closable(p, code)) { ok = 0; break; }
+                        next[s] = 0;
+                    } else if (action == 2) {
+                        next[s] = make_code(p, len + 1, code_start(code), 0);
+                        naturals++;
+                    } else {
+                        next[s] = make_code(p, len + 1, code_start(code), 1);
+                        jokers++;
+                    }
+                }
+            }
+            if (!ok) continue;
+            if (jokers > jokers_left_t + jokers_left_r) continue;
+            /* naturals to sets */
+            int low = t - naturals; if (low < 0) low = 0;
+            int high = t + r - naturals; if (high > p->copies) high = p->copies;
+            if (naturals > t + r) continue;
+            for (int to_sets = low; to_sets <= high; to_sets++) {
+                int used = naturals + to_sets;
+                int from_rack = used - t;
+                unsigned nn1 = n1 + (to_sets == 1), nn2 = n2 + (to_sets == 2);
+                /* joker labels: try every split, unless jokers are pooled */
+                for (int jk_r = 0; jk_r <= jokers; jk_r++) {
+                    int jk_t = jokers - jk_r;
+                    if (p->pooled_jokers) {
+                        if (jk_r) break;
+                        if (jokers > jokers_left_t + jokers_left_r) continue;
+                    } else if (jk_t > jokers_left_t || jk_r > jokers_left_r) continue;
+                    int32_t score = e->score + from_rack * p->weight_tile[colour][number]
+                                    + jk_r * p->weight_joker[number];
+                    unsigned nval = val;
+                    if (p->threshold > 0) {
+                        nval = val + (unsigned)((used + jokers) * p->value[number]);
+                        if (nval > (unsigned)p->threshold) nval = (unsigned)p->threshold;
+                    }
+                    if (score + p->potential[step_index + 1] < p->incumbent) continue;
+                    Key key;
+                    key.runs = set_colour(e->key.runs, colour, next);
+                    key.extra = make_extra(jt + (unsigned)jk_t, jr + (unsigned)jk_r, nn1, nn2, nval);
+                    uint32_t decision = (uint32_t)combo | ((uint32_t)to_sets << 8)
+                                        | ((uint32_t)jk_r << 12);
+                    if (layer_offer(to, key, score, i, decision) < 0) return -1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+static int set_step(const Problem *p, const Layer *from, Layer *to, int number, int step_index) {
+    for (int32_t i = 0; i < from->count; i++) {
+        const Entry *e = &from->entries[i];
+        unsigned jt = X_JT(e->key.extra), jr = X_JR(e->key.extra);
+        unsigned n1 = X_N1(e->key.extra), n2 = X_N2(e->key.extra), val = X_VAL(e->key.extra);
+        int left_t = p->jokers_table - (int)jt, left_r = p->jokers_rack - (int)jr;
+        if (p->pooled_jokers) { left_t += left_r; left_r = 0; }
+        for (int jk_t = 0; jk_t <= left_t; jk_t++) {
+            for (int jk_r = 0; jk_r <= left_r; jk_r++) {
+                int jokers = jk_t + jk_r;
+                if (jokers > 7 || !p->set_ok[n1][n2][jokers]) continue;
+                int32_t score = e->score + jk_r * p->weight_joker[number];
+                unsigned nval = val;
+                if (p->threshold > 0) {
+                    nval = val + (unsigned)(jokers * p->value[number]);
+                    if (nval > (unsigned)p->threshold) nval = (unsigned)p->threshold;
+                }
+                if (score + p->potential[step_index + 1] < p->incumbent) continue;
+                Key key = {e->key.runs, make_extra(jt + (unsigned)jk_t, jr + (unsigned)jk_r, 0, 0, nval)};
+                uint32_t decision = (uint32_t)jk_t | ((uint32_t)jk_r << 4);
+                if (layer_offer(to, key, score, i, decision) < 0) return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int read_grid(PyObject *seq, int grid[COLOURS][NUMBERS + 1]) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of 52 ints");
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != COLOURS * NUMBERS) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "expected 52 ints (colour-major)");
+        return -1;
+    }
+    for (int c = 0; c < COLOURS; c++)
+        for (int n = 1; n <= NUMBERS; n++) {
+            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, c * NUMBERS + n - 1));
+            if (v == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+            grid[c][n] = (int)v;
+        }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int read_row(PyObject *seq, int row[NUMBERS + 1]) {
+    PyObject *fast = PySequence_Fast(seq, "expected a sequence of 13 ints");
+    if (!fast) return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != NUMBERS) {
+        Py_DECREF(fast);
+        PyErr_SetString(PyExc_ValueError, "expected 13 ints");
+        return -1;
+    }
+    row[0] = 0;
+    for (int n = 1; n <= NUMBERS; n++) {
+        long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, n - 1));
+        if (v == -1 && PyErr_Occurred()) { Py_DECREF(fast); return -1; }
+        row[n] = (int)v;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static PyObject *solve_impl(PyObject *self, PyObject *args) {
+    PyObject *table, *rack, *weight_tile, *weight_joker, *value;
+    const char *set_ok_bytes;
+    Py_ssize_t set_ok_len;
+    Problem p;
+    memset(&p, 0, sizeof(p));
+    p.incumbent = NEG_INF;
+    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|i", &table, &rack, &weight_tile, &weight_joker,
+                          &value, &p.jokers_table, &p.jokers_rack, &p.copies,
+                          &p.reference_mode, &p.threshold, &set_ok_bytes, &set_ok_len,
+                          &p.incumbent))
+        return NULL;
+    if (set_ok_len != 5 * 5 * 8) {
+        PyErr_SetString(PyExc_ValueError, "set_ok must be 200 bytes");
+        return NULL;
+    }
+    memcpy(p.set_ok, set_ok_bytes, 200);
+    if (read_grid(table, p.tiles_table) < 0 || read_grid(rack, p.tiles_rack) < 0
+        || read_grid(weight_tile, p.weight_tile) < 0 || read_row(weight_joker, p.weight_joker) < 0
+        || read_row(value, p.value) < 0)
+        return NULL;
+    if (p.copies < 1 || p.copies > 2 || p.jokers_table < 0 || p.jokers_rack < 0
+        || p.jokers_table + p.jokers_rack > 7 || p.threshold < 0 || p.threshold > 255) {
+        PyErr_SetString(PyExc_ValueError, "copies 1..2, jokers 0..7, threshold 0..255");
+        return NULL;
+    }
+    {
+        /* potential[k]: the most that steps k.. can still add: rack tiles of those steps plus
+           every rack joker at its best weight (a loose but cheap bound) */
+        int best_joker = 0;
+        for (int n = 1; n <= NUMBERS; n++)
+            if (p.weight_joker[n] > best_joker) best_joker = p.weight_joker[n];
+        int total = NUMBERS * (COLOURS + 1);
+        p.potential[total] = p.jokers_rack * best_joker;
+        p.potential[total + 1] = p.potential[total];
+        for (int k = total - 1; k >= 0; k--) {
+            int number = k / (COLOURS + 1) + 1, colour = k % (COLOURS + 1);
+            int add = colour < COLOURS ? p.tiles_rack[colour][number] * p.weight_tile[colour][number] : 0;
+            p.potential[k] = p.potential[k + 1] + add;
+        }
+    }
+    p.pooled_jokers = 1;
+    for (int n = 2; n <= NUMBERS; n++)
+        if (p.weight_joker[n] != p.weight_joker[1]) p.pooled_jokers = 0;
+    if (p.threshold > 0) p.pooled_jokers = 0;
+    p.slots = p.copies + (getenv("TT_SLOTS2") ? 0 : (p.jokers_table + p.jokers_rack > 0 ? 1 : 0));
+    if (p.slots > MAX_SLOTS) p.slots = MAX_SLOTS;
+
+    int steps = NUMBERS * (COLOURS + 1);
+    Layer *layers = calloc((size_t)steps + 1, sizeof(Layer));
+    if (!layers) return PyErr_NoMemory();
+    int failed = 0;
+    if (layer_init(&layers[0], 16) < 0) failed = 1;
+    Key start = {0, make_extra(0, 0, 0, 0, 0)};
+    if (!failed) layer_offer(&layers[0], start, 0, -1, 0);
+    int step = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int number = 1; number <= NUMBERS && !failed; number++) {
+        for (int colour = 0; colour < COLOURS && !failed; colour++) {
+            Layer *to = &layers[step + 1];
+            if (layer_init(to, layers[step].count * 4 + 16) < 0
+                || colour_step(&p, &layers[step], to, number, colour, step) < 0)
+                failed = 1;
+            step++;
+        }
+        if (failed) break;
+        Layer *to = &layers[step + 1];
+        if (layer_init(to, layers[step].count + 16) < 0
+            || set_step(&p, &layers[step], to, number, step) < 0)
+            failed = 1;
+        step++;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (failed) {
+        PyErr_NoMemory();
+    } else {
+        /* the best final state: every run closed, every table joker placed */
+        Layer *last = &layers[step];
+        int32_t best = -1, best_score = NEG_INF;
+        for (int32_t i = 0; i < last->count; i++) {
+            const Entry *e = &last->entries[i];
+            int used = (int)X_JT(e->key.extra) + (int)X_JR(e->key.extra);
+            int ok = p.pooled_jokers ? used >= p.jokers_table : (int)X_JT(e->key.extra) == p.jokers_table;
+            int32_t score = e->score;
+            if (p.pooled_jokers && used > p.jokers_table)
+                score += (used - p.jokers_table) * p.weight_joker[1];
+            for (int c = 0; c < COLOURS && ok; c++)
+                for (int s = 0; s < p.slots && ok; s++)
+                    if (!closable(&p, get_slot(e->key.runs, c, s))) ok = 0;
+            if (ok && p.threshold > 0 && (int)X_VAL(e->key.extra) < p.threshold) ok = 0;
+            if (ok && (best < 0 || score > best_score)) { best = i; best_score = score; }
+        }
+        if (best < 0) {
+            result = Py_NewRef(Py_None);
+        } else {
+            PyObject *decisions = PyList_New(step);
+            int32_t index = best;
+            for (int s = step; s > 0 && decisions; s--) {
+                const Entry *e = &layers[s].entries[index];
+                PyList_SET_ITEM(decisions, s - 1, PyLong_FromUnsignedLong(e->decision));
+                index = e->parent;
+            }
+            int32_t final_score = best_score;
+            result = decisions ? Py_BuildValue("(iN)", final_score, decisions) : NULL;
+        }
+    }
+    for (int s = 0; s <= step; s++) layer_free(&layers[s]);
+    free(layers);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"solve", solve_impl, METH_VARARGS,
+     "solve(table, rack, weight_tile, weight_joker, value, jokers_table, jokers_rack, copies,"
+     " reference_mode, threshold, set_ok) -> (score, decisions) or None"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "engine._rearrange",
+                                    "Exact DP for rearrangeable Rummikub tables.", -1, methods};
+
+PyMODINIT_FUNC PyInit__rearrange(void) { return PyModule_Create(&module); }

@@ -1,0 +1,655 @@
+"""The best play for a rack, found exactly (``tabletop solve``).
+
+Two kinds of game need two kinds of search:
+
+* Sabra and Räuber-Rommé let the table be rebuilt; :func:`solve` hands them to
+  :func:`engine.rearrange.solve_rearrangement`.
+* Every other variant only *extends* the table ("anlegen"): a play is some new
+  melds made of rack items alone plus, for each meld on the table, at most one
+  bundle of rack items laid onto it (at the ends of a run, into the missing
+  suits of a set).  Jokers on the table keep what they stand for; a set's
+  joker stands for any suit the set is missing, as the texts read ([rommee]
+  "hier also die ♣6 oder ♦6").
+
+The extend-only search is exact.  It takes the lowest rack item left (the
+*pivot*, in :mod:`engine.partition`'s order: naturals by suit and rank, jokers
+last) and tries everything that can become of it: it stays on the rack, it
+starts a new meld (every legal meld holding it, from
+:mod:`engine.partition`'s candidate generator), or it starts the bundle laid
+onto one table meld not yet extended (every window of positions round a run,
+every choice of missing suits of a set, with the jokers of the rack filling
+gaps).  The rest is solved the same way and memoised on what is left of the
+rack, which table melds are taken (only those the rest could still reach) and,
+for an opening, how many points are still missing.  Every legal play is one
+path of this search, so the best one is found.
+
+Legality is always decided by ``variant.analyse`` (joker ratios, ace rules,
+no jokers at all); :func:`engine.turns.check_turn` accepts every play returned
+(the tests assert it).
+
+What is left out, and why:
+
+* Joker exchanges (taking a table joker by laying the item it stands for) are
+  not searched: the freed joker must go into a new meld under rules that differ
+  per variant ([remi] rules 5-7, [american], [rommee]).  A play that would need
+  one is never returned; the best play without it is.
+* Going out: where the last item must be discarded (Remi, Rommé, American and
+  International Rummikub, American Rummy) pass ``keep=1`` to keep that many
+  items on the rack; the CLI's ``--keep``.  By default every item may be placed.
+* Melds on the table are never joined (R6 between R3-R5 and R7-R9 extends only
+  one of them): each meld belongs to the player who laid it.
+* International Rummikub's Foot (14 tiles at once, laying off allowed before
+  opening) and Rommé's Hand-Rommé waiver are round endings, not plays.
+* Wiener Rummy lays nothing during play ([wiener] "Rommé ohne Auslegen"):
+  ``solve`` answers with the best way to arrange the hand into melds (the
+  melds a player shows when he knocks or calls Rommé); :func:`knock_decision`
+  says whether he may.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from engine.items import JOKER, Family, Item, Joker, Natural, format_items, natural
+from engine.melds import MeldKind, Reading
+from engine.partition import _order_key, _Search, _sorted, best_split, can_be_melded
+from engine.variants import Variant, WienerRummy
+
+__all__ = [
+    "OBJECTIVES",
+    "KnockDecision",
+    "Play",
+    "RackSplit",
+    "SolveError",
+    "best_rack_split",
+    "knock_decision",
+    "solve",
+    "table_arrangeable",
+]
+
+OBJECTIVES = ("tiles", "value")
+"""``tiles``: place as many rack items as possible; ``value``: as much value."""
+
+Meld = tuple[Item, ...]
+
+
+class SolveError(ValueError):
+    """A rack or table the solver cannot work with (quoting it)."""
+
+
+@dataclass(frozen=True)
+class Play:
+    """The best play: the table after it and what it took from the rack."""
+
+    melds: tuple[Meld, ...]
+    """The whole table after the play; melds that were not touched are as given,
+    changed and new melds are written with every joker as ``JK=<item>``."""
+    placed: tuple[Item, ...]
+    """Items taken from the rack (a joker as bare ``JK``)."""
+    value: int
+    """What the placed items count (``variant.slot_value`` in the melds they lie in)."""
+    meets_initial: bool
+    """The play satisfies the initial-meld rule (True when it did not apply)."""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "melds": [format_items(meld) for meld in self.melds],
+            "placed": [str(item) for item in self.placed],
+            "value": self.value,
+            "meets_initial": self.meets_initial,
+        }
+
+    def __str__(self) -> str:
+        if not self.placed:
+            head = "no legal play: nothing can be placed"
+            if not self.meets_initial:
+                head = "no initial meld can be made: nothing can be placed"
+        else:
+            head = (
+                f"place {format_items(self.placed)}"
+                f" ({len(self.placed)} items, value {self.value})"
+            )
+        return "\n".join([head, *(f"  {format_items(meld)}" for meld in self.melds)])
+
+
+@dataclass(frozen=True)
+class RackSplit:
+    """A rack arranged into melds, and what is left over."""
+
+    melds: tuple[Meld, ...]
+    leftover: tuple[Item, ...]
+    penalty: int
+    """What the leftover counts (``variant.hand_value``)."""
+
+
+@dataclass(frozen=True)
+class KnockDecision:
+    """[wiener] Whether a hand may knock ("fünf oder weniger Augen in schlechten
+    Karten") or call Rommé (everything melded)."""
+
+    split: RackSplit
+    discard: Item | None
+    """The item to discard first (when asked to choose one), else None."""
+    deadwood: int
+    knock_limit: int
+    can_knock: bool
+    can_call_rommee: bool
+
+
+# --- public functions ------------------------------------------------------------
+def solve(
+    variant: Variant,
+    rack: Sequence[Item],
+    table: Sequence[Sequence[Item]] = (),
+    *,
+    initial: bool = False,
+    objective: str = "tiles",
+    keep: int = 0,
+) -> Play:
+    """The best legal play for ``rack`` on ``table`` (see the module docstring).
+
+    ``initial``: the player has not opened, so the variant's initial-meld rule
+    applies: the new melds, from the hand alone, must reach
+    ``variant.initial_meld_required`` (Remi: with a run), and nothing may be laid
+    off in that turn ([remi] "Gleichzeitig mit der Anfangsmeldung darf man keine
+    Steine an die Meldungen anderer Spieler anlegen"; [rommee] "Hat ein Spieler
+    seine Erstmeldung ausgelegt, so darf er ... anlegen").  If it cannot be
+    reached nothing is placed and ``meets_initial`` is False.  Variants without
+    an initial-meld rule (500 Rum, American Rummy) ignore ``initial``.
+
+    ``objective``: ``tiles`` places the most items (ties: the most value),
+    ``value`` the most value (ties: the most items).  ``keep``: items that must
+    stay on the rack (1 to keep a discard for going out).
+    """
+    if objective not in OBJECTIVES:
+        raise SolveError(f"unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
+    if keep < 0:
+        raise SolveError(f"keep must be 0 or more, not {keep!r}")
+    rack_items = tuple(JOKER if isinstance(item, Joker) else item for item in rack)
+    table_melds = tuple(tuple(meld) for meld in table)
+    if variant.rearrangement:
+        try:
+            from engine import rearrange
+        except ImportError:
+            raise SolveError(
+                f"the solver for {variant.id} (table rearrangement) is not available yet"
+            ) from None
+        if keep:
+            raise SolveError(f"keep is not supported for {variant.id}")
+        play = rearrange.solve_rearrangement(
+            variant, rack_items, table_melds, initial=initial, objective=objective
+        )
+        if not isinstance(play, Play):
+            raise SolveError(f"the solver for {variant.id} gave no play: {play!r}")
+        return play
+    _check_material(variant, rack_items, table_melds)
+    if isinstance(variant, WienerRummy) and table_melds:
+        raise SolveError(
+            "wiener lays nothing on the table during play (\"Rommé ohne Auslegen\"), so there"
+            f" is no table to play on: {' | '.join(format_items(m) for m in table_melds)!r}"
+        )
+    opening_rule = variant.initial_meld_required > 0 or variant.initial_meld_needs_run
+    constrained = initial and opening_rule and not isinstance(variant, WienerRummy)
+    search = _ExtendSearch(
+        variant,
+        table_melds,
+        objective,
+        lay_off=not constrained,
+        max_placed=len(rack_items) - keep,
+    )
+    need = variant.initial_meld_required if constrained else 0
+    need_run = constrained and variant.initial_meld_needs_run
+    start = _State(_sorted(rack_items), 0, need, need_run, 0)
+    result = search.best(start)
+    if result is None:
+        return Play(table_melds, (), 0, meets_initial=False)
+    return search.play(start)
+
+
+def best_rack_split(variant: Variant, rack: Sequence[Item]) -> RackSplit:
+    """The rack split into melds with the least penalty left over (end-of-round
+    scoring from a photo of a rack): ``partition.best_split`` with
+    ``variant.hand_value``."""
+    items = tuple(rack)
+    _check_material(variant, items, ())
+    readings, leftover = best_split(items, variant)
+    return RackSplit(
+        tuple(reading.resolved_items() for reading in readings),
+        leftover,
+        variant.hand_total(leftover),
+    )
+
+
+def table_arrangeable(variant: Variant, items: Sequence[Item]) -> bool:
+    """Whether all of ``items`` can be arranged into legal melds of ``variant``."""
+    items = tuple(items)
+    _check_material(variant, items, ())
+    return can_be_melded(items, variant)
+
+
+def knock_decision(
+    variant: Variant, hand: Sequence[Item], *, discard: bool = False
+) -> KnockDecision:
+    """[wiener] The split of ``hand`` with least deadwood, and whether it may knock
+    ("Hat ein Spieler nur mehr fünf oder weniger Augen in schlechten Karten, so kann
+    er klopfen") or call Rommé (every card in melds).
+
+    ``discard=True``: the hand holds the drawn card too (eleven cards), and one is
+    discarded first ("zehn Karten in Meldungen auslegt und seine elfte Karte
+    ablegt"): the discard that leaves least deadwood is chosen.
+    """
+    limit = getattr(variant, "knock_limit", None)
+    if limit is None:
+        raise SolveError(f"{variant.id} has no knocking; knock_decision is for wiener")
+    limit = int(variant.options.get("knock_limit", limit))
+    items = tuple(hand)
+    _check_material(variant, items, ())
+    if discard and not items:
+        raise SolveError("an empty hand has nothing to discard")
+    options: list[tuple[Item | None, tuple[Item, ...]]] = []
+    if discard:
+        seen: set[Item] = set()
+        for index, item in enumerate(items):
+            if item not in seen:
+                seen.add(item)
+                options.append((item, items[:index] + items[index + 1 :]))
+    else:
+        options.append((None, items))
+    best: tuple[tuple[int, int, int], KnockDecision] | None = None
+    for thrown, kept in options:
+        split = best_rack_split(variant, kept)
+        # least deadwood; then fewest cards left; then throw the costliest card
+        # (it would count against the player if he kept it)
+        key = (split.penalty, len(split.leftover), -(variant.hand_value(thrown) if thrown else 0))
+        if best is None or key < best[0]:
+            decision = KnockDecision(
+                split,
+                thrown,
+                split.penalty,
+                limit,
+                can_knock=split.penalty <= limit,
+                can_call_rommee=not split.leftover,
+            )
+            best = (key, decision)
+    assert best is not None
+    return best[1]
+
+
+# --- input checks --------------------------------------------------------------------
+def _check_material(variant: Variant, rack: Meld, table: tuple[Meld, ...]) -> None:
+    everything = [*rack, *(item for meld in table for item in meld)]
+    for item in everything:
+        if item.family is not None and item.family is not variant.family:
+            kind = "tiles" if variant.family is Family.TILES else "cards"
+            raise SolveError(f"{item} is not one of the {kind} of {variant.name}")
+    jokers = sum(item.is_joker for item in everything)
+    if jokers > variant.joker_count:
+        raise SolveError(
+            f"{jokers} jokers on the rack and table, but {variant.name} has"
+            f" {variant.joker_count}: {format_items(everything)!r}"
+        )
+    counts = Counter(item for item in everything if not item.is_joker)
+    for item, n in sorted(counts.items(), key=lambda pair: str(pair[0])):
+        if n > variant.copies_of_each:
+            raise SolveError(
+                f"{item} is on the rack and table {n} times, but {variant.name} has"
+                f" {variant.copies_of_each} of it"
+            )
+    for meld in table:
+        analysis = variant.analyse(meld)
+        if not analysis.valid:
+            raise SolveError(
+                f"the table meld {format_items(meld)!r} is not legal: {analysis.reason}"
+            )
+
+
+# --- the extend-only search ----------------------------------------------------------
+_Gain = tuple[int, int]
+"""(items placed, value placed)."""
+
+
+@dataclass(frozen=True)
+class _State:
+    remaining: tuple[Item, ...]
+    """Rack items not yet decided, sorted by ``partition._order_key``."""
+    used: int
+    """Bit mask of table melds already extended."""
+    need: int
+    """Points the opening still needs."""
+    need_run: bool
+    """The opening still needs a run (Remi)."""
+    placed: int
+    """Items placed so far (for ``keep``)."""
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One decision about the pivot: keep it, a new meld, or a bundle on meld ``target``."""
+
+    gain: _Gain
+    rest: tuple[Item, ...]
+    used_items: tuple[Item, ...] = ()
+    meld: Meld = ()
+    target: int | None = None
+    """Index of the table meld extended; None for a new meld or keeping the pivot."""
+    is_run: bool = False
+
+
+@dataclass
+class _Anchor:
+    """One reading of one table meld, as a place to lay items."""
+
+    index: int
+    reading: Reading
+    naturals: frozenset[Natural] = field(default_factory=frozenset)
+    """Naturals that could ever be laid onto it (for memo keys)."""
+
+
+class _ExtendSearch:
+    def __init__(
+        self,
+        variant: Variant,
+        table: tuple[Meld, ...],
+        objective: str,
+        *,
+        lay_off: bool,
+        max_placed: int,
+    ) -> None:
+        self.variant = variant
+        self.rules = variant.meld_rules
+        self.family = variant.family
+        self.table = table
+        self.objective = objective
+        self.lay_off = lay_off
+        self.max_placed = max_placed
+        self.partition = _Search(variant)
+        self.anchors: list[_Anchor] = []
+        if lay_off:
+            for index, meld in enumerate(table):
+                for reading in variant.analyse(meld).readings:
+                    self.anchors.append(_Anchor(index, reading, self._reachable(reading)))
+        self.memo: dict[tuple[object, ...], tuple[tuple[int, int], _Step | None] | None] = {}
+        self._analysed: dict[Meld, tuple[Reading, ...]] = {}
+
+    # -- scores ------------------------------------------------------------------------
+    def score(self, gain: _Gain) -> tuple[int, int]:
+        count, value = gain
+        return (count, value) if self.objective == "tiles" else (value, count)
+
+    # -- memo keys: only what the rest can still touch matters ---------------------------
+    def _reachable(self, reading: Reading) -> frozenset[Natural]:
+        if reading.kind is MeldKind.SET:
+            return frozenset(natural(self.family, reading.rank, s) for s in reading.missing_suits)
+        suit = reading.suit
+        assert suit is not None
+        return frozenset(natural(self.family, rank, suit) for rank in range(1, 14))
+
+    def _key(self, state: _State) -> tuple[object, ...]:
+        relevant = 0
+        if state.used:
+            kinds = set(state.remaining)
+            for anchor in self.anchors:
+                bit = 1 << anchor.index
+                if (
+                    state.used & bit
+                    and not relevant & bit
+                    and (JOKER in kinds or any(item in anchor.naturals for item in kinds))
+                ):
+                    relevant |= bit
+        placed = state.placed if self.max_placed < len(state.remaining) + state.placed else 0
+        return (state.remaining, state.used & relevant, state.need, state.need_run, placed)
+
+    # -- the recursion -------------------------------------------------------------------
+    def best(self, state: _State) -> tuple[int, int] | None:
+        """The best score reachable from ``state`` (None: the opening cannot be met)."""
+        key = self._key(state)
+        if key in self.memo:
+            cached = self.memo[key]
+            return None if cached is None else cached[0]
+        outcome: tuple[tuple[int, int], _Step | None] | None
+        if not state.remaining:
+            outcome = ((0, 0), None) if state.need <= 0 and not state.need_run else None
+        else:
+            outcome = None
+            for step in self.steps(state):
+                following = self.after(state, step)
+                sub = self.best(following)
+                if sub is None:
+                    continue
+                gain = self.score(step.gain)
+                total = (gain[0] + sub[0], gain[1] + sub[1])
+                if outcome is None or total > outcome[0]:
+                    outcome = (total, step)
+        self.memo[key] = outcome
+        return None if outcome is None else outcome[0]
+
+    def after(self, state: _State, step: _Step) -> _State:
+        used = state.used if step.target is None else state.used | (1 << step.target)
+        need = max(0, state.need - step.gain[1]) if step.target is None else state.need
+        need_run = state.need_run and not step.is_run
+        return _State(step.rest, used, need, need_run, state.placed + step.gain[0])
+
+    def steps(self, state: _State) -> Iterator[_Step]:
+        remaining = state.remaining
+        pivot = remaining[0]
+        yield _Step((0, 0), remaining[1:])  # the pivot stays on the rack
+        room = self.max_placed - state.placed
+        if room <= 0:
+            return
+        best_meld: dict[tuple[tuple[Item, ...], bool], _Step] = {}
+        if not pivot.is_joker:
+            for reading, rest, _ in self.partition.candidates(remaining):
+                size = len(reading.slots)
+                if size > room:
+                    continue
+                step = _Step(
+                    (size, self.variant.meld_value(reading)),
+                    rest,
+                    used_items=tuple(slot.item for slot in reading.slots),
+                    meld=reading.resolved_items(),
+                    is_run=reading.kind is MeldKind.RUN,
+                )
+                slot_key = (rest, step.is_run)
+                if slot_key not in best_meld or step.gain > best_meld[slot_key].gain:
+                    best_meld[slot_key] = step
+        yield from best_meld.values()
+        if not self.lay_off:
+            return
+        best_bundle: dict[tuple[int, tuple[Item, ...]], _Step] = {}
+        for anchor in self.anchors:
+            if state.used & (1 << anchor.index):
+                continue
+            for step in self.bundles(anchor, remaining):
+                if step.gain[0] > room:
+                    continue
+                slot = (anchor.index, step.rest)
+                old = best_bundle.get(slot)
+                if old is None or self.score(step.gain) > self.score(old.gain):
+                    best_bundle[slot] = step
+        yield from best_bundle.values()
+
+    # -- bundles laid onto one table meld ----------------------------------------------
+    def _readings(self, items: Meld) -> tuple[Reading, ...]:
+        cached = self._analysed.get(items)
+        if cached is None:
+            cached = self.variant.analyse(items).readings
+            self._analysed[items] = cached
+        return cached
+
+    def bundles(self, anchor: _Anchor, remaining: tuple[Item, ...]) -> Iterator[_Step]:
+        """Every legal bundle of rack items holding the pivot laid onto ``anchor``."""
+        pivot = remaining[0]
+        counts = Counter(remaining)
+        jokers = counts[JOKER]
+        if anchor.reading.kind is MeldKind.SET:
+            yield from self._set_bundles(anchor, pivot, counts, jokers, remaining)
+        else:
+            yield from self._run_bundles(anchor, pivot, counts, jokers, remaining)
+
+    def _finish(
+        self,
+        anchor: _Anchor,
+        sequence: Meld,
+        new_slots: Sequence[int],
+        laid: Sequence[Item],
+        remaining: tuple[Item, ...],
+        kind: MeldKind,
+    ) -> _Step | None:
+        readings = [r for r in self._readings(sequence) if r.kind is kind and not r.reordered]
+        if not readings:
+            return None
+        best: tuple[int, Reading] | None = None
+        for reading in readings:
+            value = sum(self.variant.slot_value(reading, reading.slots[i]) for i in new_slots)
+            if best is None or value > best[0]:
+                best = (value, reading)
+        assert best is not None
+        rest = list(remaining)
+        for item in laid:
+            rest.remove(item)
+        return _Step(
+            (len(laid), best[0]),
+            tuple(rest),
+            used_items=tuple(laid),
+            meld=best[1].resolved_items(),
+            target=anchor.index,
+        )
+
+    def _set_bundles(
+        self,
+        anchor: _Anchor,
+        pivot: Item,
+        counts: Counter[Item],
+        jokers: int,
+        remaining: tuple[Item, ...],
+    ) -> Iterator[_Step]:
+        reading = anchor.reading
+        old_naturals = list(reading.naturals())
+        # a set's joker stands for any missing suit, so it is written bare here
+        old = (*old_naturals, *([JOKER] * reading.joker_count))
+        room = 4 - len(old)
+        if room <= 0:
+            return
+        available = [
+            n for n in (natural(self.family, reading.rank, s) for s in reading.missing_suits)
+            if counts[n] > 0
+        ]
+        if not pivot.is_joker and pivot not in available:
+            return
+        for mask in range(1 << len(available)):
+            chosen = [available[i] for i in range(len(available)) if mask >> i & 1]
+            if not pivot.is_joker and pivot not in chosen:
+                continue
+            for extra in range(0, min(jokers, room - len(chosen)) + 1):
+                laid = [*chosen, *([JOKER] * extra)]
+                if not laid or len(laid) > room:
+                    continue
+                step = self._finish(
+                    anchor,
+                    (*old, *laid),
+                    range(len(old), len(old) + len(laid)),
+                    laid,
+                    remaining,
+                    MeldKind.SET,
+                )
+                if step is not None:
+                    yield step
+
+    def _run_bundles(
+        self,
+        anchor: _Anchor,
+        pivot: Item,
+        counts: Counter[Item],
+        jokers: int,
+        remaining: tuple[Item, ...],
+    ) -> Iterator[_Step]:
+        reading = anchor.reading
+        suit = reading.suit
+        assert suit is not None
+        low = reading.slots[0].position
+        high = reading.slots[-1].position
+        old = reading.resolved_items()
+        length = len(old)
+        rules = self.rules
+        max_length = rules.max_run_length
+
+        def item_at(position: int) -> Natural:
+            return natural(self.family, (position - 1) % 13 + 1, suit)
+
+        def in_range(position: int) -> bool:
+            if rules.ace_wrap:
+                return True  # only the length limits a run round the corner
+            return 1 <= position <= rules.max_position
+
+        def fills(direction: int) -> Iterator[tuple[list[Item], Counter[Item], int]]:
+            """Sequences of items laid beyond one end (nearest first), with the
+            naturals and jokers they use."""
+            used: Counter[Item] = Counter()
+
+            def extend(
+                position: int, placed: list[Item], jokers_used: int
+            ) -> Iterator[tuple[list[Item], Counter[Item], int]]:
+                yield list(placed), Counter(used), jokers_used
+                if length + len(placed) >= max_length or not in_range(position):
+                    return
+                wanted = item_at(position)
+                if used[wanted] < counts[wanted]:
+                    used[wanted] += 1
+                    placed.append(wanted)
+                    yield from extend(position + direction, placed, jokers_used)
+                    placed.pop()
+                    used[wanted] -= 1
+                if jokers_used < jokers:
+                    placed.append(Joker(wanted))
+                    yield from extend(position + direction, placed, jokers_used + 1)
+                    placed.pop()
+
+            yield from extend(low - 1 if direction < 0 else high + 1, [], 0)
+
+        below_options = list(fills(-1))
+        above_options = list(fills(+1))
+        for below, used_below, jokers_below in below_options:
+            for above, used_above, jokers_above in above_options:
+                if not below and not above:
+                    continue
+                if length + len(below) + len(above) > max_length:
+                    continue
+                if jokers_below + jokers_above > jokers:
+                    continue
+                used = used_below + used_above
+                if any(used[item] > counts[item] for item in used):
+                    continue
+                if not pivot.is_joker and used[pivot] == 0:
+                    continue
+                sequence = (*reversed(below), *old, *above)
+                new_slots = [*range(len(below)), *range(len(below) + length, len(sequence))]
+                laid = [JOKER if item.is_joker else item for item in (*below, *above)]
+                step = self._finish(anchor, sequence, new_slots, laid, remaining, MeldKind.RUN)
+                if step is not None:
+                    yield step
+
+    # -- the answer --------------------------------------------------------------------
+    def play(self, start: _State) -> Play:
+        melds: list[Meld] = list(self.table)
+        new: list[Meld] = []
+        placed: list[Item] = []
+        value = 0
+        state = start
+        while state.remaining:
+            self.best(state)
+            cached = self.memo[self._key(state)]
+            assert cached is not None
+            step = cached[1]
+            assert step is not None
+            if step.gain[0]:
+                placed.extend(step.used_items)
+                value += step.gain[1]
+                if step.target is None:
+                    new.append(step.meld)
+                else:
+                    melds[step.target] = step.meld
+            state = self.after(state, step)
+        placed.sort(key=_order_key)
+        return Play(tuple(melds + new), tuple(placed), value, meets_initial=True)
