@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 #define COLOURS 4
 #define NUMBERS 13
@@ -53,6 +54,20 @@ typedef struct {
 } Layer;
 
 typedef struct {
+    uint16_t next;    /* the colour's slot codes afterwards, packed and sorted */
+    uint8_t naturals; /* natural tiles this colour gives to runs */
+    uint8_t jokers;   /* jokers this colour's runs take */
+    uint8_t combo;    /* slot actions, for the replay */
+} Transition;
+
+typedef struct {
+    int count;
+    Transition items[64];
+} Transitions;
+
+#define TRIPLE_SPACE 32768
+
+typedef struct {
     int tiles_table[COLOURS][NUMBERS + 1];
     int tiles_rack[COLOURS][NUMBERS + 1];
     int weight_tile[COLOURS][NUMBERS + 1];
@@ -67,6 +82,8 @@ typedef struct {
     int potential[NUMBERS * (COLOURS + 1) + 2]; /* most that rack tiles after each step can add */
     /* set_ok[n1][n2][jokers]: n1 colours give one tile, n2 give two; can sets be made */
     unsigned char set_ok[5][5][8];
+    int beam; /* > 0: keep only this many best states per step (a quick lower bound) */
+    Transitions **transitions; /* per packed slot triple, filled on first use */
 } Problem;
 
 /* --- slot codes ---------------------------------------------------------- */
@@ -92,21 +109,6 @@ static int closable(const Problem *p, int code) {
 static int get_slot(uint64_t runs, int colour, int slot) {
     int shift = (colour * MAX_SLOTS + slot) * SLOT_BITS;
     return (int)((runs >> shift) & 31u);
-}
-
-static uint64_t set_colour(uint64_t runs, int colour, int codes[MAX_SLOTS]) {
-    /* sort descending so equal multisets pack equally */
-    int a[MAX_SLOTS];
-    memcpy(a, codes, sizeof(a));
-    for (int i = 0; i < MAX_SLOTS; i++)
-        for (int j = i + 1; j < MAX_SLOTS; j++)
-            if (a[j] > a[i]) { int t = a[i]; a[i] = a[j]; a[j] = t; }
-    for (int s = 0; s < MAX_SLOTS; s++) {
-        int shift = (colour * MAX_SLOTS + s) * SLOT_BITS;
-        runs &= ~((uint64_t)31u << shift);
-        runs |= (uint64_t)a[s] << shift;
-    }
-    return runs;
 }
 
 /* extra: bits 0-2 jokers table-labelled, 3-5 rack-labelled, 6-8 n1, 9-11 n2, 12-19 value */
@@ -164,6 +166,81 @@ static int layer_grow(Layer *layer) {
     return 0;
 }
 
+static uint16_t pack_codes(const int codes[MAX_SLOTS]);
+
+static int by_score_desc(const void *a, const void *b) {
+    int32_t x = ((const Entry *)a)->score, y = ((const Entry *)b)->score;
+    return (x < y) - (x > y);
+}
+
+/* Keep the best `keep` states (beam search); parents stay valid as entries are copied. */
+static void layer_truncate(Layer *layer, int32_t keep) {
+    if (layer->count <= keep) return;
+    qsort(layer->entries, (size_t)layer->count, sizeof(Entry), by_score_desc);
+    layer->count = keep;
+    memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
+    uint64_t mask = (uint64_t)layer->table_size - 1;
+    for (int32_t i = 0; i < layer->count; i++) {
+        uint64_t h = hash_key(layer->entries[i].key) & mask;
+        while (layer->table[h] >= 0) h = (h + 1) & mask;
+        layer->table[h] = i;
+    }
+}
+
+static int32_t layer_find(const Layer *layer, Key key) {
+    uint64_t mask = (uint64_t)layer->table_size - 1;
+    uint64_t h = hash_key(key) & mask;
+    while (layer->table[h] >= 0) {
+        const Entry *e = &layer->entries[layer->table[h]];
+        if (e->key.runs == key.runs && e->key.extra == key.extra) return layer->table[h];
+        h = (h + 1) & mask;
+    }
+    return -1;
+}
+
+/* Drop states another state of the layer dominates: one whose open runs are at least as far
+   along (a closable run can do all an empty slot can, a run of two all a run of one) with at
+   least the score.  Only in the plain mode, where codes are 0, len 1, 2, 3+. */
+static void layer_prune_dominated(Layer *layer, const Problem *p) {
+    if (p->reference_mode || layer->count < 64) return;
+    int code1 = 1, code2 = 5, code3 = 9;
+    char *dead = calloc((size_t)layer->count, 1);
+    if (!dead) return;
+    for (int32_t i = 0; i < layer->count; i++) {
+        const Entry *e = &layer->entries[i];
+        for (int colour = 0; colour < COLOURS && !dead[i]; colour++) {
+            int shift = colour * MAX_SLOTS * SLOT_BITS;
+            int codes[MAX_SLOTS];
+            for (int s = 0; s < MAX_SLOTS; s++) codes[s] = (e->key.runs >> (shift + s * SLOT_BITS)) & 31;
+            for (int s = 0; s < p->slots && !dead[i]; s++) {
+                int upgrade = codes[s] == 0 || codes[s] == code2 ? code3 : codes[s] == code1 ? code2 : -1;
+                if (upgrade < 0) continue;
+                int better[MAX_SLOTS];
+                memcpy(better, codes, sizeof(better));
+                better[s] = upgrade;
+                Key key = {(e->key.runs & ~((uint64_t)0x7fff << shift))
+                               | ((uint64_t)pack_codes(better) << shift),
+                           e->key.extra};
+                int32_t j = layer_find(layer, key);
+                if (j >= 0 && !dead[j] && layer->entries[j].score >= e->score) dead[i] = 1;
+            }
+        }
+    }
+    /* compact, keeping parents (entries of the previous layer) untouched */
+    int32_t kept = 0;
+    for (int32_t i = 0; i < layer->count; i++)
+        if (!dead[i]) layer->entries[kept++] = layer->entries[i];
+    layer->count = kept;
+    memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
+    uint64_t mask = (uint64_t)layer->table_size - 1;
+    for (int32_t i = 0; i < layer->count; i++) {
+        uint64_t h = hash_key(layer->entries[i].key) & mask;
+        while (layer->table[h] >= 0) h = (h + 1) & mask;
+        layer->table[h] = i;
+    }
+    free(dead);
+}
+
 static int layer_offer(Layer *layer, Key key, int32_t score, int32_t parent, uint32_t decision) {
     uint64_t mask = (uint64_t)layer->table_size - 1;
     uint64_t h = hash_key(key) & mask;
@@ -191,48 +268,75 @@ static int layer_offer(Layer *layer, Key key, int32_t score, int32_t parent, uin
 
 /* --- the steps --------------------------------------------------------------- */
 /* Slot actions: 0 keep (empty stays empty), 1 close, 2 add natural, 3 add joker. */
+static uint16_t pack_codes(const int codes[MAX_SLOTS]) {
+    int a[MAX_SLOTS];
+    memcpy(a, codes, sizeof(a));
+    for (int i = 0; i < MAX_SLOTS; i++)
+        for (int j = i + 1; j < MAX_SLOTS; j++)
+            if (a[j] > a[i]) { int t = a[i]; a[i] = a[j]; a[j] = t; }
+    return (uint16_t)(a[0] | (a[1] << SLOT_BITS) | (a[2] << (2 * SLOT_BITS)));
+}
+
+/* Every way the open runs of one colour can go on at the next number: each slot closes,
+   grows by a natural or a joker, or (empty) starts a run or stays empty. */
+static const Transitions *transitions_of(const Problem *p, uint16_t packed) {
+    if (p->transitions[packed]) return p->transitions[packed];
+    Transitions *list = calloc(1, sizeof(Transitions));
+    if (!list) return NULL;
+    int codes[MAX_SLOTS];
+    for (int s = 0; s < MAX_SLOTS; s++) codes[s] = (packed >> (s * SLOT_BITS)) & 31;
+    int combos = 1;
+    for (int s = 0; s < p->slots; s++) combos *= 4;
+    for (int combo = 0; combo < combos; combo++) {
+        int naturals = 0, jokers = 0, ok = 1;
+        int next[MAX_SLOTS] = {0, 0, 0};
+        int c = combo;
+        for (int s = 0; s < p->slots && ok; s++, c >>= 2) {
+            int action = c & 3, code = codes[s];
+            if (code == 0) {
+                if (action == 1) ok = 0;
+                else if (action == 2) { next[s] = make_code(p, 1, 0, 0); naturals++; }
+                else if (action == 3) { next[s] = make_code(p, 1, 1, 1); jokers++; }
+            } else {
+                int len = code_len(code);
+                if (action == 0) ok = 0; /* an open run must close or grow */
+                else if (action == 1) { if (!closable(p, code)) ok = 0; }
+                else if (action == 2) { next[s] = make_code(p, len + 1, code_start(code), 0); naturals++; }
+                else { next[s] = make_code(p, len + 1, code_start(code), 1); jokers++; }
+            }
+        }
+        if (!ok || jokers > p->jokers_table + p->jokers_rack) continue;
+        uint16_t packed_next = pack_codes(next);
+        /* two combos giving the same result are the same move */
+        int duplicate = 0;
+        for (int k = 0; k < list->count; k++)
+            if (list->items[k].next == packed_next && list->items[k].naturals == naturals
+                && list->items[k].jokers == jokers) duplicate = 1;
+        if (duplicate) continue;
+        list->items[list->count++] = (Transition){packed_next, (uint8_t)naturals, (uint8_t)jokers,
+                                                  (uint8_t)combo};
+    }
+    p->transitions[packed] = list;
+    return list;
+}
+
 static int colour_step(const Problem *p, const Layer *from, Layer *to, int number, int colour,
                        int step_index) {
     int t = p->tiles_table[colour][number];
     int r = p->tiles_rack[colour][number];
-    int slots = p->slots;
-    int combos = 1;
-    for (int s = 0; s < slots; s++) combos *= 4;
+    int shift = colour * MAX_SLOTS * SLOT_BITS;
     for (int32_t i = 0; i < from->count; i++) {
         const Entry *e = &from->entries[i];
-        int codes[MAX_SLOTS] = {0, 0, 0};
-        for (int s = 0; s < slots; s++) codes[s] = get_slot(e->key.runs, colour, s);
+        uint16_t packed = (uint16_t)((e->key.runs >> shift) & 0x7fff);
+        const Transitions *moves = transitions_of(p, packed);
+        if (!moves) return -1;
         unsigned jt = X_JT(e->key.extra), jr = X_JR(e->key.extra);
         unsigned n1 = X_N1(e->key.extra), n2 = X_N2(e->key.extra), val = X_VAL(e->key.extra);
         int jokers_left_t = p->jokers_table - (int)jt;
         int jokers_left_r = p->jokers_rack - (int)jr;
-        for (int combo = 0; combo < combos; combo++) {
-            int naturals = 0, jokers = 0, ok = 1;
-            int next[MAX_SLOTS] = {0, 0, 0};
-            int c = combo;
-            for (int s = 0; s < slots && ok; s++, c >>= 2) {
-                int action = c & 3, code = codes[s];
-                if (code == 0) {
-                    if (action == 1) { ok = 0; break; }
-                    if (action == 0) next[s] = 0;
-                    else if (action == 2) { next[s] = make_code(p, 1, 0, 0); naturals++; }
-                    else { next[s] = make_code(p, 1, 1, 1); jokers++; }
-                } else {
-                    int len = code_len(code);
-                    if (action == 0) { ok = 0; break; } /* an open run must close or grow */
-                    if (action == 1) {
-                        if (!closable(p, code)) { ok = 0; break; }
-                        next[s] = 0;
-                    } else if (action == 2) {
-                        next[s] = make_code(p, len + 1, code_start(code), 0);
-                        naturals++;
-                    } else {
-                        next[s] = make_code(p, len + 1, code_start(code), 1);
-                        jokers++;
-                    }
-                }
-            }
-            if (!ok) continue;
+        for (int m = 0; m < moves->count; m++) {
+            const Transition *move = &moves->items[m];
+            int naturals = move->naturals, jokers = move->jokers, combo = move->combo;
             if (jokers > jokers_left_t + jokers_left_r) continue;
             /* naturals to sets */
             int low = t - naturals; if (low < 0) low = 0;
@@ -258,7 +362,8 @@ static int colour_step(const Problem *p, const Layer *from, Layer *to, int numbe
                     }
                     if (score + p->potential[step_index + 1] < p->incumbent) continue;
                     Key key;
-                    key.runs = set_colour(e->key.runs, colour, next);
+                    key.runs = (e->key.runs & ~((uint64_t)0x7fff << shift))
+                               | ((uint64_t)move->next << shift);
                     key.extra = make_extra(jt + (unsigned)jk_t, jr + (unsigned)jk_r, nn1, nn2, nval);
                     uint32_t decision = (uint32_t)combo | ((uint32_t)to_sets << 8)
                                         | ((uint32_t)jk_r << 12);
@@ -340,10 +445,10 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     Problem p;
     memset(&p, 0, sizeof(p));
     p.incumbent = NEG_INF;
-    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|i", &table, &rack, &weight_tile, &weight_joker,
+    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|ii", &table, &rack, &weight_tile, &weight_joker,
                           &value, &p.jokers_table, &p.jokers_rack, &p.copies,
                           &p.reference_mode, &p.threshold, &set_ok_bytes, &set_ok_len,
-                          &p.incumbent))
+                          &p.incumbent, &p.beam))
         return NULL;
     if (set_ok_len != 5 * 5 * 8) {
         PyErr_SetString(PyExc_ValueError, "set_ok must be 200 bytes");
@@ -378,9 +483,11 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     for (int n = 2; n <= NUMBERS; n++)
         if (p.weight_joker[n] != p.weight_joker[1]) p.pooled_jokers = 0;
     if (p.threshold > 0) p.pooled_jokers = 0;
-    p.slots = p.copies + (getenv("TT_SLOTS2") ? 0 : (p.jokers_table + p.jokers_rack > 0 ? 1 : 0));
+    p.slots = p.copies + (p.jokers_table + p.jokers_rack > 0 ? 1 : 0);
     if (p.slots > MAX_SLOTS) p.slots = MAX_SLOTS;
 
+    p.transitions = calloc(TRIPLE_SPACE, sizeof(Transitions *));
+    if (!p.transitions) return PyErr_NoMemory();
     int steps = NUMBERS * (COLOURS + 1);
     Layer *layers = calloc((size_t)steps + 1, sizeof(Layer));
     if (!layers) return PyErr_NoMemory();
@@ -396,6 +503,8 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             if (layer_init(to, layers[step].count * 4 + 16) < 0
                 || colour_step(&p, &layers[step], to, number, colour, step) < 0)
                 failed = 1;
+            else if (p.beam > 0) layer_truncate(to, p.beam);
+            else layer_prune_dominated(to, &p);
             step++;
         }
         if (failed) break;
@@ -403,9 +512,15 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
         if (layer_init(to, layers[step].count + 16) < 0
             || set_step(&p, &layers[step], to, number, step) < 0)
             failed = 1;
+        else if (p.beam > 0) layer_truncate(to, p.beam);
         step++;
     }
     Py_END_ALLOW_THREADS
+    if (getenv("TT_STATS")) {
+        long total = 0; int peak = 0;
+        for (int s = 0; s <= step; s++) { total += layers[s].count; if (layers[s].count > peak) peak = layers[s].count; }
+        fprintf(stderr, "states total %ld peak %d\n", total, peak);
+    }
     PyObject *result = NULL;
     if (failed) {
         PyErr_NoMemory();
@@ -442,6 +557,8 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     }
     for (int s = 0; s <= step; s++) layer_free(&layers[s]);
     free(layers);
+    for (int k = 0; k < TRIPLE_SPACE; k++) free(p.transitions[k]);
+    free(p.transitions);
     return result;
 }
 

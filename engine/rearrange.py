@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from types import ModuleType
 
 from engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
 from engine.variants import Variant
@@ -41,7 +42,7 @@ class Arrangement:
     value: int
 
 
-def _core() -> object:
+def _core() -> ModuleType:
     try:
         from engine import _rearrange
     except ImportError as error:  # pragma: no cover - the extension is built on install
@@ -102,6 +103,41 @@ def _split_sets(
     return None
 
 
+NO_INCUMBENT = -1_000_000_000
+BEAM_WIDTH = 48
+
+
+def _placeable(table: list[int], rack: list[int], jokers: int) -> list[int]:
+    """The rack without tiles that no meld could hold, whatever the arrangement.
+
+    A tile is kept while some set (two other colours of its number, jokers
+    filling in) or some run of three around it could be made from the tiles
+    in play.  Dropping the others shrinks the search and sharpens its bound.
+    """
+    rack = list(rack)
+    changed = True
+    while changed:
+        changed = False
+        available = [a + b for a, b in zip(table, rack, strict=True)]
+        for index, count in enumerate(rack):
+            if not count:
+                continue
+            colour, number = divmod(index, 13)
+            others = sum(1 for c in range(4) if c != colour and available[c * 13 + number])
+            fits = others + jokers >= 2
+            for start in range(max(0, number - 2), min(number, 10) + 1):
+                missing = sum(
+                    1
+                    for n in range(start, start + 3)
+                    if n != number and not available[colour * 13 + n]
+                )
+                fits = fits or missing <= jokers
+            if not fits:
+                rack[index] = 0
+                changed = True
+    return rack
+
+
 def _grid(items: Sequence[Item]) -> list[int]:
     grid = [0] * 52
     for item in items:
@@ -147,8 +183,9 @@ def arrange(
     else:
         weight_tile = [1] * 52
         weight_joker = [1 if joker_weight is None else joker_weight] * 13
+    rack_grid = _placeable(table_grid, rack_grid, jokers_table + jokers_rack)
     core = _core()
-    answer = core.solve(  # type: ignore[attr-defined]
+    arguments = (
         table_grid,
         rack_grid,
         weight_tile,
@@ -161,6 +198,11 @@ def arrange(
         threshold,
         set_table(reference_mode),
     )
+    # A narrow beam finds a good play fast; its score then lets the exact
+    # programme drop every state that cannot beat it.
+    quick = core.solve(*arguments, NO_INCUMBENT, BEAM_WIDTH)
+    incumbent = quick[0] if quick is not None else NO_INCUMBENT
+    answer = core.solve(*arguments, incumbent, 0)
     if answer is None:
         return None
     score, decisions = answer

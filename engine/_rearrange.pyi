@@ -1,0 +1,18 @@
+from collections.abc import Sequence
+
+def solve(
+    table: Sequence[int],
+    rack: Sequence[int],
+    weight_tile: Sequence[int],
+    weight_joker: Sequence[int],
+    value: Sequence[int],
+    jokers_table: int,
+    jokers_rack: int,
+    copies: int,
+    reference_mode: int,
+    threshold: int,
+    set_ok: bytes,
+    incumbent: int = ...,
+    beam: int = ...,
+    /,
+) -> tuple[int, list[int]] | None: ...
