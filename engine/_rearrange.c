@@ -26,7 +26,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #define COLOURS 4
 #define NUMBERS 13
@@ -168,15 +167,25 @@ static int layer_grow(Layer *layer) {
 
 static uint16_t pack_codes(const int codes[MAX_SLOTS]);
 
-static int by_score_desc(const void *a, const void *b) {
-    int32_t x = ((const Entry *)a)->score, y = ((const Entry *)b)->score;
+/* The beam ranks states by score, and first of all by how many of the table's jokers they
+   have placed: those must all be placed, and a beam of states that put them off finds no
+   answer at all. */
+static int beam_jokers_table;
+static int beam_rank(const Entry *e) {
+    int placed = (int)X_JT(e->key.extra) + (int)X_JR(e->key.extra);
+    if (placed > beam_jokers_table) placed = beam_jokers_table;
+    return placed * 100000 + e->score;
+}
+
+static int by_rank_desc(const void *a, const void *b) {
+    int x = beam_rank((const Entry *)a), y = beam_rank((const Entry *)b);
     return (x < y) - (x > y);
 }
 
 /* Keep the best `keep` states (beam search); parents stay valid as entries are copied. */
 static void layer_truncate(Layer *layer, int32_t keep) {
     if (layer->count <= keep) return;
-    qsort(layer->entries, (size_t)layer->count, sizeof(Entry), by_score_desc);
+    qsort(layer->entries, (size_t)layer->count, sizeof(Entry), by_rank_desc);
     layer->count = keep;
     memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
     uint64_t mask = (uint64_t)layer->table_size - 1;
@@ -402,6 +411,162 @@ static int set_step(const Problem *p, const Layer *from, Layer *to, int number, 
     return 0;
 }
 
+/* --- depth-first search with a target -----------------------------------------
+ * The same steps, walked depth first: greedy moves first, a memo of states that
+ * already failed (with the score they were reached with), and every state that
+ * cannot reach the target even by placing all rack tiles ahead dropped.  A target
+ * that can be reached is usually reached on the first dive, without enumerating
+ * the breadth of a dense table; one that cannot is refuted by the memo. */
+#define STEPS (NUMBERS * (COLOURS + 1))
+#define MAX_SUCCESSORS 640
+
+typedef struct {
+    Key key;
+    int32_t score;
+    uint32_t decision;
+} Successor;
+
+typedef struct {
+    const Problem *p;
+    int32_t target;
+    Layer memo[STEPS + 1];
+    Successor *buffers;
+    uint32_t decisions[STEPS];
+    int32_t found;
+    int failed;
+} Search;
+
+static int32_t final_score(const Problem *p, Key key, int32_t score) {
+    int used = (int)X_JT(key.extra) + (int)X_JR(key.extra);
+    int ok = p->pooled_jokers ? used >= p->jokers_table : (int)X_JT(key.extra) == p->jokers_table;
+    if (p->pooled_jokers && used > p->jokers_table)
+        score += (used - p->jokers_table) * p->weight_joker[1];
+    for (int c = 0; c < COLOURS && ok; c++)
+        for (int s = 0; s < p->slots && ok; s++)
+            if (!closable(p, get_slot(key.runs, c, s))) ok = 0;
+    if (ok && p->threshold > 0 && (int)X_VAL(key.extra) < p->threshold) ok = 0;
+    return ok ? score : NEG_INF;
+}
+
+static int expand(const Problem *p, int step, Key key, int32_t score, int32_t target,
+                  Successor *out) {
+    int number = step / (COLOURS + 1) + 1, colour = step % (COLOURS + 1);
+    unsigned jt = X_JT(key.extra), jr = X_JR(key.extra);
+    unsigned n1 = X_N1(key.extra), n2 = X_N2(key.extra), val = X_VAL(key.extra);
+    int left_t = p->jokers_table - (int)jt, left_r = p->jokers_rack - (int)jr;
+    int count = 0;
+    if (colour == COLOURS) {
+        if (p->pooled_jokers) { left_t += left_r; left_r = 0; }
+        for (int jk_t = 0; jk_t <= left_t; jk_t++)
+            for (int jk_r = 0; jk_r <= left_r; jk_r++) {
+                int jokers = jk_t + jk_r;
+                if (jokers > 7 || !p->set_ok[n1][n2][jokers]) continue;
+                int32_t next_score = score + jk_r * p->weight_joker[number];
+                if (next_score + p->potential[step + 1] < target) continue;
+                unsigned nval = val;
+                if (p->threshold > 0) {
+                    nval = val + (unsigned)(jokers * p->value[number]);
+                    if (nval > (unsigned)p->threshold) nval = (unsigned)p->threshold;
+                }
+                Key next = {key.runs, make_extra(jt + (unsigned)jk_t, jr + (unsigned)jk_r, 0, 0, nval)};
+                out[count++] = (Successor){next, next_score, (uint32_t)jk_t | ((uint32_t)jk_r << 4)};
+            }
+        return count;
+    }
+    int t = p->tiles_table[colour][number], r = p->tiles_rack[colour][number];
+    int shift = colour * MAX_SLOTS * SLOT_BITS;
+    const Transitions *moves = transitions_of(p, (uint16_t)((key.runs >> shift) & 0x7fff));
+    if (!moves) return -1;
+    for (int m = 0; m < moves->count; m++) {
+        const Transition *move = &moves->items[m];
+        int naturals = move->naturals, jokers = move->jokers;
+        if (jokers > left_t + left_r || naturals > t + r) continue;
+        int low = t - naturals > 0 ? t - naturals : 0;
+        int high = t + r - naturals < p->copies ? t + r - naturals : p->copies;
+        for (int to_sets = low; to_sets <= high; to_sets++) {
+            int used = naturals + to_sets, from_rack = used - t;
+            for (int jk_r = 0; jk_r <= jokers; jk_r++) {
+                int jk_t = jokers - jk_r;
+                if (p->pooled_jokers) {
+                    if (jk_r) break;
+                } else if (jk_t > left_t || jk_r > left_r) continue;
+                int32_t next_score = score + from_rack * p->weight_tile[colour][number]
+                                     + jk_r * p->weight_joker[number];
+                if (next_score + p->potential[step + 1] < target) continue;
+                unsigned nval = val;
+                if (p->threshold > 0) {
+                    nval = val + (unsigned)((used + jokers) * p->value[number]);
+                    if (nval > (unsigned)p->threshold) nval = (unsigned)p->threshold;
+                }
+                Key next;
+                next.runs = (key.runs & ~((uint64_t)0x7fff << shift)) | ((uint64_t)move->next << shift);
+                next.extra = make_extra(jt + (unsigned)jk_t, jr + (unsigned)jk_r,
+                                        n1 + (to_sets == 1), n2 + (to_sets == 2), nval);
+                if (count >= MAX_SUCCESSORS) return -1;
+                out[count++] = (Successor){next, next_score,
+                                           (uint32_t)move->combo | ((uint32_t)to_sets << 8)
+                                               | ((uint32_t)jk_r << 12)};
+            }
+        }
+    }
+    return count;
+}
+
+/* A state fails if one whose open runs are each at least as far along (a closable run can do
+   all an empty slot can, a run of two all a run of one) already failed with as good a score. */
+static int memo_dominated(const Problem *p, const Layer *memo, Key key, int32_t score) {
+    const int code1 = 1, code2 = 5, code3 = 9;
+    for (int colour = 0; colour < COLOURS; colour++) {
+        int shift = colour * MAX_SLOTS * SLOT_BITS;
+        int codes[MAX_SLOTS];
+        for (int s = 0; s < MAX_SLOTS; s++) codes[s] = (key.runs >> (shift + s * SLOT_BITS)) & 31;
+        for (int s = 0; s < p->slots; s++) {
+            int upgrade = codes[s] == 0 || codes[s] == code2 ? code3 : codes[s] == code1 ? code2 : -1;
+            if (upgrade < 0 || (s > 0 && codes[s] == codes[s - 1])) continue;
+            int better[MAX_SLOTS];
+            memcpy(better, codes, sizeof(better));
+            better[s] = upgrade;
+            Key other = {(key.runs & ~((uint64_t)0x7fff << shift))
+                             | ((uint64_t)pack_codes(better) << shift),
+                         key.extra};
+            int32_t seen = layer_find(memo, other);
+            if (seen >= 0 && memo->entries[seen].score >= score) return 1;
+        }
+    }
+    return 0;
+}
+
+static int dfs(Search *search, int step, Key key, int32_t score) {
+    const Problem *p = search->p;
+    if (step == STEPS) {
+        int32_t final = final_score(p, key, score);
+        if (final >= search->target && final > NEG_INF) { search->found = final; return 1; }
+        return 0;
+    }
+    Layer *memo = &search->memo[step];
+    int32_t seen = layer_find(memo, key);
+    if (seen >= 0 && memo->entries[seen].score >= score) return 0;
+    if (!p->reference_mode && memo_dominated(p, memo, key, score)) return 0;
+    Successor *buffer = search->buffers + (size_t)step * MAX_SUCCESSORS;
+    int count = expand(p, step, key, score, search->target, buffer);
+    if (count < 0) { search->failed = 1; return 0; }
+    /* greedy first: most placed so far */
+    for (int i = 1; i < count; i++) {
+        Successor item = buffer[i];
+        int j = i - 1;
+        while (j >= 0 && buffer[j].score < item.score) { buffer[j + 1] = buffer[j]; j--; }
+        buffer[j + 1] = item;
+    }
+    for (int i = 0; i < count && !search->failed; i++) {
+        if (dfs(search, step + 1, buffer[i].key, buffer[i].score)) {
+            search->decisions[step] = buffer[i].decision;
+            return 1;
+        }
+    }
+    if (layer_offer(memo, key, score, -1, 0) < 0) search->failed = 1;
+    return 0;
+}
+
 static int read_grid(PyObject *seq, int grid[COLOURS][NUMBERS + 1]) {
     PyObject *fast = PySequence_Fast(seq, "expected a sequence of 52 ints");
     if (!fast) return -1;
@@ -486,8 +651,48 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     p.slots = p.copies + (p.jokers_table + p.jokers_rack > 0 ? 1 : 0);
     if (p.slots > MAX_SLOTS) p.slots = MAX_SLOTS;
 
+    beam_jokers_table = p.jokers_table;
     p.transitions = calloc(TRIPLE_SPACE, sizeof(Transitions *));
     if (!p.transitions) return PyErr_NoMemory();
+    if (p.beam < 0) {
+        Search *search = calloc(1, sizeof(Search));
+        PyObject *result = NULL;
+        if (search) search->buffers = malloc(sizeof(Successor) * (size_t)STEPS * MAX_SUCCESSORS);
+        int ok = search && search->buffers;
+        for (int s = 0; ok && s <= STEPS; s++)
+            if (layer_init(&search->memo[s], 64) < 0) ok = 0;
+        if (ok) {
+            search->p = &p;
+            search->target = p.incumbent;
+            search->found = NEG_INF;
+            Key start = {0, make_extra(0, 0, 0, 0, 0)};
+            int found;
+            Py_BEGIN_ALLOW_THREADS
+            found = dfs(search, 0, start, 0);
+            Py_END_ALLOW_THREADS
+            if (search->failed) {
+                PyErr_NoMemory();
+            } else if (!found) {
+                result = Py_NewRef(Py_None);
+            } else {
+                PyObject *decisions = PyList_New(STEPS);
+                for (int s = 0; decisions && s < STEPS; s++)
+                    PyList_SET_ITEM(decisions, s, PyLong_FromUnsignedLong(search->decisions[s]));
+                result = decisions ? Py_BuildValue("(iN)", search->found, decisions) : NULL;
+            }
+        } else {
+            PyErr_NoMemory();
+        }
+        if (search) {
+            for (int s = 0; s <= STEPS; s++)
+                if (search->memo[s].entries) layer_free(&search->memo[s]);
+            free(search->buffers);
+            free(search);
+        }
+        for (int k = 0; k < TRIPLE_SPACE; k++) free(p.transitions[k]);
+        free(p.transitions);
+        return result;
+    }
     int steps = NUMBERS * (COLOURS + 1);
     Layer *layers = calloc((size_t)steps + 1, sizeof(Layer));
     if (!layers) return PyErr_NoMemory();
@@ -516,11 +721,6 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
         step++;
     }
     Py_END_ALLOW_THREADS
-    if (getenv("TT_STATS")) {
-        long total = 0; int peak = 0;
-        for (int s = 0; s <= step; s++) { total += layers[s].count; if (layers[s].count > peak) peak = layers[s].count; }
-        fprintf(stderr, "states total %ld peak %d\n", total, peak);
-    }
     PyObject *result = NULL;
     if (failed) {
         PyErr_NoMemory();

@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
 from engine.variants import Variant
+
+if TYPE_CHECKING:
+    from engine.solver import Play
 
 COLOURS = (Color.K, Color.B, Color.O, Color.R)
 NUMBERS = range(1, 14)
@@ -105,6 +109,46 @@ def _split_sets(
 
 NO_INCUMBENT = -1_000_000_000
 BEAM_WIDTH = 48
+DEPTH_FIRST = -1
+
+
+def _search(
+    core: ModuleType, arguments: tuple[object, ...], nothing_is_an_answer: bool
+) -> tuple[int, list[int]] | None:
+    """The optimum, by bisecting on a target score.
+
+    A depth-first search asked to reach a target drops every state that
+    could not reach it even by placing all the rack tiles still ahead, and
+    tries the greediest moves first: a reachable target is usually reached on
+    its first dive, an unreachable one is refuted by its memo of failed
+    states.  The answer to a target is a play worth at least that much, so
+    the bisection closes in on the optimum from both sides; a quick beam
+    search (and, for a legal table, laying nothing) gives the floor.
+    """
+    rack, weight_tile, weight_joker = arguments[1], arguments[2], arguments[3]
+    jokers_rack = arguments[6]
+    assert isinstance(rack, list) and isinstance(weight_tile, list)
+    assert isinstance(weight_joker, list) and isinstance(jokers_rack, int)
+    upper = sum(n * w for n, w in zip(rack, weight_tile, strict=True))
+    upper += jokers_rack * max(weight_joker)
+    best = core.solve(*arguments, NO_INCUMBENT, BEAM_WIDTH)
+    low = best[0] if best is not None else (0 if nothing_is_an_answer else None)
+    if low is None:
+        best = core.solve(*arguments, NO_INCUMBENT, DEPTH_FIRST)
+        if best is None:
+            return None
+        low = best[0]
+    high = upper
+    while low < high:
+        target = (low + high + 1) // 2
+        answer = core.solve(*arguments, target, DEPTH_FIRST)
+        if answer is None:
+            high = target - 1
+        else:
+            best, low = answer, answer[0]
+    if best is None or best[0] < low:
+        best = core.solve(*arguments, low, DEPTH_FIRST)
+    return best
 
 
 def _placeable(table: list[int], rack: list[int], jokers: int) -> list[int]:
@@ -154,6 +198,7 @@ def arrange(
     threshold: int = 0,
     joker_weight: int | None = None,
     reference_mode: bool = False,
+    table_is_legal: bool = False,
 ) -> Arrangement | None:
     """The best arrangement of all of ``table_items`` plus some of ``rack``.
 
@@ -161,7 +206,9 @@ def arrange(
     value (a joker: the number it stands for).  ``joker_weight`` overrides
     what a rack joker scores in "tiles" mode (0: count numbered tiles only).
     ``threshold`` > 0: the placed items must be worth at least that much
-    (the initial meld; then ``table_items`` should be empty).  None when no
+    (the initial meld; then ``table_items`` should be empty).
+    ``table_is_legal``: the table items already lie in legal melds, so
+    placing nothing is a known answer (it bounds the search).  None when no
     arrangement exists (a table that cannot be arranged at all, or a
     threshold out of reach).
     """
@@ -198,11 +245,7 @@ def arrange(
         threshold,
         set_table(reference_mode),
     )
-    # A narrow beam finds a good play fast; its score then lets the exact
-    # programme drop every state that cannot beat it.
-    quick = core.solve(*arguments, NO_INCUMBENT, BEAM_WIDTH)
-    incumbent = quick[0] if quick is not None else NO_INCUMBENT
-    answer = core.solve(*arguments, incumbent, 0)
+    answer = _search(core, arguments, table_is_legal and threshold == 0)
     if answer is None:
         return None
     score, decisions = answer
@@ -249,9 +292,7 @@ def _replay(
             for position, slot in enumerate(order):
                 action = (combo >> (2 * position)) & 3
                 tiles, code = slots[colour_index][slot], codes[colour_index][slot]
-                piece: Item = (
-                    Tile(colour, number) if action == 2 else Joker(Tile(colour, number))
-                )
+                piece: Item = Tile(colour, number) if action == 2 else Joker(Tile(colour, number))
                 if action == 0:
                     new_slots.append(tiles)
                     new_codes.append(code)
@@ -305,6 +346,53 @@ def _make_sets(
     return sets
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A legal meld of three to five tiles (a longer run splits into those)."""
+
+    items: tuple[Item, ...]
+    """Naturals and jokers written JK=<tile> (what each joker stands for)."""
+
+    def value(self) -> int:
+        return sum(_candidate_number(item) for item in self.items)
+
+
+def _candidate_number(item: Item) -> int:
+    played = item.stands_for if isinstance(item, Joker) else item
+    assert isinstance(played, Tile)
+    return played.number
+
+
+def candidates(jokers: int, reference_mode: bool) -> list[Candidate]:
+    """Every legal Sabra meld of 3..5 items with at most ``jokers`` jokers."""
+    found: list[Candidate] = []
+    for colour in COLOURS:
+        for length in (3, 4, 5):
+            for start in range(1, 15 - length):
+                tiles = [Tile(colour, n) for n in range(start, start + length)]
+                for count in range(0, min(jokers, length - 1) + 1):
+                    for places in itertools.combinations(range(length), count):
+                        if reference_mode and length > 3 and (0 in places or length - 1 in places):
+                            continue
+                        items: list[Item] = [
+                            Joker(tile) if i in places else tile for i, tile in enumerate(tiles)
+                        ]
+                        found.append(Candidate(tuple(items)))
+    for number in range(1, 14):
+        for size in (1, 2, 3, 4):
+            for colours in itertools.combinations(COLOURS, size):
+                missing = [c for c in COLOURS if c not in colours]
+                for count in range(0, min(jokers, 4 - size) + 1):
+                    if not 3 <= size + count <= 4:
+                        continue
+                    if reference_mode and count and size + count != 3:
+                        continue
+                    items = [Tile(c, number) for c in colours]
+                    items += [Joker(Tile(c, number)) for c in missing[:count]]
+                    found.append(Candidate(tuple(items)))
+    return found
+
+
 def describe(arrangement: Arrangement) -> str:
     return " | ".join(format_items(meld) for meld in arrangement.melds)
 
@@ -316,11 +404,225 @@ def solve_rearrangement(
     *,
     initial: bool = False,
     objective: str = "tiles",
-) -> Arrangement | None:
-    """Best play for ``variant`` (Sabra) given the rack and the table's melds."""
+) -> Play:
+    """The best play for ``variant`` (Sabra) given the rack and the table's melds.
+
+    Not opened yet (``initial``): the opening must be worth 30 from the rack
+    alone ([sabra] "ausschließlich aus dem Blatt ... mindesten 30"); then, as
+    most rule sets allow (option ``rearrange_on_opening_turn``), the rest of
+    the rack may go onto the rebuilt table in the same turn.  The best such
+    play is found exactly: the best play without the opening rule is taken if
+    its placed tiles hold an opening; otherwise every opening (every set of
+    melds from the rack first reaching 30) is tried as fixed, with the search
+    placing the most around it.
+
+    Jokers: the search treats table jokers as free to move, which is the
+    Dutch Sabra rule (option ``dutch``).  Under the official rule a meld
+    holding a joker may be extended but not split; a play found with free
+    jokers is kept if :func:`engine.turns.check_turn` accepts it under the
+    variant's options, else the melds holding jokers are kept whole (or their
+    joker exchanged for the tile it stands for) and the rest is searched.
+    That answer is legal; it may miss plays that extend a joker's meld while
+    rebuilding the rest (said in the README).
+    """
+    from engine.solver import Play, SolveError
+    from engine.turns import check_turn
+
     if variant.id != "sabra":
-        raise RearrangeError(f"the rearrangement solver handles sabra, not {variant.id}")
-    table_items = [item for meld in table for item in meld]
+        raise SolveError(f"the rearrangement solver handles sabra; {variant.id} is not done yet")
+    table_melds: tuple[tuple[Item, ...], ...] = tuple(tuple(meld) for meld in table)
+    for meld in table_melds:
+        analysis = variant.analyse(meld)
+        if not analysis.valid:
+            raise SolveError(
+                f"the table holds an invalid meld {format_items(meld)!r}: {analysis.reason}"
+            )
+    table_items = [JOKER if isinstance(i, Joker) else i for meld in table_melds for i in meld]
+    rack = tuple(JOKER if isinstance(i, Joker) else i for i in rack)
+
+    def play_of(arrangement: Arrangement | None, meets: bool = True) -> Play:
+        if arrangement is None or not arrangement.placed:
+            return Play(table_melds, (), 0, meets and not initial)
+        return Play(arrangement.melds, arrangement.placed, _placed_value(arrangement), meets)
+
+    def legal(arrangement: Arrangement | None) -> bool:
+        if arrangement is None or not arrangement.placed:
+            return True
+        verdict = check_turn(
+            variant, table_melds, arrangement.melds, arrangement.placed, opened=not initial
+        )
+        return verdict.valid
+
     if not initial:
-        return arrange(table_items, rack, objective=objective)
-    raise RearrangeError("initial meld solving is not wired yet")
+        free = arrange(table_items, rack, objective=objective, table_is_legal=True)
+        if variant.options["dutch"] or legal(free):
+            return play_of(free)
+        kept = _with_jokers_kept(variant, table_melds, rack, objective, legal)
+        return play_of(kept)
+
+    opening = arrange([], rack, objective=objective, threshold=variant.initial_meld_required)
+    if opening is None or not opening.placed:
+        return Play(table_melds, (), 0, False)
+    only_opening = Play(table_melds + opening.melds, opening.placed, _placed_value(opening), True)
+    if not table_melds or not variant.options["rearrange_on_opening_turn"]:
+        return only_opening
+    best = _best_opening_turn(variant, table_items, rack, objective)
+    if best is None or not legal(best):
+        return only_opening
+    return Play(best.melds, best.placed, _placed_value(best), True)
+
+
+def _placed_value(arrangement: Arrangement) -> int:
+    """Face values of the placed tiles; a placed joker counts the number it stands for
+    (the player puts his jokers where they count most)."""
+    naturals = [item for item in arrangement.placed if isinstance(item, Tile)]
+    jokers = sum(1 for item in arrangement.placed if isinstance(item, Joker))
+    meanings = sorted(
+        (
+            _stands_for_number(item)
+            for meld in arrangement.melds
+            for item in meld
+            if isinstance(item, Joker)
+        ),
+        reverse=True,
+    )
+    return sum(t.number for t in naturals) + sum(meanings[:jokers])
+
+
+def _score(arrangement: Arrangement, objective: str) -> int:
+    return len(arrangement.placed) if objective == "tiles" else _placed_value(arrangement)
+
+
+def _best_opening_turn(
+    variant: Variant,
+    table_items: list[Item],
+    rack: tuple[Item, ...],
+    objective: str,
+) -> Arrangement | None:
+    required = variant.initial_meld_required
+    free = arrange(table_items, rack, objective=objective, table_is_legal=True)
+    if free is not None and arrange([], free.placed, threshold=required) is not None:
+        return free  # the best play holds an opening: lay that first, then the rest
+    best: Arrangement | None = None
+    best_score = -1
+    for opening in _openings(rack, required):
+        rest = list((Counter(rack) - Counter(opening)).elements())
+        found = arrange([*table_items, *opening], rest, objective=objective, table_is_legal=True)
+        if found is None:
+            continue
+        placed = tuple(sorted((*opening, *found.placed), key=_order))
+        combined = Arrangement(found.melds, placed, 0, 0)
+        score = _score(combined, objective)
+        if score > best_score:
+            best, best_score = combined, score
+    return best
+
+
+def _openings(rack: tuple[Item, ...], required: int) -> list[tuple[Item, ...]]:
+    """Every set of rack tiles made of melds that first reaches ``required`` points
+    (adding a meld to one of these never helps the rule, only the count, which the
+    search after it takes care of)."""
+    jokers = sum(isinstance(item, Joker) for item in rack)
+    available = Counter(JOKER if isinstance(i, Joker) else i for i in rack)
+    melds = []
+    for candidate in candidates(jokers, False):
+        need = Counter(JOKER if isinstance(i, Joker) else i for i in candidate.items)
+        if all(available[item] >= n for item, n in need.items()):
+            melds.append((need, candidate.value()))
+    found: set[tuple[Item, ...]] = set()
+
+    def extend(start: int, used: Counter[Item], value: int) -> None:
+        if value >= required:
+            found.add(tuple(sorted(used.elements(), key=_order)))
+            return
+        for index in range(start, len(melds)):
+            need, worth = melds[index]
+            if all(available[item] - used[item] >= n for item, n in need.items()):
+                extend(index, used + need, value + worth)
+
+    extend(0, Counter(), 0)
+    return sorted(found, key=lambda o: (-len(o), [_order(i) for i in o]))
+
+
+def _with_jokers_kept(
+    variant: Variant,
+    table: tuple[tuple[Item, ...], ...],
+    rack: tuple[Item, ...],
+    objective: str,
+    legal: Callable[[Arrangement | None], bool],
+) -> Arrangement | None:
+    """The official Sabra rule: melds holding a joker stay whole, unless the player lays the
+    tile a joker stands for, which frees the joker (to be played again at once, in another
+    meld).  Each way is searched and kept only if the turn check accepts it."""
+    locked = [meld for meld in table if any(isinstance(i, Joker) for i in meld)]
+    free_items = [i for meld in table if meld not in locked for i in meld]
+    best: Arrangement | None = None
+    best_score = -1
+    fates = [_fates(variant, meld) for meld in locked]
+    for choice in itertools.product(*fates):
+        pool = Counter(free_items)
+        hand = Counter(rack)
+        kept: list[tuple[Item, ...]] = []
+        laid: list[Item] = []
+        possible = True
+        for fate in choice:
+            # a fate: (meld as it ends, tiles it gains, the joker freed or not)
+            meld, gained, freed = fate
+            for tile in gained:
+                # a gained tile comes from the rack or from the free table tiles
+                source = hand if tile in hand and hand[tile] > 0 else pool
+                if source[tile] <= 0:
+                    possible = False
+                    break
+                source[tile] -= 1
+                if source is hand:
+                    laid.append(tile)
+            if not possible:
+                break
+            if freed:
+                pool.update(i for i in meld if not isinstance(i, Joker))
+                pool[JOKER] += 1
+            else:
+                kept.append(meld)
+        if not possible:
+            continue
+        found = arrange(list(pool.elements()), list(hand.elements()), objective=objective)
+        if found is None:
+            continue
+        placed = tuple(sorted((*laid, *found.placed), key=_order))
+        combined = Arrangement(tuple(kept) + found.melds, placed, 0, 0)
+        score = _score(combined, objective)
+        if score > best_score and legal(combined):
+            best, best_score = combined, score
+    return best
+
+
+def _fates(
+    variant: Variant, meld: tuple[Item, ...]
+) -> list[tuple[tuple[Item, ...], tuple[Tile, ...], bool]]:
+    """What may become of a meld holding a joker: kept, extended at its ends or completed
+    (the joker keeping its place), or its joker exchanged for the tile it stands for (the
+    meld and the freed joker then go back into the search)."""
+    reading = variant.analyse(meld).readings[0]
+    resolved = reading.resolved_items()
+    fates: list[tuple[tuple[Item, ...], tuple[Tile, ...], bool]] = [(resolved, (), False)]
+    if reading.kind.value == "run":
+        colour = COLOURS[reading.slots[0].suit or 0]
+        low, high = reading.slots[0].position, reading.slots[-1].position
+        for left in range(0, low):
+            for right in range(0, 14 - high):
+                if left == right == 0:
+                    continue
+                before = tuple(Tile(colour, n) for n in range(low - left, low))
+                after = tuple(Tile(colour, n) for n in range(high + 1, high + right + 1))
+                fates.append(((*before, *resolved, *after), (*before, *after), False))
+    else:
+        missing = [COLOURS[s] for s in reading.missing_suits]
+        number = reading.rank
+        for extra in missing[: 4 - len(meld)]:
+            fates.append(((*resolved, Tile(extra, number)), (Tile(extra, number),), False))
+    for meaning in reading.joker_meanings():
+        if isinstance(meaning, Tile):
+            naturals = tuple(i for i in meld if isinstance(i, Tile))
+            fates.append(((*naturals, meaning), (meaning,), True))
+    return fates

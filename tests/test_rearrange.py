@@ -115,3 +115,75 @@ def test_value_objective_prefers_points() -> None:
     assert arrangement is not None
     assert arrangement.score == 39
     assert sorted(map(str, arrangement.placed)) == ["B13", "K13", "R13"]
+
+
+# --- the opening: 30 from the rack alone ----------------------------------------
+def best_opening_by_search(rack: list[Item]) -> int | None:
+    """Most tiles laid from the rack in melds worth at least 30, by brute force."""
+    from engine.partition import meld_partitions
+
+    best = None
+    for size in range(len(rack), 2, -1):
+        for chosen in set(itertools.combinations(sorted(rack, key=str), size)):
+            for split in meld_partitions(list(chosen), SABRA):
+                if sum(SABRA.meld_value(reading) for reading in split) >= 30:
+                    best = size
+                    break
+            if best is not None:
+                return best
+    return best
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_opening_matches_exhaustive_search(seed: int) -> None:
+    rng = random.Random(1000 + seed)
+    _, rack = random_position(rng, melds=0, rack_size=rng.randint(4, 8), jokers=rng.randint(0, 1))
+    expected = best_opening_by_search(rack)
+    found = arrange([], rack, threshold=30)
+    assert (found.score if found else None) == expected
+    if found:
+        assert found.value >= 30
+        check_arrangement([], found)
+
+
+# --- the Sabra solver behind `tabletop solve` -----------------------------------------
+@pytest.mark.parametrize(
+    ("options", "rack", "table", "initial", "placed"),
+    [
+        # [sabra] "An eine Meldung, die einen Joker enthält, können weitere Spielsteine
+        # angelegt werden": R7 extends the joker's run
+        ({}, "R5 R7", "R3 R4 JK R6 | K9 B9 O9", False, ["R7"]),
+        # ... "den Joker dann in einer anderen Zusammenstellung auf dem Tisch verwendet":
+        # R5 frees the joker, which goes to a new run with K1 K2
+        ({}, "R5 K1 K2", "R3 R4 JK R6 | K9 B9 O9", False, ["K1", "K2", "R5"]),
+        # a freed joker cannot go back into its own run, and the rack holds no other home
+        ({}, "R5", "R3 R4 JK R6 | K9 B9 O9", False, []),
+        # "Wenn ein Satz aus zwei gleichen Spielsteinen und einem Joker besteht, kann der Joker
+        # durch einen passenden Spielstein jeder der fehlenden Farben ersetzt werden"
+        ({}, "R7 R8 B5", "R3 R4 JK R6 | K5 O5 JK", False, ["B5", "R7", "R8"]),
+        # the opening: "mindesten 30" from the hand alone; 10+11+12 = 33 opens, 1+2+3 rides along
+        ({}, "R10 R11 R12 K1 K2 K3", "", True, ["K1", "K2", "K3", "R10", "R11", "R12"]),
+        # 7+8+9 = 24 does not open, whatever the table offers
+        ({}, "B7 B8 B9 R13", "R10 R11 R12", True, []),
+        # rebuilding may start in the opening turn: B12 joins the twelves after opening
+        ({}, "R10 R11 R12 B12 K1 K2 K3", "O12 K12 R12", True,
+         ["K1", "K2", "K3", "B12", "R10", "R11", "R12"]),
+        # ... unless the house rule forbids it (Lemada 1999)
+        ({"rearrange_on_opening_turn": False}, "R10 R11 R12 B12 K1 K2 K3", "O12 K12 R12", True,
+         ["K1", "K2", "K3", "R10", "R11", "R12"]),
+    ],
+)
+def test_solve_sabra(
+    options: dict[str, object], rack: str, table: str, initial: bool, placed: list[str]
+) -> None:
+    from engine.solver import solve
+    from engine.turns import check_turn
+
+    variant = find_variant("sabra", options)
+    table_melds = parse_melds(table) if table else ()
+    play = solve(variant, parse_items(rack), table_melds, initial=initial)
+    assert [str(item) for item in play.placed] == placed
+    assert play.meets_initial is (bool(placed) or not initial)
+    if play.placed:
+        verdict = check_turn(variant, table_melds, play.melds, play.placed, opened=not initial)
+        assert verdict.valid, verdict.problems
