@@ -6,8 +6,8 @@ import pytest
 
 pytest.importorskip("rummikub_solver")
 
-from bench.positions import play_games  # noqa: E402
-from bench.solver import compare  # noqa: E402
+from bench.positions import play_games
+from bench.solver import compare
 
 
 def test_agrees_with_the_reference_on_every_position() -> None:
