@@ -154,16 +154,12 @@ def main(argv: list[str] | None = None) -> int:
     for position, mine, reference in result["disagreements"][:5]:
         print(f"  ours {mine} vs reference {reference}: {position}")
     ms = 1000.0
-    print(
-        f"tabletop        median {result['ours_median'] * ms:8.2f} ms   p99 {result['ours_p99'] * ms:8.2f} ms"
-    )
-    print(
-        f"rummikub-solver median {result['theirs_median'] * ms:8.2f} ms   p99 {result['theirs_p99'] * ms:8.2f} ms"
-    )
-    print(
-        f"ratio (reference / tabletop): median {result['theirs_median'] / result['ours_median']:.1f}x,"
-        f" p99 {result['theirs_p99'] / result['ours_p99']:.1f}x"
-    )
+    for name, key in (("tabletop", "ours"), ("rummikub-solver", "theirs")):
+        median, p99 = result[f"{key}_median"] * ms, result[f"{key}_p99"] * ms
+        print(f"{name:15} median {median:8.2f} ms   p99 {p99:8.2f} ms")
+    median_ratio = result["theirs_median"] / result["ours_median"]
+    p99_ratio = result["theirs_p99"] / result["ours_p99"]
+    print(f"ratio (reference / tabletop): median {median_ratio:.1f}x, p99 {p99_ratio:.1f}x")
     if args.scaling:
         print("\ntabletop time by table and rack size (opened positions):")
         print("| table tiles | rack tiles | median ms | max ms |")
