@@ -8,6 +8,7 @@ commands never touch torch, ultralytics or OpenCV.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
@@ -222,7 +223,18 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="score the bundled sample matches")
     demo.add_argument("--json", action="store_true")
     demo.set_defaults(handler=cmd_demo)
+
+    # Other command groups live in their own modules, each with
+    # register(commands, parser_class); they import heavy packages only in
+    # their handlers, so `tabletop rules ...` stays fast.
+    for module_name in COMMAND_MODULES:
+        module = importlib.import_module(module_name)
+        module.register(commands, _Parser)
     return parser
+
+
+COMMAND_MODULES: tuple[str, ...] = ()
+"""Modules adding subcommands (tabletop/commands_*.py)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
