@@ -23,6 +23,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
+from engine.melds import Reading
 from engine.variants import Variant
 
 if TYPE_CHECKING:
@@ -428,8 +429,10 @@ def solve_rearrangement(
     from engine.solver import Play, SolveError
     from engine.turns import check_turn
 
+    if variant.id == "raeuber":
+        return _solve_raeuber(variant, rack, table, initial=initial, objective=objective)
     if variant.id != "sabra":
-        raise SolveError(f"the rearrangement solver handles sabra; {variant.id} is not done yet")
+        raise SolveError(f"the rearrangement solver handles sabra and raeuber, not {variant.id}")
     table_melds: tuple[tuple[Item, ...], ...] = tuple(tuple(meld) for meld in table)
     for meld in table_melds:
         analysis = variant.analyse(meld)
@@ -626,3 +629,139 @@ def _fates(
             naturals = tuple(i for i in meld if isinstance(i, Tile))
             fates.append(((*naturals, meaning), (meaning,), True))
     return fates
+
+
+# --- Räuber-Rommé: cards, two decks, six jokers --------------------------------------
+def _solve_raeuber(
+    variant: Variant,
+    rack: Sequence[Item],
+    table: Sequence[Sequence[Item]],
+    *,
+    initial: bool,
+    objective: str,
+) -> Play:
+    """Räuber-Rommé's free rearrangement ([raeuber] "gänzlich neu kombiniert", table jokers
+    finding "neue Verwendungen"), searched exactly over the cards in play.
+
+    The opening (40 from the hand, [rommee] "Erstmeldung") cannot touch the table; laying
+    off and rebuilding start the turn after ("Hat ein Spieler seine Erstmeldung ausgelegt,
+    so darf er ...").  ``value`` counts what the placed cards would cost left in the hand
+    (ace 11, joker 20), which is what laying them saves.  The search is a depth-first split
+    of all the cards with a memo (engine/partition.py's candidates): exact, and quick for
+    the tables of a normal game; it has no C core like Sabra's.
+    """
+    from engine.solver import Play, SolveError
+
+    table_melds = tuple(tuple(meld) for meld in table)
+    for meld in table_melds:
+        analysis = variant.analyse(meld)
+        if not analysis.valid:
+            raise SolveError(
+                f"the table holds an invalid meld {format_items(meld)!r}: {analysis.reason}"
+            )
+    bare_rack = tuple(JOKER if isinstance(i, Joker) else i for i in rack)
+    worth = variant.hand_value if objective == "value" else (lambda item: 1)
+    if initial:
+        found = _split_rack(variant, bare_rack, variant.initial_meld_required, worth)
+        if found is None:
+            return Play(table_melds, (), 0, False)
+        melds, placed = found
+        value = sum(variant.hand_value(i) for i in placed)
+        return Play(table_melds + melds, placed, value, True)
+    table_items = tuple(JOKER if isinstance(i, Joker) else i for m in table_melds for i in m)
+    found = _split_all(variant, table_items, bare_rack, worth)
+    if found is None or not found[1]:
+        return Play(table_melds, (), 0, True)
+    melds, placed = found
+    return Play(melds, placed, sum(variant.hand_value(i) for i in placed), True)
+
+
+def _split_all(
+    variant: Variant, table: tuple[Item, ...], rack: tuple[Item, ...], worth: Callable[[Item], int]
+) -> tuple[tuple[tuple[Item, ...], ...], tuple[Item, ...]] | None:
+    """All table cards and the best part of the rack in legal melds."""
+    from engine.partition import _Search, _sorted
+
+    search = _Search(variant)
+    allowance = Counter(rack)
+    memo: dict[tuple[tuple[Item, ...], int], tuple[int, tuple[Reading, ...]] | None] = {}
+
+    def best(
+        remaining: tuple[Item, ...], left_of_pivot: int
+    ) -> tuple[int, tuple[Reading, ...]] | None:
+        """Most worth melded from ``remaining``; ``left_of_pivot``: copies of the pivot
+        already left on the rack (at most the rack's copies may stay)."""
+        if not remaining:
+            return (0, ())
+        key = (remaining, left_of_pivot)
+        if key in memo:
+            return memo[key]
+        pivot = remaining[0]
+        answer: tuple[int, tuple[Reading, ...]] | None = None
+        if left_of_pivot < allowance[pivot]:
+            rest = remaining[1:]
+            carried = left_of_pivot + 1 if rest and rest[0] == pivot else 0
+            answer = best(rest, carried)
+        for reading, rest, _ in search.candidates(remaining):
+            carried = left_of_pivot if rest and rest[0] == pivot else 0
+            sub = best(rest, carried)
+            if sub is None:
+                continue
+            gained = (
+                sub[0]
+                + sum(worth(i) for i in reading.naturals())
+                + reading.joker_count * worth(JOKER)
+            )
+            if answer is None or gained > answer[0]:
+                answer = (gained, (reading, *sub[1]))
+        memo[key] = answer
+        return answer
+
+    result = best(_sorted((*table, *rack)), 0)
+    if result is None:
+        return None
+    melds = tuple(reading.resolved_items() for reading in result[1])
+    laid = Counter(JOKER if isinstance(i, Joker) else i for m in melds for i in m)
+    laid.subtract(table)
+    return melds, tuple(sorted(laid.elements(), key=str))
+
+
+def _split_rack(
+    variant: Variant, rack: tuple[Item, ...], required: int, worth: Callable[[Item], int]
+) -> tuple[tuple[tuple[Item, ...], ...], tuple[Item, ...]] | None:
+    """Melds from the rack alone worth at least ``required`` (initial-meld values), placing
+    the most; None if no opening can be made."""
+    from engine.partition import _Search, _sorted
+
+    search = _Search(variant)
+    memo: dict[tuple[tuple[Item, ...], int], tuple[int, tuple[Reading, ...]] | None] = {}
+
+    def best(remaining: tuple[Item, ...], missing: int) -> tuple[int, tuple[Reading, ...]] | None:
+        if not remaining:
+            return (0, ()) if missing <= 0 else None
+        key = (remaining, max(missing, 0))
+        if key in memo:
+            return memo[key]
+        answer = best(remaining[1:], missing)
+        for reading, rest, _ in search.candidates(remaining):
+            sub = best(rest, missing - variant.meld_value(reading))
+            if sub is None:
+                continue
+            gained = (
+                sub[0]
+                + sum(worth(i) for i in reading.naturals())
+                + reading.joker_count * worth(JOKER)
+            )
+            if answer is None or gained > answer[0]:
+                answer = (gained, (reading, *sub[1]))
+        memo[key] = answer
+        return answer
+
+    result = best(_sorted(rack), required)
+    if result is None or not result[1]:
+        return None
+    melds = tuple(reading.resolved_items() for reading in result[1])
+    placed = tuple(
+        sorted((JOKER if isinstance(i, Joker) else i for m in melds for i in m), key=str)
+    )
+    return melds, placed

@@ -71,8 +71,9 @@ def check_arrangement(table: list[Item], arrangement) -> None:
 @pytest.mark.parametrize("seed", range(60))
 def test_tiles_objective_matches_exhaustive_search(seed: int) -> None:
     rng = random.Random(seed)
-    table, rack = random_position(rng, melds=rng.randint(0, 3), rack_size=rng.randint(2, 6),
-                                  jokers=rng.randint(0, 2))
+    table, rack = random_position(
+        rng, melds=rng.randint(0, 3), rack_size=rng.randint(2, 6), jokers=rng.randint(0, 2)
+    )
     if table and not can_be_melded(table, SABRA):
         pytest.skip("the random joker made the table impossible")
     expected = brute_force(table, rack, "tiles")
@@ -166,11 +167,21 @@ def test_opening_matches_exhaustive_search(seed: int) -> None:
         # 7+8+9 = 24 does not open, whatever the table offers
         ({}, "B7 B8 B9 R13", "R10 R11 R12", True, []),
         # rebuilding may start in the opening turn: B12 joins the twelves after opening
-        ({}, "R10 R11 R12 B12 K1 K2 K3", "O12 K12 R12", True,
-         ["K1", "K2", "K3", "B12", "R10", "R11", "R12"]),
+        (
+            {},
+            "R10 R11 R12 B12 K1 K2 K3",
+            "O12 K12 R12",
+            True,
+            ["K1", "K2", "K3", "B12", "R10", "R11", "R12"],
+        ),
         # ... unless the house rule forbids it (Lemada 1999)
-        ({"rearrange_on_opening_turn": False}, "R10 R11 R12 B12 K1 K2 K3", "O12 K12 R12", True,
-         ["K1", "K2", "K3", "R10", "R11", "R12"]),
+        (
+            {"rearrange_on_opening_turn": False},
+            "R10 R11 R12 B12 K1 K2 K3",
+            "O12 K12 R12",
+            True,
+            ["K1", "K2", "K3", "R10", "R11", "R12"],
+        ),
     ],
 )
 def test_solve_sabra(
@@ -187,3 +198,66 @@ def test_solve_sabra(
     if play.placed:
         verdict = check_turn(variant, table_melds, play.melds, play.placed, opened=not initial)
         assert verdict.valid, verdict.problems
+
+
+# --- Räuber-Rommé ---------------------------------------------------------------------
+RAEUBER = find_variant("raeuber")
+
+
+@pytest.mark.parametrize(
+    ("rack", "table", "initial", "placed"),
+    [
+        # [raeuber] "Auf dem Tisch liegt ♣5–♣6–♣7–♣8–♣9; ein Spieler hält die zweite ♣7 ...
+        # kann nun die ♣5 und die ♣6 vom Tisch nehmen und mit seiner ♣7 ... auslegen"
+        ("7C", "5C 6C 7C 8C 9C", False, ["7C"]),
+        # [raeuber] "♦5–♦6–♦7 und ♠5–♠6–J; der Spieler hält ♣5, ♥6 und ♦9 ... ♦5–♠5–♣5,
+        # ♦6–♥6–♠6 und ♦7–J–♦9"
+        ("5C 6H 9D", "5D 6D 7D | 5S 6S JK", False, ["5C", "6H", "9D"]),
+        # [rommee] Erstmeldung "mindestens 40": Q-K-A of hearts (10+10+11) and 10-J-Q of
+        # spades (30) open; 2-3-4 of hearts (9) does not
+        ("QH KH AH 10S JS QS", "", True, ["10S", "AH", "JS", "KH", "QH", "QS"]),
+        ("2H 3H 4H", "", True, []),
+        # a card that fits nowhere stays in the hand
+        ("2C", "5D 6D 7D", False, []),
+    ],
+)
+def test_solve_raeuber(rack: str, table: str, initial: bool, placed: list[str]) -> None:
+    from engine.solver import solve
+    from engine.turns import check_turn
+
+    table_melds = parse_melds(table) if table else ()
+    play = solve(RAEUBER, parse_items(rack), table_melds, initial=initial)
+    assert sorted(str(item) for item in play.placed) == sorted(placed)
+    if play.placed:
+        verdict = check_turn(RAEUBER, table_melds, play.melds, play.placed, opened=not initial)
+        assert verdict.valid, verdict.problems
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_raeuber_matches_exhaustive_search(seed: int) -> None:
+    from engine.items import all_naturals
+    from engine.solver import solve
+
+    rng = random.Random(5000 + seed)
+    cards = [c for c in all_naturals(RAEUBER.family) if c.rank >= 8] * 2
+    rng.shuffle(cards)
+    table_melds = []
+    for _ in range(2):
+        suit_cards = sorted({c for c in cards if c.suit == cards[0].suit}, key=lambda c: c.rank)
+        run = suit_cards[:3]
+        if len(run) == 3 and RAEUBER.analyse(run).valid:
+            table_melds.append(tuple(run))
+            for card in run:
+                cards.remove(card)
+    rack = cards[:5] + ([JOKER] if seed % 3 == 0 else [])
+    table_items = [i for m in table_melds for i in m]
+    best = 0
+    for size in range(len(rack), 0, -1):
+        if any(
+            can_be_melded([*table_items, *chosen], RAEUBER)
+            for chosen in set(itertools.combinations(sorted(rack, key=str), size))
+        ):
+            best = size
+            break
+    play = solve(RAEUBER, rack, table_melds)
+    assert len(play.placed) == best
