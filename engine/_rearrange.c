@@ -434,6 +434,8 @@ typedef struct {
     uint32_t decisions[STEPS];
     int32_t found;
     int failed;
+    long expansions, budget; /* budget > 0: give up after that many expanded states */
+    int exhausted;
 } Search;
 
 static int32_t final_score(const Problem *p, Key key, int32_t score) {
@@ -547,6 +549,10 @@ static int dfs(Search *search, int step, Key key, int32_t score) {
     int32_t seen = layer_find(memo, key);
     if (seen >= 0 && memo->entries[seen].score >= score) return 0;
     if (!p->reference_mode && memo_dominated(p, memo, key, score)) return 0;
+    if (search->budget > 0 && ++search->expansions > search->budget) {
+        search->exhausted = 1;
+        return 0;
+    }
     Successor *buffer = search->buffers + (size_t)step * MAX_SUCCESSORS;
     int count = expand(p, step, key, score, search->target, buffer);
     if (count < 0) { search->failed = 1; return 0; }
@@ -557,12 +563,13 @@ static int dfs(Search *search, int step, Key key, int32_t score) {
         while (j >= 0 && buffer[j].score < item.score) { buffer[j + 1] = buffer[j]; j--; }
         buffer[j + 1] = item;
     }
-    for (int i = 0; i < count && !search->failed; i++) {
+    for (int i = 0; i < count && !search->failed && !search->exhausted; i++) {
         if (dfs(search, step + 1, buffer[i].key, buffer[i].score)) {
             search->decisions[step] = buffer[i].decision;
             return 1;
         }
     }
+    if (search->exhausted) return 0; /* an unfinished look proves nothing */
     if (layer_offer(memo, key, score, -1, 0) < 0) search->failed = 1;
     return 0;
 }
@@ -610,10 +617,11 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     Problem p;
     memset(&p, 0, sizeof(p));
     p.incumbent = NEG_INF;
-    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|ii", &table, &rack, &weight_tile, &weight_joker,
+    long budget = 0;
+    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|iil", &table, &rack, &weight_tile, &weight_joker,
                           &value, &p.jokers_table, &p.jokers_rack, &p.copies,
                           &p.reference_mode, &p.threshold, &set_ok_bytes, &set_ok_len,
-                          &p.incumbent, &p.beam))
+                          &p.incumbent, &p.beam, &budget))
         return NULL;
     if (set_ok_len != 5 * 5 * 8) {
         PyErr_SetString(PyExc_ValueError, "set_ok must be 200 bytes");
@@ -664,6 +672,7 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
         if (ok) {
             search->p = &p;
             search->target = p.incumbent;
+            search->budget = budget;
             search->found = NEG_INF;
             Key start = {0, make_extra(0, 0, 0, 0, 0)};
             int found;
@@ -672,6 +681,8 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             Py_END_ALLOW_THREADS
             if (search->failed) {
                 PyErr_NoMemory();
+            } else if (search->exhausted) {
+                result = PyUnicode_FromString("budget");
             } else if (!found) {
                 result = Py_NewRef(Py_None);
             } else {

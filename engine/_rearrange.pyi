@@ -14,5 +14,6 @@ def solve(
     set_ok: bytes,
     incumbent: int = ...,
     beam: int = ...,
+    budget: int = ...,
     /,
-) -> tuple[int, list[int]] | None: ...
+) -> tuple[int, list[int]] | str | None: ...

@@ -111,6 +111,21 @@ def _split_sets(
 NO_INCUMBENT = -1_000_000_000
 BEAM_WIDTH = 48
 DEPTH_FIRST = -1
+SEARCH_BUDGET = 100_000
+"""States one depth-first probe may expand before the integer programme takes over."""
+
+
+class _OutOfBudget(Exception):
+    """A probe ran out of its budget: the position goes to the integer programme."""
+
+
+def _probe(
+    core: ModuleType, arguments: tuple[object, ...], target: int
+) -> tuple[int, list[int]] | None:
+    answer = core.solve(*arguments, target, DEPTH_FIRST, SEARCH_BUDGET)
+    if isinstance(answer, str):
+        raise _OutOfBudget
+    return answer
 
 
 def _search(
@@ -135,20 +150,20 @@ def _search(
     best = core.solve(*arguments, NO_INCUMBENT, BEAM_WIDTH)
     low = best[0] if best is not None else (0 if nothing_is_an_answer else None)
     if low is None:
-        best = core.solve(*arguments, NO_INCUMBENT, DEPTH_FIRST)
+        best = _probe(core, arguments, NO_INCUMBENT)
         if best is None:
             return None
         low = best[0]
     high = upper
     while low < high:
         target = (low + high + 1) // 2
-        answer = core.solve(*arguments, target, DEPTH_FIRST)
+        answer = _probe(core, arguments, target)
         if answer is None:
             high = target - 1
         else:
             best, low = answer, answer[0]
     if best is None or best[0] < low:
-        best = core.solve(*arguments, low, DEPTH_FIRST)
+        best = _probe(core, arguments, low)
     return best
 
 
@@ -246,11 +261,28 @@ def arrange(
         threshold,
         set_table(reference_mode),
     )
-    answer = _search(core, arguments, table_is_legal and threshold == 0)
-    if answer is None:
-        return None
-    score, decisions = answer
-    melds = _replay(decisions, jokers_table + jokers_rack > 0, reference_mode)
+    try:
+        answer = _search(core, arguments, table_is_legal and threshold == 0)
+        if answer is None:
+            return None
+        score, decisions = answer
+        melds = _replay(decisions, jokers_table + jokers_rack > 0, reference_mode)
+    except _OutOfBudget:
+        from engine.rearrange_ilp import arrange_ilp
+
+        solved = arrange_ilp(
+            table_grid,
+            rack_grid,
+            jokers_table,
+            jokers_rack,
+            weight_tile=weight_tile,
+            weight_joker=weight_joker,
+            threshold=threshold,
+            reference_mode=reference_mode,
+        )
+        if solved is None:
+            return None
+        score, melds = solved
     placed_counter = Counter(item if isinstance(item, Tile) else JOKER for m in melds for item in m)
     placed_counter.subtract(item if isinstance(item, Tile) else JOKER for item in table_items)
     placed = tuple(sorted(placed_counter.elements(), key=_order))

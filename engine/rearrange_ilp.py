@@ -1,0 +1,178 @@
+"""The rearrangement question as an integer programme, for the hardest positions.
+
+The depth-first search of engine/_rearrange.c finds a reachable target fast,
+but proving that a target cannot be reached means walking every arrangement
+of the table that could still reach it, and on a dense table with jokers in
+play that is a lot.  An integer programme proves it with linear-programming
+bounds instead, so when a search runs out of its budget the position comes
+here: a model over every legal meld of three to five tiles (a longer run
+splits into those), after den Hertog and Hulshof, solved with HiGHS through
+SciPy.  Exact like the search.  SciPy is imported only when needed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from engine.items import Color, Item, Joker, Tile
+
+COLOURS = tuple(Color)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A legal Sabra meld of three to five tiles, jokers written with their meaning."""
+
+    items: tuple[Item, ...]
+
+    def value(self) -> int:
+        return sum(_number(item) for item in self.items)
+
+    def joker_values(self) -> list[int]:
+        return [_number(item) for item in self.items if isinstance(item, Joker)]
+
+
+def _number(item: Item) -> int:
+    played = item.stands_for if isinstance(item, Joker) else item
+    assert isinstance(played, Tile)
+    return played.number
+
+
+@cache
+def candidates(jokers: int, reference_mode: bool) -> tuple[Candidate, ...]:
+    """Every legal Sabra meld of 3..5 items with at most ``jokers`` jokers.
+
+    ``reference_mode`` leaves out what rummikub-solver leaves out: a joker in a
+    set of four, or at an end of a run of four or five.
+    """
+    found: list[Candidate] = []
+    for colour in COLOURS:
+        for length in (3, 4, 5):
+            for start in range(1, 15 - length):
+                tiles = [Tile(colour, n) for n in range(start, start + length)]
+                for count in range(0, min(jokers, length - 1) + 1):
+                    for places in itertools.combinations(range(length), count):
+                        if reference_mode and length > 3 and (0 in places or length - 1 in places):
+                            continue
+                        items: list[Item] = [
+                            Joker(tile) if i in places else tile for i, tile in enumerate(tiles)
+                        ]
+                        found.append(Candidate(tuple(items)))
+    for number in range(1, 14):
+        for size in (1, 2, 3, 4):
+            for colours in itertools.combinations(COLOURS, size):
+                missing = [c for c in COLOURS if c not in colours]
+                for count in range(0, min(jokers, 4 - size) + 1):
+                    if not 3 <= size + count <= 4:
+                        continue
+                    if reference_mode and count and size + count != 3:
+                        continue
+                    items = [Tile(c, number) for c in colours]
+                    items += [Joker(Tile(c, number)) for c in missing[:count]]
+                    found.append(Candidate(tuple(items)))
+    return tuple(found)
+
+
+@cache
+def _model(jokers: int, reference_mode: bool) -> tuple[Any, Any, Any, list[tuple[int, int]]]:
+    """Sparse meld-by-tile counts, meld values, and each joker place (meld, value)."""
+    import numpy as np
+    from scipy.sparse import csr_array
+
+    melds = candidates(jokers, reference_mode)
+    rows, cols = [], []
+    for m, meld in enumerate(melds):
+        for item in meld.items:
+            index = 52 if isinstance(item, Joker) else item.color.index * 13 + item.number - 1  # type: ignore[union-attr]
+            rows.append(index)
+            cols.append(m)
+    counts = csr_array((np.ones(len(rows)), (rows, cols)), shape=(53, len(melds)))
+    values = np.array([meld.value() for meld in melds], dtype=float)
+    places = [(m, value) for m, meld in enumerate(melds) for value in meld.joker_values()]
+    return melds, counts, values, places
+
+
+def arrange_ilp(
+    table: Sequence[int],
+    rack: Sequence[int],
+    jokers_table: int,
+    jokers_rack: int,
+    *,
+    weight_tile: Sequence[int],
+    weight_joker: Sequence[int],
+    threshold: int,
+    reference_mode: bool,
+) -> tuple[int, tuple[tuple[Item, ...], ...]] | None:
+    """Best score and the melds laid, or None (table cannot be arranged, threshold missed).
+
+    Variables: how often each meld is laid (0..2), how many of each rack tile
+    are used, and for each joker place in a meld whether a rack joker fills
+    it (so a rack joker scores what its place is worth).
+    """
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import csr_array, hstack, identity, vstack
+
+    all_melds, all_counts, all_values, all_places = _model(
+        jokers_table + jokers_rack, reference_mode
+    )
+    # only melds the tiles in play can make: a much smaller model
+    available = np.asarray(
+        [*(a + b for a, b in zip(table[:52], rack[:52], strict=True)), jokers_table + jokers_rack],
+        dtype=float,
+    )
+    over = (all_counts.T.toarray() > available).any(axis=1)
+    keep = np.nonzero(~over)[0]
+    renumber = {int(old): new for new, old in enumerate(keep)}
+    melds = [all_melds[i] for i in keep]
+    counts = all_counts[:, keep]
+    values = all_values[keep]
+    places = [(renumber[m], v) for m, v in all_places if m in renumber]
+    count, nplaces = len(melds), len(places)
+    size = count + 52 + nplaces
+    cost = np.zeros(size)
+    cost[count : count + 52] = -np.asarray(weight_tile, dtype=float)
+    cost[count + 52 :] = [-float(weight_joker[value - 1]) for _, value in places]
+    # naturals: melds use exactly the table's tiles plus the rack tiles used
+    naturals = hstack([counts[:52], -identity(52), csr_array((52, nplaces))])
+    # jokers: the melds' jokers are the table's plus the rack's credited
+    jokers = hstack([counts[52:53], csr_array((1, 52)), -np.ones((1, nplaces))])
+    rack_jokers = hstack([csr_array((1, count + 52)), np.ones((1, nplaces))])
+    # a credited joker place needs its meld laid
+    credit_rows = csr_array(
+        (
+            np.concatenate([np.ones(nplaces), -np.ones(nplaces)]),
+            (
+                np.concatenate([np.arange(nplaces), np.arange(nplaces)]),
+                np.concatenate([count + 52 + np.arange(nplaces), [m for m, _ in places]]),
+            ),
+        ),
+        shape=(nplaces, size),
+    )
+    blocks = [naturals, jokers, rack_jokers, credit_rows]
+    lower = [*table[:52], jokers_table, 0, *([-np.inf] * nplaces)]
+    upper = [*table[:52], jokers_table, jokers_rack, *([0.0] * nplaces)]
+    if threshold:
+        blocks.append(hstack([csr_array(values.reshape(1, -1)), csr_array((1, 52 + nplaces))]))
+        lower.append(threshold)
+        upper.append(np.inf)
+    result = milp(
+        cost,
+        constraints=LinearConstraint(vstack(blocks).tocsr(), lower, upper),
+        integrality=np.ones(size),
+        bounds=Bounds(
+            np.zeros(size),
+            np.concatenate(
+                [np.full(count, 2.0), np.asarray(rack[:52], float), np.ones(nplaces) * 2]
+            ),
+        ),
+    )
+    if result.status != 0 or result.x is None:
+        return None
+    chosen = np.rint(result.x[:count]).astype(int)
+    laid = tuple(melds[m].items for m in np.nonzero(chosen)[0] for _ in range(chosen[m]))
+    return round(-result.fun), laid
