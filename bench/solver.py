@@ -86,6 +86,9 @@ def percentile(values: list[float], share: float) -> float:
 
 def compare(positions: list[Position]) -> dict[str, Any]:
     rules, modes, convert = reference_solver()
+    from engine.rearrange_ilp import prepare
+
+    prepare()  # as rummikub-solver builds its models on import, build ours before timing
     # warm both up (rummikub-solver compiles its problems on first use)
     for position in positions[:3]:
         ours(position)

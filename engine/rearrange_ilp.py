@@ -96,6 +96,13 @@ def _model(jokers: int, reference_mode: bool) -> tuple[Any, Any, Any, list[tuple
     return melds, counts, values, places
 
 
+def prepare() -> None:
+    """Import SciPy and build the models now, so no later call pays for it (servers, benches)."""
+    for jokers in range(3):
+        for reference_mode in (False, True):
+            _model(jokers, reference_mode)
+
+
 def arrange_ilp(
     table: Sequence[int],
     rack: Sequence[int],
