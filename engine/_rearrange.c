@@ -144,6 +144,17 @@ static void layer_free(Layer *layer) {
     free(layer->table);
 }
 
+/* Rebuild the index after entries moved. */
+static void layer_rehash(Layer *layer) {
+    memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
+    uint64_t mask = (uint64_t)layer->table_size - 1;
+    for (int32_t i = 0; i < layer->count; i++) {
+        uint64_t h = hash_key(layer->entries[i].key) & mask;
+        while (layer->table[h] >= 0) h = (h + 1) & mask;
+        layer->table[h] = i;
+    }
+}
+
 static int layer_grow(Layer *layer) {
     int32_t new_capacity = layer->capacity * 2;
     Entry *entries = realloc(layer->entries, sizeof(Entry) * (size_t)new_capacity);
@@ -155,13 +166,7 @@ static int layer_grow(Layer *layer) {
     while (layer->table_size < new_capacity * 2) layer->table_size <<= 1;
     layer->table = malloc(sizeof(int32_t) * (size_t)layer->table_size);
     if (!layer->table) return -1;
-    memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
-    uint64_t mask = (uint64_t)layer->table_size - 1;
-    for (int32_t i = 0; i < layer->count; i++) {
-        uint64_t h = hash_key(layer->entries[i].key) & mask;
-        while (layer->table[h] >= 0) h = (h + 1) & mask;
-        layer->table[h] = i;
-    }
+    layer_rehash(layer);
     return 0;
 }
 
@@ -187,13 +192,7 @@ static void layer_truncate(Layer *layer, int32_t keep) {
     if (layer->count <= keep) return;
     qsort(layer->entries, (size_t)layer->count, sizeof(Entry), by_rank_desc);
     layer->count = keep;
-    memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
-    uint64_t mask = (uint64_t)layer->table_size - 1;
-    for (int32_t i = 0; i < layer->count; i++) {
-        uint64_t h = hash_key(layer->entries[i].key) & mask;
-        while (layer->table[h] >= 0) h = (h + 1) & mask;
-        layer->table[h] = i;
-    }
+    layer_rehash(layer);
 }
 
 static int32_t layer_find(const Layer *layer, Key key) {
@@ -240,13 +239,7 @@ static void layer_prune_dominated(Layer *layer, const Problem *p) {
     for (int32_t i = 0; i < layer->count; i++)
         if (!dead[i]) layer->entries[kept++] = layer->entries[i];
     layer->count = kept;
-    memset(layer->table, 0xff, sizeof(int32_t) * (size_t)layer->table_size);
-    uint64_t mask = (uint64_t)layer->table_size - 1;
-    for (int32_t i = 0; i < layer->count; i++) {
-        uint64_t h = hash_key(layer->entries[i].key) & mask;
-        while (layer->table[h] >= 0) h = (h + 1) & mask;
-        layer->table[h] = i;
-    }
+    layer_rehash(layer);
     free(dead);
 }
 

@@ -379,53 +379,6 @@ def _make_sets(
     return sets
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A legal meld of three to five tiles (a longer run splits into those)."""
-
-    items: tuple[Item, ...]
-    """Naturals and jokers written JK=<tile> (what each joker stands for)."""
-
-    def value(self) -> int:
-        return sum(_candidate_number(item) for item in self.items)
-
-
-def _candidate_number(item: Item) -> int:
-    played = item.stands_for if isinstance(item, Joker) else item
-    assert isinstance(played, Tile)
-    return played.number
-
-
-def candidates(jokers: int, reference_mode: bool) -> list[Candidate]:
-    """Every legal Sabra meld of 3..5 items with at most ``jokers`` jokers."""
-    found: list[Candidate] = []
-    for colour in COLOURS:
-        for length in (3, 4, 5):
-            for start in range(1, 15 - length):
-                tiles = [Tile(colour, n) for n in range(start, start + length)]
-                for count in range(0, min(jokers, length - 1) + 1):
-                    for places in itertools.combinations(range(length), count):
-                        if reference_mode and length > 3 and (0 in places or length - 1 in places):
-                            continue
-                        items: list[Item] = [
-                            Joker(tile) if i in places else tile for i, tile in enumerate(tiles)
-                        ]
-                        found.append(Candidate(tuple(items)))
-    for number in range(1, 14):
-        for size in (1, 2, 3, 4):
-            for colours in itertools.combinations(COLOURS, size):
-                missing = [c for c in COLOURS if c not in colours]
-                for count in range(0, min(jokers, 4 - size) + 1):
-                    if not 3 <= size + count <= 4:
-                        continue
-                    if reference_mode and count and size + count != 3:
-                        continue
-                    items = [Tile(c, number) for c in colours]
-                    items += [Joker(Tile(c, number)) for c in missing[:count]]
-                    found.append(Candidate(tuple(items)))
-    return found
-
-
 def describe(arrangement: Arrangement) -> str:
     return " | ".join(format_items(meld) for meld in arrangement.melds)
 
@@ -557,6 +510,8 @@ def _openings(rack: tuple[Item, ...], required: int) -> list[tuple[Item, ...]]:
     """Every set of rack tiles made of melds that first reaches ``required`` points
     (adding a meld to one of these never helps the rule, only the count, which the
     search after it takes care of)."""
+    from engine.rearrange_ilp import candidates
+
     jokers = sum(isinstance(item, Joker) for item in rack)
     available = Counter(JOKER if isinstance(i, Joker) else i for i in rack)
     melds = []
@@ -708,6 +663,10 @@ def _solve_raeuber(
     return Play(melds, placed, sum(variant.hand_value(i) for i in placed), True)
 
 
+def _reading_worth(reading: Reading, worth: Callable[[Item], int]) -> int:
+    return sum(worth(i) for i in reading.naturals()) + reading.joker_count * worth(JOKER)
+
+
 def _split_all(
     variant: Variant, table: tuple[Item, ...], rack: tuple[Item, ...], worth: Callable[[Item], int]
 ) -> tuple[tuple[tuple[Item, ...], ...], tuple[Item, ...]] | None:
@@ -739,11 +698,7 @@ def _split_all(
             sub = best(rest, carried)
             if sub is None:
                 continue
-            gained = (
-                sub[0]
-                + sum(worth(i) for i in reading.naturals())
-                + reading.joker_count * worth(JOKER)
-            )
+            gained = sub[0] + _reading_worth(reading, worth)
             if answer is None or gained > answer[0]:
                 answer = (gained, (reading, *sub[1]))
         memo[key] = answer
@@ -779,11 +734,7 @@ def _split_rack(
             sub = best(rest, missing - variant.meld_value(reading))
             if sub is None:
                 continue
-            gained = (
-                sub[0]
-                + sum(worth(i) for i in reading.naturals())
-                + reading.joker_count * worth(JOKER)
-            )
+            gained = sub[0] + _reading_worth(reading, worth)
             if answer is None or gained > answer[0]:
                 answer = (gained, (reading, *sub[1]))
         memo[key] = answer
