@@ -1,0 +1,461 @@
+"""The host driver: one :class:`Board` per connected scoring board.
+
+The transport is opened with ``serial.serial_for_url()``, so a real port
+(``/dev/ttyACM0``), ``socket://host:port`` and ``loop://`` all work.  Three
+background threads do the work, so the game never waits on the board:
+
+* the reader reads bytes, decodes frames, answers waiting commands and
+  acknowledges button events;
+* the supervisor pings the board every ``heartbeat_s``, declares the link
+  lost when nothing valid came for ``link_timeout_s``, and reopens the port,
+  handshakes and resends the whole display state when the board is back;
+* the dispatcher calls the listeners (button events, link changes), so a
+  listener may itself send commands.
+
+The display setters (:meth:`Board.set_seat`, :meth:`set_flags`, :meth:`show`,
+:meth:`set_brightness`) never raise for link trouble: they remember the
+state and send it when they can.  :meth:`command` does raise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import serial  # type: ignore[import-untyped]
+
+from device.errors import (
+    BoardDisconnected,
+    BoardRejected,
+    BoardTimeout,
+    DeviceError,
+    FrameError,
+    ProtocolError,
+)
+from device.protocol import (
+    BAUDRATE,
+    ENQ,
+    PROTOCOL_VERSION,
+    Banner,
+    BoardInfo,
+    BoardStatus,
+    ButtonEvent,
+    ErrorReply,
+    FrameDecoder,
+    Heartbeat,
+    Message,
+    Reply,
+    display_text,
+    encode_command,
+    parse_board_info,
+    parse_status,
+    seq16_after,
+)
+
+log = logging.getLogger("device.board")
+
+EventListener = Callable[[ButtonEvent], None]
+LinkListener = Callable[[bool], None]
+
+
+@dataclass
+class _Waiter:
+    seq: int
+    command: str
+    done: threading.Event
+    answer: Reply | ErrorReply | None = None
+    failure: DeviceError | None = None
+
+
+class Board:
+    """A scoring board behind a serial URL, kept connected in the background.
+
+    ``start()`` returns at once; ``wait_connected()`` waits for the first
+    handshake.  Use as a context manager to close it.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        baudrate: int = BAUDRATE,
+        heartbeat_s: float = 0.25,
+        link_timeout_s: float = 0.75,
+        reply_timeout_s: float = 0.25,
+        retries: int = 3,
+        reconnect_s: float = 0.2,
+        handshake_s: float = 2.5,
+    ) -> None:
+        self.url = url
+        self.baudrate = baudrate
+        self.heartbeat_s = heartbeat_s
+        self.link_timeout_s = link_timeout_s
+        self.reply_timeout_s = reply_timeout_s
+        self.retries = retries
+        self.reconnect_s = reconnect_s
+        self.handshake_s = handshake_s
+        self.info: BoardInfo | None = None
+        self.frame_errors = 0
+        """Bad lines from the board, logged and skipped."""
+        self.retransmissions = 0
+        self.reconnections = 0
+
+        self._port: Any = None
+        self._write_lock = threading.Lock()
+        self._state_lock = threading.RLock()
+        self._decoder = FrameDecoder()
+        self._waiters: dict[int, _Waiter] = {}
+        self._next_seq = 0
+        self._connected = threading.Event()
+        self._handshaking = False
+        self._closed = threading.Event()
+        self._last_rx = 0.0
+        self._last_uptime = 0
+        self._expected_event: int | None = None
+        self._desired: dict[str, str] = {}
+        self._event_listeners: list[EventListener] = []
+        self._link_listeners: list[LinkListener] = []
+        self._dispatch: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._ack_seen = threading.Condition()
+
+    # --- life cycle ---------------------------------------------------------------
+    def start(self) -> Board:
+        if self._threads:
+            return self
+        for name, target in (
+            ("reader", self._read_loop),
+            ("supervisor", self._supervise),
+            ("dispatcher", self._dispatch_loop),
+        ):
+            thread = threading.Thread(target=target, name=f"board-{name}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return self
+
+    def wait_connected(self, timeout: float) -> BoardInfo:
+        if not self._connected.wait(timeout) or self.info is None:
+            raise BoardTimeout(f"no board answered on {self.url!r} within {timeout:g} s")
+        return self.info
+
+    def close(self) -> None:
+        self._closed.set()
+        self._drop_link("closed", notify=False)
+        self._dispatch.put(None)
+        for thread in self._threads:
+            if thread is not threading.current_thread():
+                thread.join(timeout=2)
+        self._threads.clear()
+
+    def __enter__(self) -> Board:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    def on_event(self, listener: EventListener) -> None:
+        """Call ``listener`` for each button press, once, in order."""
+        self._event_listeners.append(listener)
+
+    def on_link(self, listener: LinkListener) -> None:
+        """Call ``listener(True/False)`` when the board comes or goes."""
+        self._link_listeners.append(listener)
+
+    # --- display state (never raises for link trouble) -------------------------
+    def set_seat(self, seat: int | None) -> None:
+        if seat is not None and not 0 <= seat <= 9:
+            raise ValueError(f"seat {seat!r} is not 0..9 or None")
+        self._set("SEAT", "-" if seat is None else str(seat))
+
+    def set_flags(self, flags: int) -> None:
+        if not 0 <= flags <= 7:
+            raise ValueError(f"flags {flags!r} are not 0..7")
+        self._set("FLAGS", str(flags))
+
+    def show(self, value: int | str) -> None:
+        self._set("SHOW", display_text(value))
+
+    def set_brightness(self, level: int) -> None:
+        if not 0 <= level <= 15:
+            raise ValueError(f"brightness {level!r} is not 0..15")
+        self._set("BRIGHT", f"{level:X}")
+
+    @property
+    def desired_state(self) -> dict[str, str]:
+        with self._state_lock:
+            return dict(self._desired)
+
+    def _set(self, command: str, argument: str) -> None:
+        with self._state_lock:
+            if self._desired.get(command) == argument:
+                return
+            self._desired[command] = argument
+        if self.connected:
+            try:
+                self.command(command, argument)
+            except BoardRejected as error:
+                log.error("%s", error)
+            except DeviceError as error:
+                # the supervisor notices a dead link and resends on reconnect
+                log.warning("board: %s %s not confirmed: %s", command, argument, error)
+
+    # --- commands -------------------------------------------------------------------
+    def command(self, command: str, argument: str = "") -> Reply:
+        """Send a command, wait for its acknowledgement, retry on silence."""
+        if not self.connected and not self._handshaking:
+            raise BoardDisconnected(f"no board on {self.url!r}")
+        with self._state_lock:
+            seq = self._next_seq
+            self._next_seq = (seq + 1) & 0xFF
+            waiter = _Waiter(seq, command, threading.Event())
+            self._waiters[seq] = waiter
+        frame = encode_command(seq, command, argument)
+        try:
+            for attempt in range(self.retries + 1):
+                if attempt:
+                    self.retransmissions += 1
+                self._write(frame)
+                if waiter.done.wait(self.reply_timeout_s):
+                    break
+            else:
+                raise BoardTimeout(
+                    f"no answer to {frame!r} after {self.retries + 1} tries on {self.url!r}"
+                )
+        finally:
+            with self._state_lock:
+                self._waiters.pop(seq, None)
+        if waiter.failure is not None:
+            raise waiter.failure
+        answer = waiter.answer
+        if isinstance(answer, ErrorReply):
+            raise BoardRejected(f"{command} {argument}".strip(), answer.code)
+        assert answer is not None
+        return answer
+
+    def ping(self) -> float:
+        """Round trip of one PING in seconds."""
+        started = time.perf_counter()
+        self.command("PING")
+        return time.perf_counter() - started
+
+    def enquire(self, timeout: float = 0.5) -> float:
+        """Round trip of the raw ENQ byte, answered by the board's interrupt
+        handler without parsing: the floor under any framed command."""
+        with self._ack_seen:
+            before = self._decoder.acks
+            started = time.perf_counter()
+            self._write(ENQ)
+            if not self._ack_seen.wait_for(lambda: self._decoder.acks > before, timeout):
+                raise BoardTimeout(f"no ACK to ENQ within {timeout:g} s on {self.url!r}")
+            return time.perf_counter() - started
+
+    def status(self) -> BoardStatus:
+        return parse_status(self.command("STATUS"))
+
+    def _write(self, data: bytes) -> None:
+        with self._write_lock:
+            port = self._port
+            if port is None:
+                raise BoardDisconnected(f"no board on {self.url!r}")
+            try:
+                port.write(data)
+            except (serial.SerialException, OSError) as error:
+                raise BoardDisconnected(f"writing to {self.url!r} failed: {error}") from error
+
+    # --- reader ---------------------------------------------------------------------
+    def _read_loop(self) -> None:
+        while not self._closed.is_set():
+            port = self._port
+            if port is None:
+                time.sleep(0.01)
+                continue
+            try:
+                data = port.read(max(1, port.in_waiting))
+            except (serial.SerialException, OSError, TypeError, AttributeError) as error:
+                # TypeError/AttributeError: pyserial after a concurrent close
+                if port is self._port:
+                    self._drop_link(f"read failed: {error}")
+                continue
+            if data:
+                acks = self._decoder.acks
+                for message in self._decoder.feed(data):
+                    self._handle(message)
+                if self._decoder.acks != acks:
+                    with self._ack_seen:
+                        self._ack_seen.notify_all()
+
+    def _handle(self, message: Message | FrameError) -> None:
+        if isinstance(message, FrameError):
+            self.frame_errors += 1
+            log.warning("board: skipped a bad line: %s", message)
+            return
+        self._last_rx = time.monotonic()
+        if isinstance(message, Reply | ErrorReply):
+            if isinstance(message, Reply) and message.command == "PONG" and message.fields:
+                with contextlib.suppress(ValueError):
+                    self._last_uptime = int(message.fields[0], 16)
+            if message.seq is None:
+                log.warning("board: answered a garbled frame with %s", message.code)
+                return
+            with self._state_lock:
+                waiter = self._waiters.get(message.seq)
+            if waiter is not None and (
+                isinstance(message, ErrorReply) or message.command == waiter.command
+                or (waiter.command == "PING" and message.command == "PONG")
+            ):
+                waiter.answer = message
+                waiter.done.set()
+        elif isinstance(message, ButtonEvent):
+            self._handle_event(message)
+        elif isinstance(message, Heartbeat):
+            self._last_uptime = message.uptime_ms
+        elif isinstance(message, Banner) and self.connected:
+            # the board restarted under us: handshake again, resend everything
+            self._drop_link(f"board restarted (reset cause {message.info.reset_cause:#04x})")
+
+    def _handle_event(self, event: ButtonEvent) -> None:
+        with self._state_lock:
+            expected = self._expected_event
+            if expected is None:
+                return  # before the handshake: it is resent afterwards
+            if event.number == expected:
+                expected = self._expected_event = (expected + 1) & 0xFFFF
+                for event_listener in list(self._event_listeners):
+                    self._dispatch.put(functools.partial(event_listener, event))
+            elif seq16_after(event.number, expected):
+                return  # an earlier one was lost: the board resends in order
+            acknowledged = (expected - 1) & 0xFFFF
+        # Fire and forget: the board resends until an ACK arrives, and every
+        # copy (a duplicate included) is answered with an ACK again.
+        with contextlib.suppress(DeviceError):
+            self._write(encode_command(0xFF, "ACK", f"{acknowledged:04X}"))
+
+    # --- supervisor -----------------------------------------------------------------
+    def _supervise(self) -> None:
+        last_ping = 0.0
+        while not self._closed.is_set():
+            if not self.connected:
+                try:
+                    self._connect()
+                except (DeviceError, serial.SerialException, OSError, ValueError) as error:
+                    log.debug("board: %s not ready: %s", self.url, error)
+                    self._close_port()
+                    self._closed.wait(self.reconnect_s)
+                continue
+            now = time.monotonic()
+            if now - self._last_rx > self.link_timeout_s:
+                self._drop_link(f"silent for {self.link_timeout_s:g} s")
+                continue
+            if now - last_ping >= self.heartbeat_s:
+                # Our heartbeat; not waited for, so a dead board is noticed by
+                # the silence check above, on time, whatever the retries.
+                last_ping = now
+                with self._state_lock:
+                    seq = self._next_seq
+                    self._next_seq = (seq + 1) & 0xFF
+                with contextlib.suppress(DeviceError):
+                    self._write(encode_command(seq, "PING"))
+            self._closed.wait(0.05)
+
+    def _connect(self) -> None:
+        port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=0.02)
+        with self._write_lock:
+            self._port = port
+        with contextlib.suppress(serial.SerialException, OSError, AttributeError):
+            port.reset_input_buffer()
+        self._decoder = FrameDecoder()
+        self._handshaking = True
+        try:
+            # The boot banner is lost when the port opens (and a real Uno
+            # resets then): keep asking until the board answers.
+            deadline = time.monotonic() + self.handshake_s
+            while True:
+                try:
+                    reply = self.command("HELLO")
+                    break
+                except BoardTimeout:
+                    if time.monotonic() > deadline:
+                        raise
+            info = parse_board_info(reply.fields)
+            if info.protocol != PROTOCOL_VERSION:
+                raise ProtocolError(
+                    f"board {info.model} speaks protocol {info.protocol}, "
+                    f"not {PROTOCOL_VERSION}"
+                )
+            with self._state_lock:
+                previous = self.info
+                # Same run of the same board: same boot counter, uptime not
+                # gone back, and the board's next number not before ours (it
+                # made every event we have seen).
+                same_boot = (
+                    previous is not None
+                    and self._expected_event is not None
+                    and info.boot == previous.boot
+                    and info.uptime_ms >= self._last_uptime
+                    and not seq16_after(self._expected_event, info.next_event)
+                )
+                if not same_boot or self._expected_event is None:
+                    # a fresh board: everything it still holds is new to us
+                    self._expected_event = (
+                        info.oldest_pending if info.oldest_pending is not None else info.next_event
+                    )
+                self.info = info
+                self._last_uptime = info.uptime_ms
+                desired = dict(self._desired)
+                expected = self._expected_event
+            self.command("ACK", f"{(expected - 1) & 0xFFFF:04X}")
+            for command, argument in desired.items():
+                self.command(command, argument)
+            self._last_rx = time.monotonic()
+        finally:
+            self._handshaking = False
+        if previous is not None:
+            self.reconnections += 1
+        log.info("board: %s %s on %s", info.model, info.firmware, self.url)
+        self._connected.set()
+        self._notify_link(True)
+
+    def _close_port(self) -> None:
+        with self._write_lock:
+            port, self._port = self._port, None
+        if port is not None:
+            with contextlib.suppress(Exception):
+                port.close()
+
+    def _drop_link(self, reason: str, notify: bool = True) -> None:
+        was_connected = self._connected.is_set()
+        self._connected.clear()
+        self._close_port()
+        with self._state_lock:
+            waiters = list(self._waiters.values())
+        for waiter in waiters:
+            waiter.failure = BoardDisconnected(f"board on {self.url!r} lost: {reason}")
+            waiter.done.set()
+        if was_connected and notify:
+            log.warning("board: link lost (%s); the game goes on without it", reason)
+            self._notify_link(False)
+
+    def _notify_link(self, up: bool) -> None:
+        for listener in list(self._link_listeners):
+            self._dispatch.put(functools.partial(listener, up))
+
+    def _dispatch_loop(self) -> None:
+        while True:
+            job = self._dispatch.get()
+            if job is None:
+                return
+            try:
+                job()
+            except Exception:  # a listener's bug must not stop the board
+                log.exception("board: listener failed")
