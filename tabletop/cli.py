@@ -233,7 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("tabletop.commands_board", "tabletop.commands_vision")
 """Modules adding subcommands (tabletop/commands_*.py)."""
 
 

@@ -1,0 +1,143 @@
+"""Detections: the validated value passed between the vision stages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from vision.detections import (  # noqa: E402
+    Detections,
+    DetectionsError,
+    ImageDetections,
+    iou_matrix,
+    read_jsonl,
+)
+from vision.labels import CLASS_NAMES, class_id, label_of  # noqa: E402
+
+
+def make(boxes: Any, labels: Any, kinds: Any, conf: Any, tracks: Any = None) -> Detections:
+    return Detections(boxes, labels, kinds, conf, tracks)
+
+
+GOOD = ([[0, 0, 10, 10]], ("R7",), ("tile",), [0.9])
+
+INVALID = [
+    # (what is wrong, boxes, labels, kinds, confidences, track ids, message fragment)
+    ("x1 == x2", [[5, 0, 5, 10]], ("R7",), ("tile",), [0.9], None, "x1 < x2"),
+    ("y2 < y1", [[0, 10, 5, 0]], ("R7",), ("tile",), [0.9], None, "y1 < y2"),
+    ("NaN box", [[0, 0, float("nan"), 1]], ("R7",), ("tile",), [0.9], None, "not finite"),
+    ("3 numbers", [[0, 0, 1]], ("R7",), ("tile",), [0.9], None, "shape"),
+    ("label count", [[0, 0, 1, 1]], ("R7", "R8"), ("tile",), [0.9], None, "labels"),
+    ("unknown tile", [[0, 0, 1, 1]], ("R14",), ("tile",), [0.9], None, "'R14'"),
+    ("card token as tile", [[0, 0, 1, 1]], ("10H",), ("tile",), [0.9], None, "'10H'"),
+    ("tile token as card", [[0, 0, 1, 1]], ("K13",), ("card",), [0.9], None, "'K13'"),
+    ("1 instead of A", [[0, 0, 1, 1]], ("1S",), ("card",), [0.9], None, "'1S'"),
+    ("T for ten", [[0, 0, 1, 1]], ("TH",), ("card",), [0.9], None, "'TH'"),
+    ("bad kind", [[0, 0, 1, 1]], ("R7",), ("domino",), [0.9], None, "'domino'"),
+    ("confidence > 1", [[0, 0, 1, 1]], ("R7",), ("tile",), [1.5], None, "1.5"),
+    ("negative confidence", [[0, 0, 1, 1]], ("R7",), ("tile",), [-0.1], None, "-0.1"),
+    ("confidence count", [[0, 0, 1, 1]], ("R7",), ("tile",), [0.9, 0.8], None, "confidences"),
+    ("float track id", [[0, 0, 1, 1]], ("R7",), ("tile",), [0.9], [1.5], "track_ids"),
+    ("track id count", [[0, 0, 1, 1]], ("R7",), ("tile",), [0.9], [1, 2], "track_ids"),
+]
+
+
+@pytest.mark.parametrize(("why", "boxes", "labels", "kinds", "conf", "tracks", "message"),
+                         INVALID, ids=[row[0] for row in INVALID])
+def test_invalid_detections_are_refused(why: str, boxes: Any, labels: Any, kinds: Any,
+                                        conf: Any, tracks: Any, message: str) -> None:
+    with pytest.raises(DetectionsError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        make(boxes, labels, kinds, conf, tracks)
+
+
+@pytest.mark.parametrize(("given", "kind", "stored"), [
+    ("r7", "tile", "R7"), ("k13", "tile", "K13"), ("o1", "tile", "O1"), ("jk", "tile", "JK"),
+    ("10h", "card", "10H"), ("as", "card", "AS"), ("Qd", "card", "QD"), ("JK", "card", "JK"),
+])
+def test_labels_are_normalised_to_contract_tokens(given: str, kind: str, stored: str) -> None:
+    assert make([[0, 0, 1, 1]], (given,), (kind,), [1.0]).labels == (stored,)
+
+
+def test_empty_and_indexing() -> None:
+    empty = Detections.empty()
+    assert len(empty) == 0 and empty.boxes.shape == (0, 4)
+    d = make([[0, 0, 10, 10], [5, 5, 20, 20], [1, 1, 2, 2]], ("R7", "AS", "JK"),
+             ("tile", "card", "card"), [0.9, 0.5, 0.2], [4, 5, 6])
+    assert d[1].labels == ("AS",) and d[-1].labels == ("JK",)
+    assert d[1:].labels == ("AS", "JK")
+    assert d[[2, 0]].labels == ("JK", "R7")
+    assert d.filter([True, False, True]).track_ids.tolist() == [4, 6]
+    assert d.with_confidence_at_least(0.5).labels == ("R7", "AS")
+    assert d.of_kind("card").labels == ("AS", "JK")
+    assert d.areas.tolist() == [100.0, 225.0, 1.0]
+    with pytest.raises(IndexError):
+        d[3]
+    with pytest.raises(ValueError):
+        d.boxes[0, 0] = 3.0  # frozen arrays: stages cannot change each other's input
+
+
+def test_clipped_and_scaled() -> None:
+    d = make([[-5, -5, 10, 10], [50, 50, 60, 60]], ("R7", "B2"), ("tile", "tile"), [1, 1])
+    clipped = d.clipped(40, 40)
+    assert clipped.labels == ("R7",)
+    assert clipped.boxes.tolist() == [[0, 0, 10, 10]]
+    assert d.scaled(2, 0.5).boxes[1].tolist() == [100, 25, 120, 30]
+
+
+def test_contract_json_round_trip(tmp_path: Path) -> None:
+    # CONTRACT.md: {"image", "width", "height", "detections": [{"label", "kind", "box",
+    # "confidence"}]}
+    line = {"image": "a.jpg", "width": 1000, "height": 750, "detections": [
+        {"label": "R7", "kind": "tile", "box": [1.0, 2.0, 30.5, 40.0], "confidence": 0.97},
+        {"label": "10H", "kind": "card", "box": [5.0, 5.0, 9.0, 20.0], "confidence": 0.5},
+    ]}
+    record = ImageDetections.from_json(line)
+    assert record.to_json() == line
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(line) + "\n\n" + json.dumps({**line, "detections": []}) + "\n")
+    records = read_jsonl(path)
+    assert [len(r.detections) for r in records] == [2, 0]
+    # ground truth lines have no confidence: read as 1.0, and the kind of a non-joker
+    # token may be left out
+    truth = ImageDetections.from_json({"image": "b.jpg", "width": 10, "height": 10,
+                                       "detections": [{"label": "QS", "box": [0, 0, 1, 1]}]})
+    assert truth.detections.kinds == ("card",) and truth.detections.confidences.tolist() == [1]
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ({"image": "a", "width": 0, "height": 5, "detections": []}, "width"),
+    ({"image": "a", "width": 5, "height": 5}, "'detections'"),
+    ({"image": "a", "width": 5, "height": 5, "detections": [{"label": "JK", "box": [0, 0, 1, 1]}]},
+     "both a tile and a card"),
+])
+def test_bad_json_lines(line: dict[str, Any], message: str) -> None:
+    with pytest.raises(DetectionsError, match=message):
+        ImageDetections.from_json(line)
+
+
+def test_bad_jsonl_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"image": "a", "width": 5, "height": 5, "detections": []}\nnot json\n')
+    with pytest.raises(DetectionsError, match=r"bad.jsonl:2"):
+        read_jsonl(path)
+
+
+def test_iou_by_hand() -> None:
+    a = np.array([[0, 0, 10, 10]])
+    b = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [2, 0, 12, 10], [20, 20, 30, 30]])
+    # overlaps 100/100, 50/150, 80/120 and none
+    assert iou_matrix(a, b)[0].tolist() == pytest.approx([1.0, 1 / 3, 2 / 3, 0.0])
+
+
+def test_class_ids_cover_both_jokers() -> None:
+    assert len(CLASS_NAMES) == 53 + 53 == len(set(CLASS_NAMES))
+    assert label_of(class_id("JK", "tile")) == ("JK", "tile")
+    assert label_of(class_id("JK", "card")) == ("JK", "card")
+    assert label_of(class_id("10h", "card")) == ("10H", "card")
+    for i in range(len(CLASS_NAMES)):
+        assert class_id(*label_of(i)) == i

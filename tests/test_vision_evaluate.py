@@ -1,0 +1,98 @@
+"""The scoring of `tabletop eval`, on hand-made cases with numbers worked out by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+cv2 = pytest.importorskip("cv2")
+
+from vision.detections import Detections  # noqa: E402
+from vision.evaluate import average_precision, evaluate, evaluate_predictor  # noqa: E402
+
+
+def dets(rows: list[tuple[str, list[float], float]], kind: str = "tile") -> Detections:
+    if not rows:
+        return Detections.empty()
+    return Detections(np.array([r[1] for r in rows], float), tuple(r[0] for r in rows),
+                      (kind,) * len(rows), np.array([r[2] for r in rows]))  # type: ignore[arg-type]
+
+
+TRUTH = dets([("R1", [0, 0, 10, 10], 1), ("R2", [20, 0, 30, 10], 1)])
+
+CASES = [
+    # name, predictions, found, identity, precision, mAP50
+    ("perfect", [("R1", [0, 0, 10, 10], 0.9), ("R2", [20, 0, 30, 10], 0.8)], 1, 1, 1, 1),
+    # IoU 80/120 = 0.67 counts, 50/150 = 0.33 does not
+    ("shifted by 2 px", [("R1", [2, 0, 12, 10], 0.9), ("R2", [22, 0, 32, 10], 0.8)], 1, 1, 1, 1),
+    ("shifted by 5 px", [("R1", [5, 0, 15, 10], 0.9), ("R2", [25, 0, 35, 10], 0.8)], 0, 0, 0, 0),
+    # boxes right, labels swapped: every item found, none identified, both APs 0
+    ("swapped labels", [("R2", [0, 0, 10, 10], 0.9), ("R1", [20, 0, 30, 10], 0.8)], 1, 0, 0, 0),
+    # an extra R1 ranked first: R1's PR points (r 0, p 0), (r 1, p 1/2) -> AP 1/2; R2 AP 1
+    ("extra box", [("R1", [50, 50, 60, 60], 0.95), ("R1", [0, 0, 10, 10], 0.9),
+                   ("R2", [20, 0, 30, 10], 0.8)], 1, 1, 2 / 3, 0.75),
+    # the same extra box ranked last does not lower AP (recall is already 1)
+    ("extra box ranked last", [("R1", [50, 50, 60, 60], 0.1), ("R1", [0, 0, 10, 10], 0.9),
+                               ("R2", [20, 0, 30, 10], 0.8)], 1, 1, 2 / 3, 1),
+    # one item missed: found 1/2, R1 AP 1, R2 AP 0
+    ("one missed", [("R1", [0, 0, 10, 10], 0.9)], 0.5, 0.5, 1, 0.5),
+    # two boxes on one item: the second is a false positive of R1, ranked after the hit
+    ("duplicate", [("R1", [0, 0, 10, 10], 0.9), ("R1", [1, 0, 11, 10], 0.7),
+                   ("R2", [20, 0, 30, 10], 0.8)], 1, 1, 2 / 3, 1),
+    ("nothing predicted", [], 0, 0, 0, 0),
+]
+
+
+@pytest.mark.parametrize(("name", "predicted", "found", "identity", "precision", "map50"),
+                         CASES, ids=[c[0] for c in CASES])
+def test_metrics_by_hand(name: str, predicted: list[tuple[str, list[float], float]],
+                         found: float, identity: float, precision: float, map50: float) -> None:
+    result = evaluate([(TRUTH, dets(predicted))])
+    assert (result.found, result.identity, result.precision, result.map50) == pytest.approx(
+        (found, identity, precision, map50))
+
+
+def test_confusion_table_counts_label_mistakes() -> None:
+    truth = dets([("K6", [0, 0, 10, 10], 1), ("B6", [20, 0, 30, 10], 1),
+                  ("K6", [40, 0, 50, 10], 1)])
+    pred = dets([("K9", [0, 0, 10, 10], 0.9), ("B6", [20, 0, 30, 10], 0.9),
+                 ("K9", [40, 0, 50, 10], 0.9)])
+    result = evaluate([(truth, pred), (truth, pred)])
+    assert result.confusions == (("K6", "K9", 4),)
+    assert result.identity == pytest.approx(2 / 6)
+
+
+def test_tile_and_card_jokers_are_different_classes() -> None:
+    truth = dets([("JK", [0, 0, 10, 10], 1)], kind="tile")
+    pred = dets([("JK", [0, 0, 10, 10], 0.9)], kind="card")
+    result = evaluate([(truth, pred)])
+    assert result.found == 1 and result.identity == 0
+    assert result.confusions == (("JK", "JK.card", 1),)
+
+
+def test_average_precision_all_point() -> None:
+    # PR points (0.5, 1), (0.5, 0.5), (1, 2/3): envelope 1 up to r 0.5, then 2/3 -> 5/6
+    recall = np.array([0.5, 0.5, 1.0])
+    precision = np.array([1.0, 0.5, 2 / 3])
+    assert average_precision(recall, precision) == pytest.approx(0.5 + 0.5 * 2 / 3)
+
+
+def test_evaluate_predictor_reads_a_jsonl_set(tmp_path: Path) -> None:
+    image = np.zeros((50, 100, 3), np.uint8)
+    cv2.imwrite(str(tmp_path / "a.png"), image)
+    line = {"image": "a.png", "width": 100, "height": 50,
+            "detections": [{"label": "AS", "kind": "card", "box": [10, 10, 20, 30]}]}
+    (tmp_path / "annotations.jsonl").write_text(json.dumps(line) + "\n")
+    seen = []
+
+    def predictor(img: np.ndarray) -> Detections:
+        seen.append(img.shape)
+        return dets([("AS", [11, 10, 21, 30], 0.8)], kind="card")
+
+    result = evaluate_predictor(predictor, tmp_path)
+    assert seen == [(50, 100, 3)]
+    assert (result.name, result.found, result.identity, result.map50) == (tmp_path.name, 1, 1, 1)
+    assert json.loads(json.dumps(result.to_json()))["identity"] == 1

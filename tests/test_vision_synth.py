@@ -1,0 +1,188 @@
+"""The synthetic renderer: reproducible, labels valid and where the drawn items are."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+cv2 = pytest.importorskip("cv2")
+
+from tabletop.cli import main  # noqa: E402
+from vision.detections import read_jsonl  # noqa: E402
+from vision.labels import CARD_LABELS, CLASS_NAMES, TILE_LABELS, label_of  # noqa: E402
+from vision.synth import RenderOptions, generate_dataset, render_scene  # noqa: E402
+from vision.synth.cards import random_design, render_card  # noqa: E402
+from vision.synth.scene import INDEX_MIN_VISIBLE, TILE_MIN_VISIBLE  # noqa: E402
+from vision.synth.tiles import random_style, render_tile  # noqa: E402
+
+SMALL = (480, 288)
+
+
+def test_same_seed_same_bytes_other_seed_other_image() -> None:
+    a = render_scene(11, *SMALL, kind="mixed")
+    b = render_scene(11, *SMALL, kind="mixed")
+    c = render_scene(12, *SMALL, kind="mixed")
+    assert a.encoded == b.encoded
+    assert a.detections.to_items() == b.detections.to_items()
+    assert a.encoded != c.encoded
+
+
+def test_dataset_does_not_depend_on_worker_count(tmp_path: Path) -> None:
+    one = generate_dataset(tmp_path / "one", 4, seed=3, kind="mixed", size=(320, 192), workers=1)
+    two = generate_dataset(tmp_path / "two", 4, seed=3, kind="mixed", size=(320, 192), workers=2)
+    for name in ("annotations.jsonl", "data.yaml", "images/000003.jpg", "labels/000002.txt"):
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("kind", ["tiles", "cards", "mixed"])
+def test_labels_are_tokens_and_boxes_lie_in_the_image(kind: str) -> None:
+    width, height = SMALL
+    total = 0
+    for seed in range(3):
+        scene = render_scene(100 + seed, width, height, kind=kind)
+        assert scene.image.shape == (height, width, 3)
+        d = scene.detections
+        total += len(d)
+        for label, item_kind in zip(d.labels, d.kinds, strict=True):
+            assert label in (TILE_LABELS if item_kind == "tile" else CARD_LABELS)
+            assert kind == "mixed" or item_kind == kind[:-1]
+        assert np.all(d.boxes[:, :2] >= 0)
+        assert np.all(d.boxes[:, 2] <= width) and np.all(d.boxes[:, 3] <= height)
+        for item in scene.items:
+            if item.kept:  # nothing mostly hidden is labelled
+                limit = TILE_MIN_VISIBLE if item.kind == "tile" else INDEX_MIN_VISIBLE
+                assert item.visible >= limit
+    assert total > 0
+
+
+def test_hidden_items_get_no_box() -> None:
+    dropped = kept = 0
+    for seed in range(8):
+        scene = render_scene(300 + seed, *SMALL, kind="mixed")
+        dropped += sum(1 for item in scene.items if item.label and not item.kept
+                       and item.visible < TILE_MIN_VISIBLE)
+        kept += sum(1 for item in scene.items if item.kept)
+    assert dropped > 0 and kept > 0
+    assert sum(len(render_scene(300 + s, *SMALL, kind="mixed").detections)
+               for s in range(8)) == kept
+
+
+def _face_bounds(image: np.ndarray, box: np.ndarray, pad: int = 6) -> tuple[int, ...] | None:
+    """Bounding box of bright tile-face pixels near ``box`` (the felt is dark)."""
+    x1, y1, x2, y2 = box
+    h, w = image.shape[:2]
+    x0, y0 = max(0, int(x1) - pad), max(0, int(y1) - pad)
+    xe, ye = min(w, int(np.ceil(x2)) + pad), min(h, int(np.ceil(y2)) + pad)
+    roi = image[y0:ye, x0:xe].astype(int)
+    bright = roi.min(axis=2) > 150
+    ys, xs = np.nonzero(bright)
+    if len(xs) == 0:
+        return None
+    return (x0 + xs.min(), y0 + ys.min(), x0 + xs.max() + 1, y0 + ys.max() + 1)
+
+
+def test_tile_boxes_sit_on_the_drawn_tiles() -> None:
+    """A tile's box covers the whole face (CONTRACT.md), no more: checked on the pixels."""
+    options = RenderOptions(perspective=False, effects=False, occluders=False, surface="felt",
+                            jpeg=False)
+    checked = 0
+    for seed in range(6):
+        scene = render_scene(500 + seed, 640, 384, kind="tiles", options=options)
+        boxes = scene.detections.boxes
+        for i, box in enumerate(boxes):
+            others = np.delete(boxes, i, axis=0)
+            near = (others[:, 0] < box[2] + 10) & (others[:, 2] > box[0] - 10) & (
+                others[:, 1] < box[3] + 10) & (others[:, 3] > box[1] + -10)
+            item = next(it for it in scene.items if it.kept and np.allclose(
+                it.polygon.min(axis=0).clip(0), box[:2]))
+            if near.any() or item.visible < 0.999 or box[0] < 1 or box[1] < 1 or (
+                    box[2] > 639 or box[3] > 383):
+                continue  # neighbours or the frame would spoil the pixel check
+            found = _face_bounds(scene.image, box)
+            assert found is not None
+            assert np.allclose(found, box, atol=3.0), (found, box.tolist())
+            checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_six_and_nine_carry_an_up_mark(seed: int) -> None:
+    style = random_style(np.random.default_rng(seed))
+    for label in ("K6", "B9", "R6", "O9"):
+        tile = render_tile(label, style, 120)
+        assert tile.mark_box is not None
+        _nx1, _ny1, _nx2, ny2 = tile.numeral_box
+        _mx1, my1, _mx2, _my2 = tile.mark_box
+        assert my1 >= ny2 - 1, "the mark is under the numeral"
+        x1, y1, x2, y2 = (round(v) for v in tile.mark_box)
+        patch = tile.image[y1 : y2 + 1, x1 : x2 + 1]
+        face = np.asarray(style.face, np.float32)
+        assert np.abs(patch - face).max() > 20, "the mark is drawn"
+    # a 6 is not a 9 turned round: turned, the mark would be above the numeral
+    six, nine = render_tile("K6", style, 120), render_tile("K9", style, 120)
+    turned = six.image[::-1, ::-1]
+    assert not np.allclose(turned, nine.image, atol=30)
+
+
+@pytest.mark.parametrize("label", ["AS", "10H", "QD", "7C", "JK"])
+def test_card_index_boxes(label: str) -> None:
+    design = random_design(np.random.default_rng(len(label)))
+    card = render_card(label, design, 240)
+    h, w = card.alpha.shape
+    assert len(card.indices) == 2
+    top, bottom = card.indices
+    # the top-left index sits in the top-left corner, its twin is turned round
+    assert top.max(axis=0)[0] < w / 2 and top.max(axis=0)[1] < h / 2
+    assert np.allclose(sorted(map(tuple, bottom)), sorted(map(tuple, np.array([w, h]) - top)))
+    x1, y1 = np.floor(top.min(axis=0)).astype(int)
+    x2, y2 = np.ceil(top.max(axis=0)).astype(int)
+    patch = card.image[max(0, y1) : y2, max(0, x1) : x2]
+    paper = np.asarray(design.paper, np.float32)
+    ink = np.abs(patch - paper).max(axis=2) > 60
+    assert ink.mean() > 0.1, "the index box holds the printed rank and suit"
+    # the ink touches the box on every side (within the small padding): the box is tight
+    rows, cols = np.nonzero(ink)
+    assert rows.min() <= 3 and cols.min() <= 3
+    assert rows.max() >= ink.shape[0] - 4 and cols.max() >= ink.shape[1] - 4
+
+
+def test_yolo_labels_match_the_jsonl(tmp_path: Path) -> None:
+    out = generate_dataset(tmp_path / "d", 3, seed=9, kind="mixed", size=(320, 192), workers=1)
+    records = read_jsonl(out / "annotations.jsonl")
+    assert [r.image for r in records] == [f"images/{i:06d}.jpg" for i in range(3)]
+    for record in records:
+        lines = (out / "labels" / (Path(record.image).stem + ".txt")).read_text().splitlines()
+        assert len(lines) == len(record.detections)
+        for line, box, label, kind in zip(lines, record.detections.boxes,
+                                          record.detections.labels, record.detections.kinds,
+                                          strict=True):
+            cls, cx, cy, bw, bh = line.split()
+            assert label_of(int(cls)) == (label, kind)
+            x1, y1, x2, y2 = box
+            assert float(cx) * 320 == pytest.approx((x1 + x2) / 2, abs=0.1)
+            assert float(cy) * 192 == pytest.approx((y1 + y2) / 2, abs=0.1)
+            assert float(bw) * 320 == pytest.approx(x2 - x1, abs=0.1)
+            assert float(bh) * 192 == pytest.approx(y2 - y1, abs=0.1)
+        image = cv2.imread(str(out / record.image))
+        assert image.shape == (192, 320, 3)
+    yaml_text = (out / "data.yaml").read_text()
+    assert f"nc: {len(CLASS_NAMES)}" in yaml_text and '105: "JK.card"' in yaml_text
+
+
+def test_synth_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["synth", "--out", str(tmp_path / "s"), "--images", "2", "--seed", "1",
+                 "--kind", "tiles", "--size", "256x160", "--workers", "1", "--json"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)["images"] == 2
+    assert len(list((tmp_path / "s" / "images").glob("*.jpg"))) == 2
+
+
+@pytest.mark.parametrize("argv", [
+    ["--size", "big"], ["--size", "10x10"], ["--kind", "dominoes"], ["--images", "0"],
+])
+def test_synth_bad_input_exits_2(tmp_path: Path, argv: list[str]) -> None:
+    base = ["synth", "--out", str(tmp_path / "s"), "--images", "1", "--seed", "1"]
+    assert main(base + argv) == 2

@@ -1,0 +1,314 @@
+"""Detections: the one value passed between the camera pipeline's stages.
+
+Like supervision's ``Detections``: parallel arrays, validated once when made,
+so every later stage (``update(detections) -> detections``) can trust them.
+Boxes are ``[x1, y1, x2, y2]`` in pixels of the original image, labels are
+contract tokens (CONTRACT.md) and ``kinds`` tell a tile joker from a card
+joker.  The JSON form is the one of ``tabletop detect --json``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.labels import KINDS, Kind, normalise_label
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class DetectionsError(ValueError):
+    """Detections that break an invariant; the message quotes the bad value."""
+
+
+def _as_boxes(boxes: Any) -> FloatArray:
+    try:
+        array = np.asarray(boxes, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise DetectionsError(f"boxes must be numbers, not {boxes!r}") from None
+    if array.size == 0:
+        return np.zeros((0, 4), dtype=np.float64)
+    if array.ndim != 2 or array.shape[1] != 4:
+        raise DetectionsError(f"boxes must have shape (N, 4), not {array.shape}")
+    if not np.all(np.isfinite(array)):
+        bad = array[~np.all(np.isfinite(array), axis=1)][0].tolist()
+        raise DetectionsError(f"box {bad} is not finite")
+    wrong = (array[:, 0] >= array[:, 2]) | (array[:, 1] >= array[:, 3])
+    if np.any(wrong):
+        bad = array[wrong][0].tolist()
+        raise DetectionsError(f"box {bad} does not have x1 < x2 and y1 < y2")
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Detections:
+    """N detected items of one image; every field has N entries."""
+
+    boxes: FloatArray
+    labels: tuple[str, ...]
+    kinds: tuple[Kind, ...]
+    confidences: FloatArray
+    track_ids: IntArray | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        boxes = _as_boxes(self.boxes)
+        n = len(boxes)
+        labels = tuple(self.labels)
+        kinds = tuple(self.kinds)
+        if len(labels) != n or len(kinds) != n:
+            raise DetectionsError(
+                f"{n} boxes but {len(labels)} labels and {len(kinds)} kinds"
+            )
+        for kind in kinds:
+            if kind not in KINDS:
+                raise DetectionsError(f"kind must be 'tile' or 'card', not {kind!r}")
+        try:
+            labels = tuple(normalise_label(str(lab), k)
+                           for lab, k in zip(labels, kinds, strict=True))
+        except ValueError as error:
+            raise DetectionsError(str(error)) from None
+        confidences = np.asarray(self.confidences, dtype=np.float64).reshape(-1)
+        if confidences.shape != (n,):
+            raise DetectionsError(f"{n} boxes but {confidences.size} confidences")
+        outside = ~((confidences >= 0.0) & (confidences <= 1.0))
+        if np.any(outside):
+            raise DetectionsError(f"confidence {confidences[outside][0]!r} is not in [0, 1]")
+        track_ids = self.track_ids
+        if track_ids is not None:
+            track_ids = np.asarray(track_ids)
+            if track_ids.shape != (n,) or not np.issubdtype(track_ids.dtype, np.integer):
+                raise DetectionsError(f"track_ids must be {n} integers, not {self.track_ids!r}")
+            track_ids = track_ids.astype(np.int64)
+        for name, value in (
+            ("boxes", boxes),
+            ("labels", labels),
+            ("kinds", kinds),
+            ("confidences", confidences),
+            ("track_ids", track_ids),
+        ):
+            object.__setattr__(self, name, value)
+        boxes.setflags(write=False)
+        confidences.setflags(write=False)
+        if track_ids is not None:
+            track_ids.setflags(write=False)
+
+    # --- making -----------------------------------------------------------
+    @classmethod
+    def empty(cls) -> Detections:
+        return cls(np.zeros((0, 4)), (), (), np.zeros(0))
+
+    @classmethod
+    def from_items(cls, items: Iterable[Mapping[str, Any]]) -> Detections:
+        """From contract detection objects (``label``, ``kind``, ``box``, ``confidence``).
+
+        A missing confidence (as in labelled ground truth) reads as 1.0.
+        """
+        rows = list(items)
+        for row in rows:
+            if not isinstance(row, Mapping) or "label" not in row or "box" not in row:
+                raise DetectionsError(f"a detection needs 'label' and 'box': {row!r}")
+        if not rows:
+            return cls.empty()
+        kinds = tuple(row.get("kind") or _guess_kind(str(row["label"])) for row in rows)
+        track = [row.get("track_id") for row in rows]
+        return cls(
+            boxes=[row["box"] for row in rows],
+            labels=tuple(str(row["label"]) for row in rows),
+            kinds=kinds,  # type: ignore[arg-type]
+            confidences=np.array([row.get("confidence", 1.0) for row in rows], dtype=np.float64),
+            track_ids=None if any(t is None for t in track) else np.array(track, dtype=np.int64),
+        )
+
+    @staticmethod
+    def concatenate(parts: Sequence[Detections]) -> Detections:
+        parts = [part for part in parts if len(part)]
+        if not parts:
+            return Detections.empty()
+        with_tracks = all(part.track_ids is not None for part in parts)
+        return Detections(
+            boxes=np.concatenate([part.boxes for part in parts]),
+            labels=tuple(label for part in parts for label in part.labels),
+            kinds=tuple(kind for part in parts for kind in part.kinds),
+            confidences=np.concatenate([part.confidences for part in parts]),
+            track_ids=(
+                np.concatenate([p.track_ids for p in parts if p.track_ids is not None])
+                if with_tracks
+                else None
+            ),
+        )
+
+    # --- reading ----------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.to_items())
+
+    def __getitem__(self, index: int | slice | Sequence[int] | npt.NDArray[Any]) -> Detections:
+        """A subset: an int, a slice, a list of positions or a boolean mask."""
+        if isinstance(index, (int, np.integer)):
+            if not -len(self) <= int(index) < len(self):
+                raise IndexError(f"detection {index} of {len(self)}")
+            positions = np.array([int(index) % len(self)])
+        else:
+            selector = np.asarray(index) if not isinstance(index, slice) else index
+            if isinstance(selector, np.ndarray) and selector.dtype == bool:
+                if selector.shape != (len(self),):
+                    raise IndexError(f"mask of {selector.shape} for {len(self)} detections")
+                positions = np.flatnonzero(selector)
+            else:
+                positions = np.arange(len(self))[selector].reshape(-1)
+        return Detections(
+            boxes=self.boxes[positions],
+            labels=tuple(self.labels[i] for i in positions),
+            kinds=tuple(self.kinds[i] for i in positions),
+            confidences=self.confidences[positions],
+            track_ids=None if self.track_ids is None else self.track_ids[positions],
+        )
+
+    def filter(self, mask: npt.NDArray[np.bool_] | Sequence[bool]) -> Detections:
+        return self[np.asarray(mask, dtype=bool)]
+
+    def with_confidence_at_least(self, threshold: float) -> Detections:
+        return self.filter(self.confidences >= threshold)
+
+    def of_kind(self, kind: Kind) -> Detections:
+        return self.filter(np.array([k == kind for k in self.kinds], dtype=bool))
+
+    @property
+    def areas(self) -> FloatArray:
+        return (self.boxes[:, 2] - self.boxes[:, 0]) * (self.boxes[:, 3] - self.boxes[:, 1])
+
+    def with_track_ids(self, track_ids: Sequence[int] | IntArray) -> Detections:
+        return Detections(self.boxes, self.labels, self.kinds, self.confidences,
+                          np.asarray(track_ids, dtype=np.int64))
+
+    def clipped(self, width: int, height: int) -> Detections:
+        """Boxes cut to the image; boxes left with no area are dropped."""
+        boxes = self.boxes.copy()
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+        keep = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])
+        kept = self[keep]
+        return Detections(boxes[keep], kept.labels, kept.kinds, kept.confidences, kept.track_ids)
+
+    def scaled(self, sx: float, sy: float) -> Detections:
+        if sx <= 0 or sy <= 0:
+            raise DetectionsError(f"scale factors must be positive, not ({sx!r}, {sy!r})")
+        boxes = self.boxes * np.array([sx, sy, sx, sy])
+        return Detections(boxes, self.labels, self.kinds, self.confidences, self.track_ids)
+
+    # --- JSON ---------------------------------------------------------------
+    def to_items(self) -> list[dict[str, Any]]:
+        """Contract detection objects; boxes to 0.1 px, confidences to 4 places."""
+        items = []
+        for i in range(len(self)):
+            item: dict[str, Any] = {
+                "label": self.labels[i],
+                "kind": self.kinds[i],
+                "box": [round(float(v), 1) for v in self.boxes[i]],
+                "confidence": round(float(self.confidences[i]), 4),
+            }
+            if self.track_ids is not None:
+                item["track_id"] = int(self.track_ids[i])
+            items.append(item)
+        return items
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{lab}@{[round(float(v)) for v in box]}"
+            for lab, box in zip(self.labels, self.boxes, strict=True)
+        )
+        return f"Detections({len(self)}: {shown})"
+
+
+def _guess_kind(label: str) -> str:
+    from vision.labels import kind_of
+
+    try:
+        return kind_of(label)
+    except ValueError as error:
+        raise DetectionsError(f"{error}; add \"kind\"") from None
+
+
+@dataclass(frozen=True)
+class ImageDetections:
+    """One line of ``tabletop detect --json`` or of an annotations.jsonl."""
+
+    image: str
+    width: int
+    height: int
+    detections: Detections
+
+    def __post_init__(self) -> None:
+        for name in ("width", "height"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise DetectionsError(f"{name} must be a positive integer, not {value!r}")
+
+    def to_json(self, *, with_confidence: bool = True) -> dict[str, Any]:
+        items = self.detections.to_items()
+        if not with_confidence:
+            for item in items:
+                del item["confidence"]
+        return {"image": self.image, "width": self.width, "height": self.height,
+                "detections": items}
+
+    @classmethod
+    def from_json(cls, obj: Any) -> ImageDetections:
+        if not isinstance(obj, Mapping):
+            raise DetectionsError(f"an image line must be a JSON object, not {obj!r:.80}")
+        for key in ("image", "width", "height", "detections"):
+            if key not in obj:
+                raise DetectionsError(f"image line lacks {key!r}: {json.dumps(obj)[:120]}")
+        if not isinstance(obj["detections"], list):
+            raise DetectionsError(f"'detections' must be a list in {obj['image']!r}")
+        return cls(str(obj["image"]), obj["width"], obj["height"],
+                   Detections.from_items(obj["detections"]))
+
+
+def read_jsonl(path: str | Path) -> list[ImageDetections]:
+    """An annotations.jsonl; errors name the file and line."""
+    lines = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                lines.append(ImageDetections.from_json(json.loads(line)))
+            except (ValueError, TypeError) as error:
+                raise DetectionsError(f"{path}:{number}: {error}") from None
+    return lines
+
+
+def iou_matrix(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Intersection over union of every box of ``a`` (N x 4) with every box of ``b`` (M x 4)."""
+    a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    union = area_a[:, None] + area_b[None, :] - inter
+    with np.errstate(invalid="ignore", divide="ignore"):
+        result = np.where(union > 0, inter / union, 0.0)
+    return result
+
+
+__all__ = [
+    "Detections",
+    "DetectionsError",
+    "ImageDetections",
+    "iou_matrix",
+    "read_jsonl",
+]

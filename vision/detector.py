@@ -1,0 +1,223 @@
+"""The one adapter to the detection model: ultralytics (.pt) or ONNX Runtime (.onnx).
+
+Nothing here downloads anything: ``YOLO_OFFLINE=1`` is set before ultralytics
+is imported, models are local files, training starts from a yaml architecture.
+The rest of the project sees only :class:`Detector` and :class:`Detections`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections
+from vision.labels import CLASS_NAMES, label_of
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_MODELS = (REPO_ROOT / "models" / "tabletop.onnx", REPO_ROOT / "models" / "tabletop.pt")
+"""Looked for in this order when no ``--model`` is given."""
+DEFAULT_CONFIDENCE = 0.25
+DEFAULT_IMGSZ = 960
+
+
+class ModelError(ValueError):
+    """A model that is missing, unreadable or trained on other labels."""
+
+
+def _offline() -> None:
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("YOLO_VERBOSE", "False")
+
+
+def default_model() -> Path:
+    for path in DEFAULT_MODELS:
+        if path.is_file():
+            return path
+    raise ModelError(
+        "no model given and none shipped in models/ ("
+        + ", ".join(p.name for p in DEFAULT_MODELS)
+        + "); train one with 'tabletop train' or pass --model PATH"
+    )
+
+
+def _check_names(names: dict[int, str] | Sequence[str], path: Path) -> None:
+    listed = [names[i] for i in range(len(names))] if isinstance(names, dict) else list(names)
+    if listed != list(CLASS_NAMES):
+        raise ModelError(f"model {str(path)!r} has {len(listed)} classes that are not "
+                         f"vision.labels.CLASS_NAMES (first: {listed[:3]})")
+
+
+def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
+                 scores: npt.NDArray[Any], width: int, height: int) -> Detections:
+    labels, kinds = [], []
+    for c in classes:
+        label, kind = label_of(int(c))
+        labels.append(label)
+        kinds.append(kind)
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+    keep = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])
+    return Detections(boxes, tuple(labels), tuple(kinds),  # type: ignore[arg-type]
+                      np.clip(np.asarray(scores, np.float64), 0, 1))[keep]
+
+
+class Detector:
+    """A loaded model: ``detector(image_bgr) -> Detections`` in the image's pixels."""
+
+    def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
+                 confidence: float = DEFAULT_CONFIDENCE, device: str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_model()
+        if not self.path.is_file():
+            raise ModelError(f"model file {str(self.path)!r} does not exist")
+        self.confidence = confidence
+        self.device = device
+        if self.path.suffix == ".onnx":
+            self.backend = "onnxruntime"
+            self._load_onnx(imgsz)
+        elif self.path.suffix == ".pt":
+            self.backend = "ultralytics"
+            self._load_ultralytics(imgsz)
+        else:
+            raise ModelError(f"model {str(self.path)!r}: want a .pt or .onnx file")
+
+    # --- ultralytics -------------------------------------------------------------
+    def _load_ultralytics(self, imgsz: int | None) -> None:
+        _offline()
+        try:
+            from ultralytics import YOLO
+        except ImportError:
+            raise ModelError("a .pt model needs ultralytics: pip install -e '.[vision]'") from None
+        try:
+            self._yolo = YOLO(str(self.path), task="detect")
+        except Exception as error:  # torch raises many kinds for a broken file
+            raise ModelError(f"cannot load {str(self.path)!r}: {error}") from None
+        _check_names(self._yolo.names, self.path)
+        trained = getattr(self._yolo.model, "args", {}) or {}
+        self.imgsz = int(imgsz or trained.get("imgsz") or DEFAULT_IMGSZ)
+
+    # --- ONNX Runtime --------------------------------------------------------------
+    def _load_onnx(self, imgsz: int | None) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            raise ModelError("an .onnx model needs onnxruntime: pip install onnxruntime") from None
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = os.cpu_count() or 1
+        try:
+            self._session = ort.InferenceSession(str(self.path), options,
+                                                 providers=["CPUExecutionProvider"])
+        except Exception as error:
+            raise ModelError(f"cannot load {str(self.path)!r}: {error}") from None
+        meta = self._session.get_modelmeta().custom_metadata_map
+        if "names" in meta:
+            _check_names(ast.literal_eval(meta["names"]), self.path)
+        shape = self._session.get_inputs()[0].shape
+        fixed = shape[2] if isinstance(shape[2], int) else None
+        meta_size = ast.literal_eval(meta["imgsz"])[0] if "imgsz" in meta else None
+        self.imgsz = int(fixed or imgsz or meta_size or DEFAULT_IMGSZ)
+
+    def _onnx(self, image: npt.NDArray[np.uint8]) -> Detections:
+        import cv2
+
+        h, w = image.shape[:2]
+        size = self.imgsz
+        scale = min(size / w, size / h)
+        nw, nh = round(w * scale), round(h * scale)
+        px, py = (size - nw) // 2, (size - nh) // 2
+        canvas = np.full((size, size, 3), 114, np.uint8)
+        canvas[py : py + nh, px : px + nw] = cv2.resize(image, (nw, nh),
+                                                        interpolation=cv2.INTER_LINEAR)
+        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        out = self._session.run(None, {self._session.get_inputs()[0].name: blob})[0][0]
+        if out.shape[0] != 4 + len(CLASS_NAMES):
+            out = out.T  # (anchors, 4 + classes) exports
+        scores = out[4:]
+        classes = scores.argmax(axis=0)
+        best = scores[classes, np.arange(scores.shape[1])]
+        keep = best >= self.confidence
+        cx, cy, bw, bh = out[:4, keep]
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+        classes, best = classes[keep], best[keep]
+        if len(boxes):
+            rects = [[float(x1), float(y1), float(x2 - x1), float(y2 - y1)]
+                     for x1, y1, x2, y2 in boxes]
+            picked = np.asarray(cv2.dnn.NMSBoxesBatched(rects, best.tolist(), classes.tolist(),
+                                                        self.confidence, 0.7), int).reshape(-1)
+            boxes, classes, best = boxes[picked], classes[picked], best[picked]
+        boxes = (boxes - [px, py, px, py]) / scale
+        return _from_arrays(boxes, classes, best, w, h)
+
+    # --- both ------------------------------------------------------------------------
+    def __call__(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """Detect in one BGR image (as cv2.imread gives it)."""
+        if image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError(f"want a BGR image of shape (H, W, 3), not {image.shape}")
+        if self.backend == "onnxruntime":
+            return self._onnx(image)
+        result = self._yolo.predict(image, imgsz=self.imgsz, conf=self.confidence,
+                                    device=self.device or "cpu", verbose=False)[0]
+        boxes = result.boxes
+        return _from_arrays(boxes.xyxy.cpu().numpy(), boxes.cls.cpu().numpy(),
+                            boxes.conf.cpu().numpy(), image.shape[1], image.shape[0])
+
+
+def training_yaml(data: Path, out: Path, val: Path | None) -> Path:
+    """A data.yaml with absolute paths (ultralytics resolves relative ones elsewhere)."""
+    import json
+
+    from vision.synth.dataset import data_yaml
+
+    for folder in (data, *( [val] if val else [])):
+        if not (folder / "images").is_dir():
+            raise ValueError(f"{str(folder)!r} has no images/ folder (make one with "
+                             "'tabletop synth')")
+    text = data_yaml().replace("train: images", f"train: {json.dumps(str(data / 'images'))}")
+    text = text.replace("val: images", f"val: {json.dumps(str((val or data) / 'images'))}")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "data.yaml"
+    path.write_text(text)
+    return path
+
+
+def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960,
+          model: str = "yolov8n.yaml", resume: bool = False, val: str | Path | None = None,
+          batch: int = 16, workers: int | None = None, device: str | None = None,
+          seed: int = 0, patience: int = 50) -> Path:
+    """Train (or resume) a detector; returns the best weights' path.
+
+    Starts from an architecture yaml, so no weights are downloaded.  Flips are
+    off: a mirrored numeral is not a numeral.  Runs on CUDA when it is there.
+    """
+    _offline()
+    try:
+        import torch
+        from ultralytics import YOLO
+    except ImportError:
+        raise ModelError("training needs ultralytics: pip install -e '.[vision]'") from None
+    out = Path(out).resolve()
+    run_dir = out / "train"
+    last = run_dir / "weights" / "last.pt"
+    if resume:
+        if not last.is_file():
+            raise ModelError(f"nothing to resume: {str(last)!r} does not exist")
+        YOLO(str(last)).train(resume=True)
+    else:
+        data_path = training_yaml(Path(data).resolve(), out,
+                                  Path(val).resolve() if val is not None else None)
+        device = device or ("0" if torch.cuda.is_available() else "cpu")
+        YOLO(model).train(
+            data=str(data_path), epochs=epochs, imgsz=imgsz, batch=batch, device=device,
+            project=str(out), name="train", exist_ok=True, plots=False, seed=seed,
+            deterministic=True, fliplr=0.0, flipud=0.0,
+            workers=workers if workers is not None else min(8, os.cpu_count() or 1),
+            patience=patience, amp=device != "cpu", verbose=True,
+        )
+    best = run_dir / "weights" / "best.pt"
+    return best if best.is_file() else last

@@ -1,0 +1,191 @@
+"""Scoring a detector on a labelled set (annotations.jsonl in the contract format).
+
+Works with any predictor, a function image -> Detections, so the same numbers
+come out for the ultralytics model, its ONNX export, or a test's fake.
+
+Definitions (per set):
+
+* matching: per image, predictions in falling confidence each take the
+  unmatched labelled item they overlap most, if IoU >= 0.5 (labels ignored);
+* found = matched labelled items / labelled items;
+* identity = matched items whose predicted label (and kind) is right / labelled items;
+* precision = predictions matched to an item and labelled right / predictions;
+* mAP50 = mean over the classes present in the labels of the all-point
+  interpolated average precision (VOC 2010+), matching within each class;
+* confusions = the most common (true label, predicted label) pairs among matches.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections, ImageDetections, iou_matrix, read_jsonl
+
+IOU_THRESHOLD = 0.5
+Predictor = Callable[[npt.NDArray[np.uint8]], Detections]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    name: str
+    images: int
+    labelled: int
+    predicted: int
+    found: float
+    identity: float
+    precision: float
+    map50: float
+    confusions: tuple[tuple[str, str, int], ...] = field(default=())
+    per_class_ap: tuple[tuple[str, float], ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "set": self.name,
+            "images": self.images,
+            "labelled": self.labelled,
+            "predicted": self.predicted,
+            "found": round(self.found, 4),
+            "identity": round(self.identity, 4),
+            "precision": round(self.precision, 4),
+            "map50": round(self.map50, 4),
+            "confusions": [{"true": t, "predicted": p, "count": n} for t, p, n in self.confusions],
+        }
+
+    def to_text(self) -> str:
+        lines = [
+            f"{self.name}: {self.images} images, {self.labelled} labelled, "
+            f"{self.predicted} predicted",
+            f"  found {self.found:.3f}  identity {self.identity:.3f}  "
+            f"precision {self.precision:.3f}  mAP50 {self.map50:.3f}",
+        ]
+        if self.confusions:
+            lines.append("  most common mistakes (true -> predicted):")
+            lines.extend(f"    {t:>6} -> {p:<6} {n}" for t, p, n in self.confusions)
+        return "\n".join(lines)
+
+
+def _key(label: str, kind: str) -> str:
+    # A tile joker and a card joker are different classes.
+    return f"{label}.card" if label == "JK" and kind == "card" else label
+
+
+def match(truth: Detections, predicted: Detections, threshold: float = IOU_THRESHOLD
+          ) -> list[tuple[int, int]]:
+    """(truth index, prediction index) pairs, greedy by falling confidence, labels ignored."""
+    if not len(truth) or not len(predicted):
+        return []
+    ious = iou_matrix(predicted.boxes, truth.boxes)
+    taken = np.zeros(len(truth), dtype=bool)
+    pairs = []
+    for p in np.argsort(-predicted.confidences, kind="stable"):
+        candidates = np.where(taken, -1.0, ious[p])
+        t = int(np.argmax(candidates))
+        if candidates[t] >= threshold:
+            taken[t] = True
+            pairs.append((t, int(p)))
+    return pairs
+
+
+def average_precision(recall: npt.NDArray[np.float64], precision: npt.NDArray[np.float64]
+                      ) -> float:
+    """All-point interpolated AP: area under the precision envelope."""
+    mrec = np.concatenate([[0.0], recall, [1.0]])
+    mpre = np.concatenate([[0.0], precision, [0.0]])
+    mpre = np.maximum.accumulate(mpre[::-1])[::-1]
+    steps = np.flatnonzero(mrec[1:] != mrec[:-1])
+    return float(np.sum((mrec[steps + 1] - mrec[steps]) * mpre[steps + 1]))
+
+
+def evaluate(pairs: Iterable[tuple[Detections, Detections]], name: str = "set",
+             top_confusions: int = 10) -> Evaluation:
+    """Score (truth, predicted) detections of a set of images."""
+    pairs = list(pairs)
+    labelled = sum(len(t) for t, _ in pairs)
+    predicted = sum(len(p) for _, p in pairs)
+    found = right = 0
+    confusions: Counter[tuple[str, str]] = Counter()
+    # per class: (confidence, is true positive) of each prediction, and the count of items
+    scored: dict[str, list[tuple[float, bool]]] = {}
+    counts: Counter[str] = Counter()
+    for truth, pred in pairs:
+        for t, p in match(truth, pred):
+            found += 1
+            tk = _key(truth.labels[t], truth.kinds[t])
+            pk = _key(pred.labels[p], pred.kinds[p])
+            if tk == pk:
+                right += 1
+            else:
+                confusions[(tk, pk)] += 1
+        truth_keys = [_key(lab, k) for lab, k in zip(truth.labels, truth.kinds, strict=True)]
+        pred_keys = [_key(lab, k) for lab, k in zip(pred.labels, pred.kinds, strict=True)]
+        counts.update(truth_keys)
+        for cls in set(pred_keys):
+            t_idx = [i for i, key in enumerate(truth_keys) if key == cls]
+            p_idx = [i for i, key in enumerate(pred_keys) if key == cls]
+            sub_pairs = match(truth[t_idx] if t_idx else Detections.empty(), pred[p_idx])
+            hits = {p for _, p in sub_pairs}
+            scored.setdefault(cls, []).extend(
+                (float(pred.confidences[p_idx[j]]), j in hits) for j in range(len(p_idx)))
+    aps = []
+    for cls in sorted(counts):
+        rows = sorted(scored.get(cls, []), key=lambda row: -row[0])
+        if not rows:
+            aps.append((cls, 0.0))
+            continue
+        tp = np.cumsum([hit for _, hit in rows], dtype=np.float64)
+        fp = np.cumsum([not hit for _, hit in rows], dtype=np.float64)
+        aps.append((cls, average_precision(tp / counts[cls], tp / (tp + fp))))
+    return Evaluation(
+        name=name,
+        images=len(pairs),
+        labelled=labelled,
+        predicted=predicted,
+        found=found / labelled if labelled else 0.0,
+        identity=right / labelled if labelled else 0.0,
+        precision=right / predicted if predicted else 0.0,
+        map50=float(np.mean([ap for _, ap in aps])) if aps else 0.0,
+        confusions=tuple((t, p, n) for (t, p), n in confusions.most_common(top_confusions)),
+        per_class_ap=tuple(aps),
+    )
+
+
+def annotations_path(data: str | Path) -> Path:
+    """A JSONL file, or a folder holding annotations.jsonl."""
+    path = Path(data)
+    if path.is_dir():
+        path = path / "annotations.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"no labelled set at {str(data)!r} (want a JSONL file or a "
+                                "folder with annotations.jsonl)")
+    return path
+
+
+def evaluate_predictor(predictor: Predictor, data: str | Path, name: str | None = None,
+                       limit: int | None = None) -> Evaluation:
+    """Run ``predictor`` on every image of a labelled set and score it."""
+    import cv2
+
+    path = annotations_path(data)
+    records: Sequence[ImageDetections] = read_jsonl(path)
+    if limit is not None:
+        records = records[:limit]
+    pairs = []
+    for record in records:
+        image_path = path.parent / record.image
+        image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise FileNotFoundError(f"cannot read image {str(image_path)!r} of {str(path)!r}")
+        truth = record.detections
+        if image.shape[:2] != (record.height, record.width):
+            # Labels are in the pixels the line states; bring them to the file's pixels.
+            truth = truth.scaled(image.shape[1] / record.width, image.shape[0] / record.height)
+        pairs.append((truth, predictor(image)))
+    return evaluate(pairs, name or (path.parent.name if path.name == "annotations.jsonl"
+                                    else path.stem))

@@ -1,0 +1,519 @@
+"""A whole table photo: surface, tiles and cards laid out, hands, camera and light.
+
+Items are laid out on a flat *table plane*; a homography then takes the plane
+to the camera image (a camera looking down at an angle), and light, blur,
+noise and JPEG are applied in the image.  Every labelled item keeps its exact
+outline through these steps, so its box is known, and an id map of the plane
+tells how much of it is still in sight after everything drawn over it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections
+from vision.labels import CARD_LABELS, TILE_LABELS
+from vision.synth.cards import CardRender, random_design, render_back, render_card
+from vision.synth.textures import table_surface
+from vision.synth.tiles import TileRender, random_style, render_tile
+
+Image = npt.NDArray[np.float32]
+SCENE_KINDS = ("tiles", "cards", "mixed")
+TILE_MIN_VISIBLE = 0.6
+"""A tile less than this much in sight (under others, a hand, the frame) gets no box."""
+INDEX_MIN_VISIBLE = 0.8
+"""A card index needs nearly all of itself in sight to be read."""
+MIN_BOX_SIDE = 5.0
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    """Switches for tests and ablations; the defaults make realistic photos."""
+
+    perspective: bool = True
+    effects: bool = True  # light, shadows, glare, blur, noise
+    occluders: bool = True  # hands
+    surface: str | None = None  # force one surface kind
+    jpeg: bool = True
+
+
+@dataclass(frozen=True)
+class SceneItem:
+    """One labelled thing in the scene, kept or not, for checks and debugging."""
+
+    label: str
+    kind: str
+    polygon: npt.NDArray[np.float64]  # outline in image pixels
+    visible: float  # share in sight (not under something drawn later)
+    kept: bool
+    up: npt.NDArray[np.float64] | None = None  # tiles: unit vector from mark towards numeral
+
+
+@dataclass(frozen=True)
+class Scene:
+    image: npt.NDArray[np.uint8]  # BGR, as decoded from ``encoded``
+    encoded: bytes  # the JPEG (or PNG) file
+    detections: Detections
+    items: tuple[SceneItem, ...] = field(default=())
+
+
+@dataclass
+class _Entity:
+    entity_id: int
+    label: str
+    kind: str
+    polygon: npt.NDArray[np.float64]  # plane coordinates
+    region_id: int  # id painted in the id map
+    total: int = 0  # pixels painted at first (tiles); card indices use their polygon
+    up: npt.NDArray[np.float64] | None = None
+
+
+def _blur(image: npt.NDArray[np.float32], sigma: float) -> npt.NDArray[np.float32]:
+    """A Gaussian blur; wide ones are done small and enlarged (the result is smooth anyway)."""
+    if sigma <= 6:
+        return cv2.GaussianBlur(image, (0, 0), sigma)
+    factor = int(sigma / 3)
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (max(1, w // factor), max(1, h // factor)),
+                       interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), sigma / factor)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+class _Plane:
+    def __init__(self, image: Image) -> None:
+        self.image = image
+        self.ids = np.zeros(image.shape[:2], np.int32)
+        self.entities: list[_Entity] = []
+        self.next_id = 1
+
+    def new_id(self) -> int:
+        self.next_id += 1
+        return self.next_id - 1
+
+    def paste(self, img: Image, alpha: npt.NDArray[np.float32], matrix: npt.NDArray[np.float64],
+              region_id: int, rng: np.random.Generator, shadow: float = 0.35,
+              side: tuple[tuple[float, float], tuple[float, float, float]] | None = None) -> int:
+        """Draw a premultiplied item through the 2x3 ``matrix``; returns pixels painted."""
+        h, w = alpha.shape
+        corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+        placed = corners @ matrix[:, :2].T + matrix[:, 2]
+        margin = 4 + int(0.15 * max(w, h))
+        x0 = max(0, int(np.floor(placed[:, 0].min())) - margin)
+        y0 = max(0, int(np.floor(placed[:, 1].min())) - margin)
+        x1 = min(self.image.shape[1], int(np.ceil(placed[:, 0].max())) + margin)
+        y1 = min(self.image.shape[0], int(np.ceil(placed[:, 1].max())) + margin)
+        if x0 >= x1 or y0 >= y1:
+            return 0
+        local = matrix.copy()
+        local[:, 2] -= (x0, y0)
+        size = (x1 - x0, y1 - y0)
+        a = cv2.warpAffine(alpha, local, size, flags=cv2.INTER_LINEAR)
+        roi = self.image[y0:y1, x0:x1]
+        if shadow > 0:
+            offset = rng.normal(0, 0.04, 2) * max(w, h)
+            shifted = np.float64([[1, 0, offset[0]], [0, 1, offset[1] + 0.03 * max(w, h)]])
+            soft = cv2.warpAffine(a, shifted, size)
+            soft = cv2.GaussianBlur(soft, (0, 0), 1.0 + 0.05 * max(w, h))
+            roi *= (1 - shadow * soft)[..., None]
+        if side is not None:
+            (dx, dy), colour = side
+            shifted = np.float64([[1, 0, dx], [0, 1, dy]])
+            rim = cv2.warpAffine(a, shifted, size)
+            roi *= (1 - rim)[..., None]
+            roi += rim[..., None] * np.asarray(colour, np.float32)
+        warped = cv2.warpAffine(img, local, size, flags=cv2.INTER_LINEAR)
+        roi *= (1 - a)[..., None]
+        roi += warped
+        painted = a > 0.5
+        self.ids[y0:y1, x0:x1][painted] = region_id
+        return int(painted.sum())
+
+    def occlude(self, mask: npt.NDArray[np.float32], colour: Image) -> None:
+        """Something unlabelled on top (a hand): painted and marked in the id map as -1."""
+        self.image *= (1 - mask)[..., None]
+        self.image += mask[..., None] * colour
+        self.ids[mask > 0.5] = -1
+
+    def visible_share(self, entity: _Entity) -> float:
+        if entity.kind == "tile":
+            x0, y0 = np.floor(entity.polygon.min(axis=0)).astype(int) - 2
+            x1, y1 = np.ceil(entity.polygon.max(axis=0)).astype(int) + 2
+            x0, y0 = max(x0, 0), max(y0, 0)
+            now = int((self.ids[y0:y1, x0:x1] == entity.region_id).sum())
+            return now / max(1, entity.total)
+        # a card index: the share of its polygon where its card is still on top
+        x0, y0 = np.floor(entity.polygon.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(entity.polygon.max(axis=0)).astype(int) + 1
+        x0c, y0c = max(x0, 0), max(y0, 0)
+        x1c, y1c = min(x1, self.ids.shape[1]), min(y1, self.ids.shape[0])
+        if x0c >= x1c or y0c >= y1c:
+            return 0.0
+        poly_mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(poly_mask, [np.round(entity.polygon - (x0, y0)).astype(np.int32)], 1)
+        total = int(poly_mask.sum())
+        poly_mask = poly_mask[y0c - y0 : y1c - y0, x0c - x0 : x1c - x0]
+        now = int(((self.ids[y0c:y1c, x0c:x1c] == entity.region_id) & (poly_mask > 0)).sum())
+        return now / max(1, total)
+
+
+def _affine(width: float, height: float, angle_deg: float, scale: float,
+            center: tuple[float, float], pivot: tuple[float, float] | None = None
+            ) -> npt.NDArray[np.float64]:
+    """Item pixels -> plane: turn by ``angle_deg`` (counter-clockwise on screen) about
+    ``pivot`` (default the item's middle) and put the pivot at ``center``."""
+    px, py = pivot if pivot is not None else (width / 2, height / 2)
+    m = cv2.getRotationMatrix2D((px, py), angle_deg, scale)
+    m[:, 2] += np.array(center) - np.array([px, py])
+    return m
+
+
+def _apply(matrix: npt.NDArray[np.float64], points: npt.NDArray[np.float64]
+           ) -> npt.NDArray[np.float64]:
+    return points @ matrix[:, :2].T + matrix[:, 2]
+
+
+# --- layouts ---------------------------------------------------------------------
+def _random_tile_label(rng: np.random.Generator) -> str:
+    if rng.random() < 0.04:
+        return "JK"
+    return TILE_LABELS[int(rng.integers(0, len(TILE_LABELS) - 1))]
+
+
+def _random_card_label(rng: np.random.Generator) -> str:
+    if rng.random() < 0.03:
+        return "JK"
+    return CARD_LABELS[int(rng.integers(0, len(CARD_LABELS) - 1))]
+
+
+def _place_tile(plane: _Plane, tile: TileRender, label: str, matrix: npt.NDArray[np.float64],
+                rng: np.random.Generator, thickness: tuple[float, float],
+                side_colour: tuple[float, float, float]) -> None:
+    region = plane.new_id()
+    painted = plane.paste(tile.image, tile.alpha, matrix, region, rng,
+                          shadow=float(rng.uniform(0.2, 0.45)), side=(thickness, side_colour))
+    if not label:
+        return
+    polygon = _apply(matrix, tile.outline)
+    nx = (tile.numeral_box[0] + tile.numeral_box[2]) / 2
+    ny = (tile.numeral_box[1] + tile.numeral_box[3]) / 2
+    h = tile.alpha.shape[0]
+    ends = _apply(matrix, np.array([[nx, ny], [nx, ny - h * 0.3]]))
+    up = ends[1] - ends[0]
+    plane.entities.append(_Entity(region, label, "tile", polygon, region, painted,
+                                  up / (np.linalg.norm(up) + 1e-9)))
+
+
+def _tile_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler,
+                 base_height: float, thickness: tuple[float, float], amount: float) -> None:
+    style = random_style(rng)
+    th = round(base_height)
+    tw = th * style.aspect
+    side = style.side
+    # a rack near the camera (the bottom of the picture), tiles standing in a row
+    if rng.random() < 0.3 * amount:
+        cx, cy = sample_point(0.5, 0.8 + rng.uniform(0, 0.12))
+        n = int(rng.integers(8, 16))
+        angle = rng.normal(0, 4)
+        gap = tw * rng.uniform(0.0, 0.08)
+        length = n * (tw + gap) + tw * 0.6
+        rack_colour = np.asarray(rng.choice([(30, 30, 30), (40, 70, 110), (200, 200, 200),
+                                             (60, 40, 30)]), np.float32) * rng.uniform(0.8, 1.2)
+        rack_h = th * rng.uniform(1.15, 1.35)
+        rack = np.ones((int(rack_h), int(length), 3), np.float32) * rack_colour
+        rack[: int(rack_h * 0.15)] *= 1.25  # the lip catches the light
+        rack_alpha = np.ones(rack.shape[:2], np.float32)
+        m = _affine(length, rack_h, angle, 1.0, (cx, cy))
+        plane.paste(rack * rack_alpha[..., None], rack_alpha, m, -1, rng, shadow=0.5)
+        for i in range(n):
+            label = _random_tile_label(rng)
+            tile = render_tile(label, style, th)
+            offset = (-length / 2 + tw * 0.3 + i * (tw + gap) + tw / 2, -rack_h / 2 + th / 2
+                      + rack_h * 0.04)
+            rad = np.deg2rad(-angle)
+            centre = (cx + offset[0] * np.cos(rad) - offset[1] * np.sin(rad),
+                      cy + offset[0] * np.sin(rad) + offset[1] * np.cos(rad))
+            _place_tile(plane, tile, label, _affine(tile.alpha.shape[1], th, angle, 1.0, centre),
+                        rng, (0.0, 0.0), side)
+    # melds laid out on the table
+    for _ in range(int(rng.integers(1, 7) * amount + 0.5)):
+        n = int(rng.integers(3, 7))
+        cx, cy = sample_point(rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.85))
+        angle = rng.normal(0, 12) if rng.random() < 0.55 else rng.uniform(-180, 180)
+        gap = tw * (rng.uniform(0.0, 0.06) if rng.random() < 0.8 else rng.uniform(0.1, 0.5))
+        rad = np.deg2rad(-angle)
+        for i in range(n):
+            label = _random_tile_label(rng)
+            tile = render_tile(label, style, th)
+            along = (i - (n - 1) / 2) * (tw + gap)
+            centre = (cx + along * np.cos(rad), cy + along * np.sin(rad))
+            jitter = rng.normal(0, 1.5)
+            _place_tile(plane, tile, label,
+                        _affine(tile.alpha.shape[1], th, angle + jitter, 1.0, centre),
+                        rng, thickness, side)
+    # loose tiles, some face down, some on top of others
+    for _ in range(int(rng.integers(0, 12) * amount)):
+        label = "" if rng.random() < 0.2 else _random_tile_label(rng)
+        tile = render_tile(label, style, th)
+        centre = sample_point(rng.uniform(0.02, 0.98), rng.uniform(0.02, 0.98))
+        _place_tile(plane, tile, label,
+                    _affine(tile.alpha.shape[1], th, rng.uniform(-180, 180), 1.0, centre),
+                    rng, thickness, side)
+
+
+def _place_card(plane: _Plane, card: CardRender, label: str, matrix: npt.NDArray[np.float64],
+                rng: np.random.Generator) -> None:
+    region = plane.new_id()
+    plane.paste(card.image, card.alpha, matrix, region, rng, shadow=float(rng.uniform(0.15, 0.35)),
+                side=((0.0, 1.0), (150.0, 150.0, 150.0)))
+    for corners in card.indices:
+        plane.entities.append(_Entity(region, label, "card", _apply(matrix, corners), region))
+
+
+def _card_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler,
+                 base_height: float, amount: float) -> None:
+    design = random_design(rng)
+    ch = round(base_height)
+    for _ in range(int(rng.integers(1, 4) * amount + 0.5)):
+        style = rng.random()
+        cx, cy = sample_point(rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.9))
+        if style < 0.45:  # a fanned hand: cards turned about a point below them
+            n = int(rng.integers(4, 13))
+            step = -rng.uniform(5, 13)
+            start = rng.uniform(-180, 180)
+            for i in range(n):
+                label = _random_card_label(rng)
+                card = render_card(label, design, ch)
+                w = card.alpha.shape[1]
+                angle = start + step * (i - (n - 1) / 2)
+                m = _affine(w, ch, angle, 1.0, (cx, cy), pivot=(w / 2, ch * rng.uniform(1.0, 1.4)))
+                _place_card(plane, card, label, m, rng)
+        else:  # a meld or a row: each card shifted along its width or its height
+            n = int(rng.integers(3, 9))
+            angle = rng.uniform(-180, 180) if rng.random() < 0.5 else rng.normal(0, 8)
+            along_width = rng.random() < 0.6
+            shift = rng.uniform(0.17, 0.45) if along_width else rng.uniform(0.14, 0.35)
+            for i in range(n):
+                label = _random_card_label(rng)
+                card = render_card(label, design, ch)
+                w = card.alpha.shape[1]
+                d = (i - (n - 1) / 2) * shift * (w if along_width else ch)
+                rad = np.deg2rad(-angle)
+                vec = (np.cos(rad), np.sin(rad)) if along_width else (-np.sin(rad), np.cos(rad))
+                centre = (cx + d * vec[0], cy + d * vec[1])
+                m = _affine(w, ch, angle + rng.normal(0, 1.5), 1.0, centre)
+                _place_card(plane, card, label, m, rng)
+    for _ in range(int(rng.integers(0, 4) * amount)):
+        face_down = rng.random() < 0.4
+        label = _random_card_label(rng)
+        card = render_back(design, ch) if face_down else render_card(label, design, ch)
+        m = _affine(card.alpha.shape[1], ch, rng.uniform(-180, 180), 1.0,
+                    sample_point(rng.uniform(0, 1), rng.uniform(0, 1)))
+        _place_card(plane, card, "" if face_down else label, m, rng)
+
+
+def _hand(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler, size: float) -> None:
+    """A hand reaching in: a palm, four or five fingers, an arm to the edge."""
+    h, w = plane.image.shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    cx, cy = sample_point(rng.uniform(0.05, 0.95), rng.uniform(0.3, 1.0))
+    angle = rng.uniform(0, 2 * np.pi)
+    direction = np.array([np.cos(angle), np.sin(angle)])
+    normal = np.array([-direction[1], direction[0]])
+    palm = size * rng.uniform(0.5, 0.65)
+    c = np.array([cx, cy])
+    cv2.ellipse(mask, (int(cx), int(cy)), (int(palm * 1.1), int(palm * 0.95)),
+                float(np.degrees(angle)), 0, 360, 1, -1)
+    arm_end = c - direction * size * 6
+    cv2.line(mask, (int(cx), int(cy)), (int(arm_end[0]), int(arm_end[1])), 1,
+             int(palm * 1.6))
+    for k in range(int(rng.integers(4, 6))):
+        spread = (k - 1.5) * 0.42 * palm
+        base = c + direction * palm * 0.7 + normal * spread
+        bend = rng.normal(0, 0.2) + (1.0 if k == 4 else 0.0)
+        tip_dir = direction * np.cos(bend) + normal * np.sin(bend)
+        tip = base + tip_dir * size * rng.uniform(0.5, 0.9)
+        cv2.line(mask, (int(base[0]), int(base[1])), (int(tip[0]), int(tip[1])), 1,
+                 max(2, int(palm * 0.38)))
+    # work in the hand's own rectangle: blurs over the whole table are slow
+    bx, by, bw, bh = cv2.boundingRect(mask)
+    if bw == 0 or bh == 0:
+        return
+    pad = int(size * 0.6)
+    x0, y0 = max(0, bx - pad), max(0, by - pad)
+    x1, y1 = min(w, bx + bw + pad), min(h, by + bh + pad)
+    local = mask[y0:y1, x0:x1].astype(np.float32)
+    skin_part = local.copy()
+    sleeve_part = np.zeros_like(local)
+    cv2.line(sleeve_part, (int(c[0] - direction[0] * palm * 1.6) - x0,
+                           int(c[1] - direction[1] * palm * 1.6) - y0),
+             (int(arm_end[0]) - x0, int(arm_end[1]) - y0), 1.0, int(palm * 1.7))
+    sleeve_part *= local
+    soft = cv2.GaussianBlur(local, (0, 0), 1.2)
+    shadow = _blur(soft, size * 0.15)
+    shadow = np.roll(shadow, (int(size * 0.1), int(size * 0.1)), axis=(0, 1))
+    roi = plane.image[y0:y1, x0:x1]
+    roi *= (1 - 0.45 * shadow)[..., None]
+    skin = np.array(rng.choice([(120, 160, 220), (90, 130, 190), (60, 90, 140), (150, 180, 230)]),
+                    np.float32) * rng.uniform(0.85, 1.1)
+    sleeve = rng.uniform(20, 200, 3).astype(np.float32)
+    shade = 0.8 + 0.2 * _blur(soft, size * 0.08)
+    colour = shade[..., None] * np.where(cv2.GaussianBlur(sleeve_part, (0, 0), 1.0)[..., None]
+                                         > 0.5, sleeve, skin)
+    del skin_part
+    sub = _Plane.__new__(_Plane)
+    sub.image, sub.ids = roi, plane.ids[y0:y1, x0:x1]
+    sub.occlude(soft, colour)
+
+
+class _Sampler:
+    """Picks plane points that land at given spots of the image (u, v in 0..1)."""
+
+    def __init__(self, inverse: npt.NDArray[np.float64], width: int, height: int) -> None:
+        self.inverse = inverse
+        self.width, self.height = width, height
+
+    def __call__(self, u: float, v: float) -> tuple[float, float]:
+        p = cv2.perspectiveTransform(
+            np.array([[[u * self.width, v * self.height]]], np.float64), self.inverse)
+        return float(p[0, 0, 0]), float(p[0, 0, 1])
+
+
+# --- camera and light ------------------------------------------------------------
+def _effects(img: Image, rng: np.random.Generator) -> Image:
+    h, w = img.shape[:2]
+    # light, shadows and glare vary slowly: computed on a small grid, then enlarged
+    sh, sw = max(2, h // 8), max(2, w // 8)
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    xx /= sw
+    yy /= sh
+    # light falling off across the table, a vignette, a warm or cold cast
+    theta = rng.uniform(0, 2 * np.pi)
+    light = 1 + rng.uniform(0, 0.35) * ((xx - 0.5) * np.cos(theta) + (yy - 0.5) * np.sin(theta))
+    light *= 1 - rng.uniform(0, 0.35) * ((xx - 0.5) ** 2 + (yy - 0.5) ** 2)
+    light *= rng.uniform(0.75, 1.12)
+    if rng.random() < 0.3:  # a large soft shadow of a person or a lamp
+        poly = np.stack([rng.uniform(-0.2, 1.2, 5) * sw, rng.uniform(-0.2, 1.2, 5) * sh], axis=1)
+        m = np.zeros((sh, sw), np.float32)
+        cv2.fillPoly(m, [cv2.convexHull(poly.astype(np.int32))], 1.0)
+        m = cv2.GaussianBlur(m, (0, 0), rng.uniform(0.02, 0.08) * sw)
+        light *= 1 - rng.uniform(0.2, 0.5) * m
+    glare = np.zeros((sh, sw), np.float32)
+    if rng.random() < 0.45:  # glare from a lamp on the plastic and the table
+        gx, gy = rng.uniform(0, 1), rng.uniform(0, 1)
+        sigma = rng.uniform(0.04, 0.2)
+        glare = rng.uniform(30, 110) * np.exp(
+            -((xx - gx) ** 2 + ((yy - gy) * h / w) ** 2) / (2 * sigma**2))
+    warmth = rng.normal(0, 0.07)
+    cast = np.array([1 - warmth, 1 + rng.normal(0, 0.02), 1 + warmth], np.float32)
+    light_full = cv2.resize(light.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    img = img * (light_full[..., None] * cast)
+    if glare.any():
+        img += cv2.resize(glare.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)[
+            ..., None]
+    r = rng.random()
+    if r < 0.15:  # motion blur
+        k = int(rng.integers(3, 10))
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1.0 / k
+        rot = cv2.getRotationMatrix2D(((k - 1) / 2, (k - 1) / 2), rng.uniform(0, 180), 1.0)
+        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    elif r < 0.65:  # focus
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.6))
+    if rng.random() < 0.8:  # sensor noise
+        noise = rng.standard_normal((h, w, 1), dtype=np.float32) * rng.uniform(1, 6)
+        img = img + noise
+    return img
+
+
+def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "mixed",
+                 options: RenderOptions | None = None) -> Scene:
+    """A rendered table photo and its labels; the same arguments give the same bytes."""
+    if kind not in SCENE_KINDS:
+        raise ValueError(f"scene kind must be one of {', '.join(SCENE_KINDS)}, not {kind!r}")
+    if width < 64 or height < 64:
+        raise ValueError(f"image size {width}x{height} is too small (64x64 at least)")
+    options = options or RenderOptions()
+    rng = np.random.default_rng(seed)
+    # the camera: the plane's far side is wider than the near one
+    tilt = rng.uniform(0.0, 0.45) if options.perspective else 0.0
+    stretch = rng.uniform(0.0, 0.35) if options.perspective else 0.0
+    # a margin round the seen part, so the camera's jitter never looks past the table
+    mx, my = (int(0.08 * width), int(0.08 * height)) if options.perspective else (0, 0)
+    pw, ph = int(width * (1 + 2 * tilt)), int(height * (1 + stretch))
+    src = np.float32([[0, 0], [pw, 0], [tilt * width + width, ph], [tilt * width, ph]])
+    src += np.float32([mx, my])
+    pw, ph = pw + 2 * mx, ph + 2 * my
+    if options.perspective:
+        src += rng.normal(0, 0.025, (4, 2)).astype(np.float32) * [width, height]
+    dst = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    homography = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    sampler = _Sampler(np.linalg.inv(homography), width, height)
+    # the table: drawn at half size and enlarged (it is out of focus detail anyway)
+    surface = table_surface(rng, max(8, ph // 2), max(8, pw // 2), options.surface)
+    plane = _Plane(cv2.resize(surface, (pw, ph), interpolation=cv2.INTER_LINEAR))
+    tiles = kind in ("tiles", "mixed")
+    cards = kind in ("cards", "mixed")
+    amount = 0.6 if kind == "mixed" else 1.0
+    up = np.array([0.0, -1.0])
+    if tiles:
+        th = height * rng.uniform(0.07, 0.19)
+        thickness_len = th * rng.uniform(0.06, 0.14) * (0.5 + tilt)
+        _tile_layout(plane, rng, sampler, th, (float(-up[0] * thickness_len),
+                                               float(-up[1] * thickness_len)), amount)
+    if cards:
+        _card_layout(plane, rng, sampler, height * rng.uniform(0.16, 0.45), amount)
+    if options.occluders and rng.random() < 0.35:
+        for _ in range(int(rng.integers(1, 3))):
+            _hand(plane, rng, sampler, height * rng.uniform(0.12, 0.22))
+    img = cv2.warpPerspective(plane.image, homography, (width, height), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
+    if options.effects:
+        img = _effects(img, rng)
+    image = np.clip(img + 0.5, 0, 255).astype(np.uint8)
+    if options.jpeg:
+        quality = int(rng.integers(45, 96)) if options.effects else 95
+        ok, buffer = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    else:
+        ok, buffer = cv2.imencode(".png", image)
+    if not ok:
+        raise RuntimeError("OpenCV could not encode the rendered image")
+    encoded = buffer.tobytes()
+    decoded = cv2.imdecode(buffer, cv2.IMREAD_COLOR)
+    # labels: each entity's outline through the camera, cut to the frame
+    boxes, labels, kinds, items = [], [], [], []
+    for entity in plane.entities:
+        visible = plane.visible_share(entity)
+        poly = cv2.perspectiveTransform(entity.polygon.reshape(-1, 1, 2), homography).reshape(-1, 2)
+        x1, y1 = poly.min(axis=0)
+        x2, y2 = poly.max(axis=0)
+        cx1, cy1 = max(x1, 0.0), max(y1, 0.0)
+        cx2, cy2 = min(x2, float(width)), min(y2, float(height))
+        full = (x2 - x1) * (y2 - y1)
+        inside = max(0.0, cx2 - cx1) * max(0.0, cy2 - cy1) / max(full, 1e-9)
+        threshold = TILE_MIN_VISIBLE if entity.kind == "tile" else INDEX_MIN_VISIBLE
+        kept = (visible >= threshold and inside >= threshold
+                and min(cx2 - cx1, cy2 - cy1) >= MIN_BOX_SIDE)
+        up_image = None
+        if entity.up is not None:
+            centre = poly.mean(axis=0)
+            ahead = cv2.perspectiveTransform(
+                (entity.polygon.mean(axis=0) + entity.up * 5).reshape(1, 1, 2), homography)
+            vec = ahead.reshape(2) - centre
+            up_image = vec / (np.linalg.norm(vec) + 1e-9)
+        items.append(SceneItem(entity.label, entity.kind, poly, visible, kept, up_image))
+        if kept:
+            boxes.append([cx1, cy1, cx2, cy2])
+            labels.append(entity.label)
+            kinds.append(entity.kind)
+    detections = (
+        Detections(np.array(boxes), tuple(labels), tuple(kinds), np.ones(len(boxes)))  # type: ignore[arg-type]
+        if boxes
+        else Detections.empty()
+    )
+    return Scene(decoded, encoded, detections, tuple(items))
