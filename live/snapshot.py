@@ -1,0 +1,53 @@
+"""What the camera settled on: the interface between seeing the table and playing the game.
+
+The vision side (tracking, calibration, grouping) commits a ``TableSnapshot``
+when the scene has been still for a moment and no hand is over it; the game
+side turns consecutive snapshots into events.  Items are contract tokens
+parsed into engine items; positions are in table millimetres when a
+calibration is known, else in image pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from engine.items import Item, format_items
+
+
+@dataclass(frozen=True)
+class SeenItem:
+    """One physical item, tracked across frames."""
+
+    item: Item
+    track_id: int
+    position: tuple[float, float]
+    """Centre in table coordinates (mm) or image pixels without calibration."""
+    angle: float = 0.0
+    """Rotation in degrees, 0 = upright for the player facing the camera's top edge."""
+    confidence: float = 1.0
+    """Share of the weighted votes its label won."""
+
+
+@dataclass(frozen=True)
+class TableSnapshot:
+    """The table at one committed moment.
+
+    ``melds``: the shared meld area, items grouped into melds in table order
+    (left to right as the meld reads).  ``seats``: per seat index, the items
+    lying open in that seat's area (a player's own melds where a variant lays
+    them in front of the player, or the hand laid out at the end of a round).
+    ``discards``: the discard row or pile, oldest first, as far as visible.
+    ``unplaced``: items seen outside every zone or not grouped into any meld.
+    """
+
+    t: float
+    melds: tuple[tuple[Item, ...], ...] = ()
+    seats: Mapping[int, tuple[tuple[Item, ...], ...]] = field(default_factory=dict)
+    discards: tuple[Item, ...] = ()
+    unplaced: tuple[Item, ...] = ()
+    items: tuple[SeenItem, ...] = ()
+    """Every item behind the groups above, with track ids and positions."""
+
+    def meld_strings(self) -> list[str]:
+        return [format_items(meld) for meld in self.melds]
