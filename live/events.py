@@ -1,0 +1,155 @@
+"""Game events as CONTRACT.md fixes them, numbered, validated and written as JSON lines.
+
+Every event is a plain dict with ``seq`` (1, 2, ...), ``t`` (seconds since the
+start; video time for files), ``type`` and ``seat`` (index into the players,
+or None).  The contract fixes three types and their fields (``table``,
+``warning``, ``round_scored``); the others below are this project's own and
+are described in :data:`EVENT_FIELDS`.  Items are contract tokens, melds are
+strings of tokens (``"R3 R4 R5"``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from engine.items import Item, format_items
+from live.bus import Event, EventBus
+
+EVENT_FIELDS: dict[str, frozenset[str]] = {
+    # fixed by CONTRACT.md
+    "table": frozenset({"melds"}),
+    "warning": frozenset({"message", "items"}),
+    "round_scored": frozenset({"scores"}),
+    # this project's own
+    "turn_started": frozenset({"round", "turn"}),
+    "turn_ended": frozenset({"valid", "laid"}),
+    "meld_laid": frozenset({"meld"}),
+    "item_added": frozenset({"meld", "items"}),
+    "joker_exchanged": frozenset({"meld", "items"}),
+    "table_rearranged": frozenset({"before", "after"}),
+    "discard_taken": frozenset({"items"}),
+    "item_discarded": frozenset({"item"}),
+    "initial_meld_progress": frozenset({"value", "required", "meets"}),
+    "player_out": frozenset(),
+    "hand_shown": frozenset({"items", "value"}),
+    "match_over": frozenset({"winner", "totals"}),
+    "undo": frozenset({"melds"}),
+}
+"""The fields each event type must carry besides ``seq``, ``t``, ``type`` and ``seat``."""
+
+BASE_FIELDS = ("seq", "t", "type", "seat")
+
+
+class EventError(ValueError):
+    """An event that does not have the contract's shape."""
+
+
+def melds_json(melds: Iterable[Sequence[Item]]) -> list[str]:
+    return [format_items(meld) for meld in melds]
+
+
+def items_json(items: Iterable[Item]) -> list[str]:
+    return [str(item) for item in items]
+
+
+def validate_event(event: Any) -> None:
+    """Raise EventError unless ``event`` has the contract's base fields and its type's."""
+    if not isinstance(event, dict):
+        raise EventError(f"an event is a JSON object, not {event!r}")
+    for name in BASE_FIELDS:
+        if name not in event:
+            raise EventError(f"event {event!r} has no {name!r}")
+    seq, t, kind, seat = (event[name] for name in BASE_FIELDS)
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+        raise EventError(f"seq must be a whole number from 1, not {seq!r}")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
+        raise EventError(f"t must be seconds >= 0, not {t!r}")
+    if kind not in EVENT_FIELDS:
+        raise EventError(f"unknown event type {kind!r}")
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int) or seat < 0):
+        raise EventError(f"seat must be a seat index or null, not {seat!r}")
+    missing = EVENT_FIELDS[kind] - set(event)
+    if missing:
+        raise EventError(f"{kind} event {seq} lacks {', '.join(sorted(missing))}")
+    for name in ("melds", "items", "before", "after"):
+        if name in event and not all(isinstance(x, str) for x in event[name]):
+            raise EventError(f"{kind} event {seq}: {name} must be a list of strings")
+    if kind == "round_scored":
+        scores = event["scores"]
+        if not isinstance(scores, dict) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in scores.values()
+        ):
+            raise EventError(f"round_scored event {seq}: scores must map names to whole numbers")
+
+
+class EventStream:
+    """Numbers events, validates them and publishes them on the bus.
+
+    ``emit`` is the only way the game makes an event, so ``seq`` is 1, 2, ...
+    without gaps, in the order the events happened."""
+
+    def __init__(self, bus: EventBus) -> None:
+        self.bus = bus
+        self.seq = 0
+
+    def emit(self, t: float, kind: str, seat: int | None, **fields: Any) -> Event:
+        self.seq += 1
+        event: Event = {"seq": self.seq, "t": round(float(t), 3), "type": kind, "seat": seat}
+        event.update(fields)
+        validate_event(event)
+        self.bus.publish(event)
+        return event
+
+
+class JsonlWriter:
+    """A bus subscriber writing each event as one JSON line, flushed at once, so a
+    reader following the file sees every event as it happens."""
+
+    def __init__(self, target: str | Path | IO[str]) -> None:
+        if isinstance(target, (str, Path)):
+            self._file: IO[str] = open(target, "w", encoding="utf-8")  # noqa: SIM115
+            self._owned = True
+        else:
+            self._file = target
+            self._owned = False
+
+    def __call__(self, event: Event) -> None:
+        self._file.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._owned:
+            self._file.close()
+
+    def __enter__(self) -> JsonlWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def collector(bus: EventBus) -> tuple[list[Event], Callable[[], None]]:
+    """Subscribe a list to ``bus``: (the list, unsubscribe)."""
+    events: list[Event] = []
+    return events, bus.subscribe(events.append)
+
+
+def read_jsonl(path: str | Path) -> list[Event]:
+    """Read and validate an events file; seq must run 1, 2, ..."""
+    events: list[Event] = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise EventError(f"{path}:{number}: not JSON: {error}") from None
+        validate_event(event)
+        if event["seq"] != len(events) + 1:
+            raise EventError(f"{path}:{number}: seq {event['seq']}, expected {len(events) + 1}")
+        events.append(event)
+    return events

@@ -1,0 +1,654 @@
+"""From committed table snapshots to game events: the game half of the live table.
+
+:class:`Game` keeps one match at a table.  The vision side hands it a
+:class:`live.snapshot.TableSnapshot` whenever the scene settles; the board and
+the panel press buttons (:meth:`Game.end_turn`, :meth:`Game.out`,
+:meth:`Game.score`, :meth:`Game.undo`).  Every committed change becomes events
+on the bus (see :mod:`live.events`), and the engine judges each turn when it
+ends with :func:`engine.turns.check_turn`.
+
+What the game can and cannot see, and the choices made for it:
+
+* The table is the shared meld area plus, during play, the melds lying in
+  each seat's area (Rommé players lay their melds in front of themselves);
+  ``laid`` for a turn is every item on the table at its end that was not there
+  at its start.  Racks and hands are hidden until the end of the round.
+* A snapshot no game can reach (a third copy of a tile, a card in a tile
+  game, too many jokers) is reported as a ``warning`` and not committed: the
+  game keeps its state and waits for a better reading.
+* A turn ends on the end-turn button, or where the variant has a discard pile
+  (every variant but Sabra) when a new discard appears.  A turn in which the
+  table did not change and nothing was taken from the discards is a draw and
+  is not checked.
+* An invalid turn is reported item by item; the game's table goes back to
+  the table at the turn's start (Sabra: "die Spielsteine auf dem Tisch wieder
+  in dieselbe Zusammenstellungen legen ... zur Strafe drei Spielsteine aus dem
+  Pool ziehen") and the game waits, ignoring snapshots, until the camera sees
+  the table put back.
+* Going out (the ``out`` button) may be pressed during the player's own turn
+  (then the turn is checked as his last; Hand-Rommé's waiver of the minimum
+  applies only then, as the whole hand goes down in that turn) or right after
+  his turn ended by a discard, before the next player changed anything
+  (Rommé: "seine letzte Karte ... verdeckt auf den Abwurfstoß ablegt").
+* End of round: the players lay their remaining items in their seat areas;
+  ``score`` builds the :class:`engine.rounds.RoundInput` from what the game saw
+  (who laid what, who went out, the hands laid open) and the match totals carry
+  on in :class:`engine.match.Match`.  The next round starts with the player
+  the match names (the dealer, in Rommé "Der Geber ist als erster Spieler am
+  Zug"; in the Rummikub games the player who begins) once the table is clear.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.items import JOKER, Item, Joker, format_items
+from engine.match import Match
+from engine.rounds import MeldContribution, PlayerRound, RoundInput, score_round
+from engine.state import TableState
+from engine.turns import check_turn
+from engine.variants import Variant
+from live.bus import EventBus
+from live.events import EventStream, items_json, melds_json
+from live.snapshot import TableSnapshot
+
+Meld = tuple[Item, ...]
+Bag = Counter[str]
+
+MATERIAL_PROBLEMS = frozenset({"wrong_material", "too_many_copies", "too_many_jokers"})
+"""TableState problems that no real table can show: such a snapshot is not committed."""
+
+
+class GameError(ValueError):
+    """A game that cannot be set up as asked (too few players, a bad seat)."""
+
+
+@dataclass(frozen=True)
+class GameOptions:
+    """How the table is played, beyond the variant's own options.
+
+    ``start_seat``: who begins the first round (default: seat 0).
+    ``end_on_discard``: a new discard ends the turn (default: where the variant
+    has a discard pile, i.e. every variant but Sabra).  ``rounds_limit`` and
+    ``target``: when the match ends (see :class:`engine.match.Match`).
+    """
+
+    start_seat: int = 0
+    end_on_discard: bool | None = None
+    rounds_limit: int | None = None
+    target: int | None = None
+
+
+def _key(item: Item) -> str:
+    """Jokers count as jokers whatever they stand for; the camera sees a bare JK."""
+    return str(JOKER) if isinstance(item, Joker) else str(item)
+
+
+def _bag(items: Iterable[Item]) -> Bag:
+    return Counter(_key(item) for item in items)
+
+
+def _flat(melds: Iterable[Sequence[Item]]) -> list[Item]:
+    return [item for meld in melds for item in meld]
+
+
+def _meld_key(meld: Sequence[Item]) -> tuple[str, ...]:
+    return tuple(sorted(_key(item) for item in meld))
+
+
+def _within(part: Bag, whole: Bag) -> bool:
+    return not (part - whole)
+
+
+def _take(items: Sequence[Item], bag: Bag) -> list[Item]:
+    """The items of ``items`` (in their order) that ``bag`` holds, consuming the bag."""
+    taken = []
+    for item in items:
+        if bag[_key(item)] > 0:
+            bag[_key(item)] -= 1
+            taken.append(item)
+    return taken
+
+
+def same_table(a: Sequence[Sequence[Item]], b: Sequence[Sequence[Item]]) -> bool:
+    """Same melds, in any order; a meld's order on the table counts (it is how it reads)."""
+    return sorted(tuple(map(_key, m)) for m in a) == sorted(tuple(map(_key, m)) for m in b)
+
+
+@dataclass
+class _State:
+    """Everything undo must put back; deep-copied before each change."""
+
+    round: int
+    seat: int
+    turn: int = 1
+    phase: str = "play"
+    """play, counting (hands laid open, waiting for score) or over."""
+    shared: tuple[Meld, ...] = ()
+    seat_melds: dict[int, tuple[Meld, ...]] = field(default_factory=dict)
+    discards: tuple[Item, ...] = ()
+    start_shared: tuple[Meld, ...] = ()
+    start_seat_melds: dict[int, tuple[Meld, ...]] = field(default_factory=dict)
+    taken: list[Item] = field(default_factory=list)
+    """Taken from the discards this turn, deepest first."""
+    discarded: Item | None = None
+    opened: set[int] = field(default_factory=set)
+    laid_by: dict[int, list[Item]] = field(default_factory=dict)
+    lay_turns: dict[int, list[int]] = field(default_factory=dict)
+    progress: tuple[int, bool] | None = None
+    waiting_for: tuple[Meld, ...] | None = None
+    """A table the players must put back (after an invalid turn, or cleared for a new round)."""
+    going_out: bool = False
+    last_turn: tuple[int, int, bool, Item | None] | None = None
+    """(seat, turn, valid, discard) of the turn that ended last."""
+    out_seat: int | None = None
+    all_at_once: bool = False
+    last_discard: Item | None = None
+    pool_exhausted: bool = False
+    hands: dict[int, tuple[Item, ...]] = field(default_factory=dict)
+
+    def table(self) -> tuple[Meld, ...]:
+        return self.shared + tuple(m for s in sorted(self.seat_melds) for m in self.seat_melds[s])
+
+    def turn_start_table(self) -> tuple[Meld, ...]:
+        seats = self.start_seat_melds
+        return self.start_shared + tuple(m for s in sorted(seats) for m in seats[s])
+
+
+class Game:
+    """One match at a live table: snapshots and button presses in, events out."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        players: Sequence[str],
+        bus: EventBus,
+        *,
+        options: GameOptions | None = None,
+    ) -> None:
+        self.variant = variant
+        self.players = tuple(players)
+        self.options = options or GameOptions()
+        if not 0 <= self.options.start_seat < len(self.players):
+            raise GameError(f"start seat {self.options.start_seat!r} is not a seat of {players!r}")
+        self.match = Match(
+            variant,
+            self.players,
+            rounds_limit=self.options.rounds_limit,
+            target=self.options.target,
+            dealer=self.options.start_seat,
+        )
+        self.events = EventStream(bus)
+        end = self.options.end_on_discard
+        self.end_on_discard = variant.id != "sabra" if end is None else end
+        self.state = _State(round=1, seat=self.options.start_seat)
+        self._history: list[tuple[_State, int]] = []
+        self._started = False
+        self._t = 0.0
+        self._last_bad: tuple[Any, ...] | None = None
+
+    # --- public state --------------------------------------------------------
+    @property
+    def table(self) -> tuple[Meld, ...]:
+        return self.state.table()
+
+    @property
+    def seat(self) -> int:
+        return self.state.seat
+
+    @property
+    def phase(self) -> str:
+        return self.state.phase
+
+    # --- inputs ------------------------------------------------------------------
+    def start(self, t: float = 0.0) -> None:
+        if not self._started:
+            self._started = True
+            self._t = t
+            self._turn_started(t)
+
+    def update(self, snapshot: TableSnapshot) -> None:
+        """Take a committed snapshot: every change to the table becomes events."""
+        t = snapshot.t
+        self.start(t)
+        self._t = t
+        state = self.state
+        if state.phase == "over":
+            return
+        if state.phase == "counting":
+            self._update_hands(snapshot)
+            return
+        seat_melds = {
+            s: tuple(tuple(m) for m in snapshot.seats.get(s, ())) for s in range(len(self.players))
+        }
+        shared = tuple(tuple(m) for m in snapshot.melds)
+        table = shared + tuple(m for s in sorted(seat_melds) for m in seat_melds[s])
+        if not self._material_ok(t, table, {}, tuple(snapshot.discards)):
+            return
+        if state.waiting_for is not None:
+            if not same_table(table, state.waiting_for):
+                return
+            self._push()
+            state.waiting_for = None
+        discards = tuple(snapshot.discards)
+        if same_table(table, state.table()) and list(map(_key, discards)) == list(
+            map(_key, state.discards)
+        ):
+            return
+        self._push()
+        taken, discarded = self._discard_change(state.discards, discards)
+        seat = state.seat
+        if taken:
+            state.taken.extend(taken)
+            self.events.emit(t, "discard_taken", seat, items=items_json(taken))
+        if not same_table(table, state.table()):
+            self._table_events(t, seat, state.table(), table)
+            state.shared, state.seat_melds = shared, seat_melds
+            self.events.emit(t, "table", seat, melds=melds_json(state.table()))
+        state.discards = discards
+        self._progress(t)
+        if discarded:
+            state.discarded = discarded[-1]
+            for item in discarded:
+                self.events.emit(t, "item_discarded", seat, item=str(item))
+            if self.end_on_discard:
+                self._end_turn(t)
+
+    def end_turn(self, seat: int | None = None, t: float | None = None) -> None:
+        """The board's or the panel's end-turn button (``seat``: who pressed, if known)."""
+        t = self._now(t)
+        self.start(t)
+        state = self.state
+        if state.phase != "play" or state.waiting_for is not None:
+            why = "the table must be put back first" if state.waiting_for else "no turn is on"
+            self._warn(t, state.seat, "end_turn_ignored", f"end of turn ignored: {why}", ())
+            return
+        if seat is not None and seat != state.seat:
+            self._warn(
+                t,
+                seat,
+                "not_your_turn",
+                f"it is {self.players[state.seat]}'s turn, not {self.players[seat]}'s",
+                (),
+            )
+            return
+        self._push()
+        self._end_turn(t)
+
+    def out(self, seat: int, t: float | None = None) -> None:
+        """``seat`` went out: pressed during his own turn, or right after it ended."""
+        t = self._now(t)
+        self.start(t)
+        state = self.state
+        if not 0 <= seat < len(self.players):
+            raise GameError(f"seat {seat!r} is not a seat of {self.players!r}")
+        if state.phase == "play" and seat == state.seat and state.waiting_for is None:
+            self._push()
+            state.going_out = True
+            self._end_turn(t)
+            return
+        last = state.last_turn
+        untouched = (
+            same_table(state.table(), state.turn_start_table())
+            and not state.taken
+            and state.discarded is None
+        )
+        if state.phase == "play" and last is not None and last[0] == seat and untouched:
+            if not last[2]:
+                self._warn(t, seat, "out_refused", "an invalid turn cannot end the round", ())
+                return
+            self._push()
+            self._player_out(t, seat, last[1], last[3])
+            return
+        self._warn(
+            t, seat, "out_refused", f"{self.players[seat]} cannot go out now", ()
+        )
+
+    def exhausted(self, t: float | None = None) -> None:
+        """The stock or pool is used up and no one can go on: the round ends unwon."""
+        t = self._now(t)
+        self.start(t)
+        if self.state.phase != "play":
+            return
+        self._push()
+        self.state.pool_exhausted = True
+        self.state.phase = "counting"
+
+    def score(self, t: float | None = None) -> None:
+        """The hands lie open: score the round, carry the match on."""
+        t = self._now(t)
+        state = self.state
+        if state.phase != "counting":
+            self._warn(t, None, "score_refused", "the round has not ended: no one went out", ())
+            return
+        self._push()
+        round_input = self.round_input()
+        for seat, name in enumerate(self.players):
+            if seat != state.out_seat and not state.hands.get(seat):
+                self._warn(
+                    t, seat, "hand_not_seen", f"no items seen in {name}'s area: counted as 0", ()
+                )
+        result = score_round(round_input)
+        self.match.record(result)
+        self.events.emit(
+            t,
+            "round_scored",
+            None,
+            scores=dict(result.scores),
+            round=state.round,
+            winner=result.winner,
+            totals=self.match.totals,
+        )
+        for problem in result.problems:
+            self._warn(t, None, "scoring", problem, ())
+        if self.match.over:
+            state.phase = "over"
+            match = self.match
+            self.events.emit(t, "match_over", None, winner=match.winner, totals=match.totals)
+            return
+        table = state.table()
+        self.state = _State(round=state.round + 1, seat=self.match.current_dealer)
+        self.state.waiting_for = () if table else None
+        self._turn_started(t)
+
+    def undo(self, t: float | None = None) -> None:
+        """Take back the last committed change or button press."""
+        t = self._now(t)
+        if not self._history:
+            self._warn(t, None, "undo_refused", "nothing to undo", ())
+            return
+        state, rounds = self._history.pop()
+        while self.match.rounds_played > rounds:
+            self.match.undo()
+        self.state = state
+        self.events.emit(t, "undo", state.seat, melds=melds_json(state.table()))
+
+    # --- the round as the engine scores it ---------------------------------------------
+    def round_input(self) -> RoundInput:
+        """The finished round from what the game saw: each final meld shared between
+        the players who laid its items (in seat order where two laid the same item),
+        the hands laid open, who went out."""
+        state = self.state
+        remaining = {s: _bag(items) for s, items in state.laid_by.items()}
+        contributions: dict[int, list[MeldContribution]] = {s: [] for s in range(len(self.players))}
+        for meld in state.table():
+            for seat in range(len(self.players)):
+                own = _take(meld, remaining.get(seat, Counter()))
+                if own:
+                    contributions[seat].append(MeldContribution(meld, tuple(own)))
+        players = tuple(
+            PlayerRound(
+                name,
+                melds=tuple(contributions[seat]),
+                hand=state.hands.get(seat, ()),
+                out=seat == state.out_seat,
+                all_at_once=seat == state.out_seat and state.all_at_once,
+                last_discard=state.last_discard if seat == state.out_seat else None,
+            )
+            for seat, name in enumerate(self.players)
+        )
+        return RoundInput(self.variant, players, pool_exhausted=state.pool_exhausted)
+
+    # --- internals ------------------------------------------------------------------
+    def _now(self, t: float | None) -> float:
+        if t is not None:
+            self._t = t
+        return self._t
+
+    def _push(self) -> None:
+        self._history.append((copy.deepcopy(self.state), self.match.rounds_played))
+
+    def _warn(
+        self,
+        t: float,
+        seat: int | None,
+        code: str,
+        message: str,
+        items: Sequence[Item],
+        **more: Any,
+    ) -> None:
+        self.events.emit(
+            t, "warning", seat, message=message, items=items_json(items), code=code, **more
+        )
+
+    def _turn_started(self, t: float) -> None:
+        state = self.state
+        state.start_shared, state.start_seat_melds = state.shared, dict(state.seat_melds)
+        state.taken, state.discarded, state.progress, state.going_out = [], None, None, False
+        self.events.emit(t, "turn_started", state.seat, round=state.round, turn=state.turn)
+
+    def _material_ok(
+        self,
+        t: float,
+        table: tuple[Meld, ...],
+        hands: dict[str, tuple[Item, ...]],
+        discards: tuple[Item, ...],
+    ) -> bool:
+        problems = [
+            p
+            for p in TableState(self.variant, table, hands, discards).problems()
+            if p.code in MATERIAL_PROBLEMS
+        ]
+        if not problems:
+            self._last_bad = None
+            return True
+        key = tuple(p.message for p in problems)
+        if key != self._last_bad:
+            # one warning per impossible reading, not one per frame that shows it
+            self._last_bad = key
+            for problem in problems:
+                self._warn(
+                    t,
+                    self.state.seat,
+                    problem.code,
+                    f"{problem.message}: the reading is not taken",
+                    problem.items,
+                )
+        return False
+
+    @staticmethod
+    def _discard_change(
+        before: tuple[Item, ...], after: tuple[Item, ...]
+    ) -> tuple[list[Item], list[Item]]:
+        """(taken, deepest first; newly discarded) between two views of the discards."""
+        common = 0
+        while (
+            common < min(len(before), len(after))
+            and _key(before[common]) == _key(after[common])
+        ):
+            common += 1
+        return list(before[common:]), list(after[common:])
+
+    def _table_events(
+        self, t: float, seat: int, before: Sequence[Meld], after: Sequence[Meld]
+    ) -> None:
+        old = list(before)
+        new: list[Meld] = []
+        for meld in after:
+            match = next((o for o in old if _meld_key(o) == _meld_key(meld)), None)
+            if match is None:
+                new.append(meld)
+            else:
+                old.remove(match)
+        fresh = _bag(_flat(after)) - _bag(_flat(before))
+        for o in list(old):  # melds extended ("anlegen")
+            for m in new:
+                added = _bag(m) - _bag(o)
+                if _within(_bag(o), _bag(m)) and _within(added, fresh):
+                    items = _take(m, Counter(added))
+                    fresh -= added
+                    self.events.emit(
+                        t, "item_added", seat, meld=format_items(m), items=items_json(items)
+                    )
+                    old.remove(o)
+                    new.remove(m)
+                    break
+        freed = 0
+        for o in list(old):  # a joker replaced by the item it stood for
+            if not any(i.is_joker for i in o):
+                continue
+            for m in new:
+                gone, came = _bag(o) - _bag(m), _bag(m) - _bag(o)
+                only_jokers = set(gone) == {str(JOKER)}
+                if only_jokers and came and str(JOKER) not in came and _within(came, fresh):
+                    fresh -= came
+                    freed += gone[str(JOKER)]
+                    items = _take(m, Counter(came))
+                    self.events.emit(
+                        t, "joker_exchanged", seat, meld=format_items(m), items=items_json(items)
+                    )
+                    old.remove(o)
+                    new.remove(m)
+                    break
+        fresh[str(JOKER)] += freed
+        for m in list(new):  # melds laid from the hand (and freed jokers)
+            if _within(_bag(m), fresh):
+                fresh -= _bag(m)
+                self.events.emit(t, "meld_laid", seat, meld=format_items(m))
+                new.remove(m)
+        if old or new:
+            self.events.emit(
+                t, "table_rearranged", seat, before=melds_json(old), after=melds_json(new)
+            )
+
+    def _laid(self) -> list[Item]:
+        state = self.state
+        extra = _bag(_flat(state.table())) - _bag(_flat(state.turn_start_table()))
+        return _take(_flat(state.table()), extra)
+
+    def _new_melds(self) -> list[Meld]:
+        """Melds on the table now made only of items laid this turn (the opening so far)."""
+        state = self.state
+        before = [_meld_key(m) for m in state.turn_start_table()]
+        laid = _bag(self._laid())
+        melds = []
+        for meld in state.table():
+            if _meld_key(meld) in before:
+                before.remove(_meld_key(meld))
+            elif _within(_bag(meld), laid):
+                laid -= _bag(meld)
+                melds.append(meld)
+        return melds
+
+    def _progress(self, t: float) -> None:
+        """The initial meld's value, shown live while a player who has not opened lays."""
+        state = self.state
+        if state.seat in state.opened or self.variant.initial_meld_required <= 0:
+            return
+        melds = self._new_melds()
+        if not melds and state.progress is None:
+            return
+        check = self.variant.check_initial_meld(melds)
+        progress = (check.value, check.meets)
+        if progress != state.progress:
+            state.progress = progress
+            self.events.emit(
+                t,
+                "initial_meld_progress",
+                state.seat,
+                value=check.value,
+                required=check.required,
+                meets=check.meets,
+            )
+
+    def _end_turn(self, t: float) -> None:
+        state = self.state
+        seat = state.seat
+        before, after = state.turn_start_table(), state.table()
+        laid = self._laid()
+        valid = True
+        if not same_table(before, after) or state.taken:
+            opened = seat in state.opened
+            check = check_turn(
+                self.variant,
+                before,
+                after,
+                laid,
+                opened=opened,
+                discard_taken=None if self.variant.rearrangement else tuple(state.taken),
+            )
+            problems = list(check.problems)
+            # [rommee] Hand-Rommé: "bei Hand-Rommé ist das Mindesterfordernis ... aufgehoben"
+            if (
+                state.going_out
+                and not opened
+                and self._hand_meld_allowed(seat)
+                and self.variant.check_initial_meld(self._new_melds(), hand_meld=True).meets
+            ):
+                problems = [p for p in problems if p.code != "initial_too_low"]
+            for problem in problems:
+                self._warn(t, seat, problem.code, problem.message, problem.items)
+            if problems:
+                valid = False
+                if check.penalty_draw:
+                    self._warn(
+                        t,
+                        seat,
+                        "penalty",
+                        f"{self.players[seat]} takes back {format_items(laid) or 'nothing'},"
+                        f" puts the table back and draws {check.penalty_draw} as a penalty",
+                        laid,
+                        penalty_draw=check.penalty_draw,
+                    )
+                if not same_table(after, before):
+                    state.waiting_for = before
+                state.shared, state.seat_melds = state.start_shared, dict(state.start_seat_melds)
+                self.events.emit(t, "table", seat, melds=melds_json(state.table()), restored=True)
+            elif laid:
+                state.opened.add(seat)
+                state.laid_by.setdefault(seat, []).extend(laid)
+                state.lay_turns.setdefault(seat, []).append(state.turn)
+        self.events.emit(t, "turn_ended", seat, valid=valid, laid=items_json(laid if valid else []))
+        state.last_turn = (seat, state.turn, valid, state.discarded)
+        if state.going_out:
+            if valid:
+                self._player_out(t, seat, state.turn, state.discarded)
+                return
+            self._warn(t, seat, "out_refused", "an invalid turn cannot end the round", ())
+        state.seat = (seat + self.variant.deal_direction) % len(self.players)
+        state.turn += 1
+        self._turn_started(t)
+
+    def _hand_meld_allowed(self, seat: int) -> bool:
+        others = [s for s, turns in self.state.lay_turns.items() if turns and s != seat]
+        return self.variant.hand_meld_waives_minimum and not others
+
+    def _player_out(self, t: float, seat: int, turn: int, discard: Item | None) -> None:
+        state = self.state
+        turns = state.lay_turns.get(seat, [])
+        at_once = turns == [turn]
+        if self.variant.hand_meld_waives_minimum:
+            at_once = at_once and self._hand_meld_allowed(seat)
+        state.out_seat, state.all_at_once, state.last_discard = seat, at_once, discard
+        state.phase = "counting"
+        self.events.emit(t, "player_out", seat, all_at_once=at_once)
+
+    def _update_hands(self, snapshot: TableSnapshot) -> None:
+        """End of round: what lies in a seat's area beyond its melds is its hand."""
+        state = self.state
+        t = snapshot.t
+        hands: dict[int, tuple[Item, ...]] = {}
+        for seat in range(len(self.players)):
+            seen = _flat(snapshot.seats.get(seat, ()))
+            beyond = _bag(seen) - _bag(_flat(state.seat_melds.get(seat, ())))
+            hands[seat] = tuple(_take(seen, beyond))
+        named = {self.players[s]: h for s, h in hands.items()}
+        if not self._material_ok(t, state.table(), named, tuple(snapshot.discards)):
+            return
+        changed = {s: h for s, h in hands.items() if _bag(h) != _bag(state.hands.get(s, ()))}
+        if not changed:
+            return
+        self._push()
+        for seat, hand in changed.items():
+            state.hands[seat] = hand
+            self.events.emit(
+                t,
+                "hand_shown",
+                seat,
+                items=items_json(hand),
+                value=self.variant.hand_total(hand),
+            )

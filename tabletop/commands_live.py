@@ -1,0 +1,54 @@
+"""``tabletop run`` (CONTRACT.md): watch a table and keep the game.
+
+Registered by tabletop.cli; the camera stack is imported in the handler only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from engine.variants import find_variant, parse_option_args
+    from live.game import GameOptions
+    from live.run import parse_players, run
+
+    variant = find_variant(args.variant, parse_option_args(args.option or []))
+    players = parse_players(args.players)
+    options = GameOptions(start_seat=args.start_seat, rounds_limit=args.rounds)
+    if not args.headless:
+        print("no panel or board attached yet: running headless", file=sys.stderr)
+
+    def show(event: dict[str, Any]) -> None:
+        if args.events_jsonl is None:
+            print(json.dumps(event, ensure_ascii=False), flush=True)
+
+    summary = run(
+        args.source,
+        variant,
+        players,
+        events_jsonl=args.events_jsonl,
+        model=args.model,
+        options=options if not args.source.startswith("scenario:") else None,
+        on_event=show,
+    )
+    print(json.dumps(summary.to_json()), file=sys.stderr)
+    return 0
+
+
+def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser("run", help="watch a table and keep the game")
+    parser.add_argument("--source", required=True,
+                        help="camera index, video file, stream URL, folder, or scenario:FILE.json")
+    parser.add_argument("--variant", required=True)
+    parser.add_argument("--players", required=True, help="NAME,NAME[,...] in seating order")
+    parser.add_argument("--headless", action="store_true")
+    parser.add_argument("--events-jsonl", dest="events_jsonl", default=None)
+    parser.add_argument("--option", action="append", metavar="NAME=VALUE")
+    parser.add_argument("--model", default=None, help="detection model (default: models/)")
+    parser.add_argument("--start-seat", dest="start_seat", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
+    parser.set_defaults(handler=cmd_run)
