@@ -1,1 +1,35 @@
-"""calibration package (see README)."""
+"""Camera calibration: the table plane in millimetres, optional lens intrinsics, drift.
+
+    >>> cal = TableCalibration.from_markers(frame, table_mm=(900, 600))
+    >>> cal.to_table([[640, 360]])          # image pixels -> table mm
+    >>> cal.save("kitchen.calibration.json")
+
+Imports OpenCV; the rules engine never imports this package.
+"""
+
+from calibration.drift import CameraDriftMonitor, DriftReading
+from calibration.intrinsics import CameraIntrinsics, chessboard_intrinsics
+from calibration.markers import (
+    CORNER_IDS,
+    DICTIONARY_NAME,
+    find_markers,
+    marker_image,
+    marker_sheet,
+    write_marker_sheet,
+)
+from calibration.table import CalibrationError, TableCalibration
+
+__all__ = [
+    "CORNER_IDS",
+    "DICTIONARY_NAME",
+    "CalibrationError",
+    "CameraDriftMonitor",
+    "CameraIntrinsics",
+    "DriftReading",
+    "TableCalibration",
+    "chessboard_intrinsics",
+    "find_markers",
+    "marker_image",
+    "marker_sheet",
+    "write_marker_sheet",
+]

@@ -48,6 +48,9 @@ class TableSnapshot:
     unplaced: tuple[Item, ...] = ()
     items: tuple[SeenItem, ...] = ()
     """Every item behind the groups above, with track ids and positions."""
+    problems: tuple[str, ...] = ()
+    """Readings that stayed impossible (a third copy of a tile, a card in a tile game):
+    reported, never silently changed."""
 
     def meld_strings(self) -> list[str]:
         return [format_items(meld) for meld in self.melds]

@@ -1,0 +1,207 @@
+"""Reading the table: when to commit (stillness, no hand) and which labels to believe.
+
+*When.*  A hand is not a detected class.  It shows as motion in the table
+region (``MotionMeter``: the share of pixels that changed since the last
+frame, on a small grey copy) and as tracked items vanishing under it.  A
+snapshot is committed only when, for ``still_s`` seconds, the motion stayed
+below ``motion_threshold``, no confirmed item moved, none is missing (under
+a hand, or gone but not yet dropped) and none appeared, vanished or changed
+label (``StillnessRule``).
+
+*What.*  The detector's votes are weighed together with the rules
+(``resolve_labels``): within a meld, each item's candidates are its labels
+with a fair share of the votes plus the classic confusions (a tile's 6 and
+9); the combination scoring best wins, where a combination that reads as a
+legal meld gets a bonus, so a 6 that makes a run beats a 9 that does not.
+No label may be used more often than the variant has copies (jokers: its
+joker count); an item over the limit takes its next candidate if that is
+possible.  A reading that stays impossible is kept as read and reported in
+``Reading.problems``, never hidden or silently changed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.items import Item, parse_item
+from engine.variants import Variant
+
+Image = npt.NDArray[np.uint8]
+
+
+class MotionMeter:
+    """Share of the table region's pixels that changed since the previous frame."""
+
+    def __init__(self, *, width: int = 160, pixel_threshold: int = 18,
+                 region: npt.NDArray[np.float64] | None = None) -> None:
+        """``region``: the table polygon in image pixels (None: the whole frame)."""
+        self.width = width
+        self.pixel_threshold = pixel_threshold
+        self.region = region
+        self._previous: Image | None = None
+        self._mask: npt.NDArray[np.bool_] | None = None
+
+    def update(self, frame: Image | None) -> float:
+        if frame is None:
+            return 0.0
+        h, w = frame.shape[:2]
+        scale = self.width / w
+        small = cv2.resize(frame, (self.width, max(1, round(h * scale))),
+                           interpolation=cv2.INTER_AREA)
+        grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        grey = cv2.GaussianBlur(grey, (5, 5), 0)
+        if self._mask is None or self._mask.shape != grey.shape:
+            mask = np.ones(grey.shape, np.uint8)
+            if self.region is not None:
+                mask[:] = 0
+                cv2.fillPoly(mask, [np.round(np.asarray(self.region) * scale).astype(np.int32)], 1)
+            self._mask = mask.astype(bool)
+        previous, self._previous = self._previous, grey
+        if previous is None or previous.shape != grey.shape:
+            return 0.0
+        changed = (cv2.absdiff(grey, previous) > self.pixel_threshold) & self._mask
+        return float(changed.sum()) / max(1, int(self._mask.sum()))
+
+
+@dataclass
+class StillnessRule:
+    still_s: float = 0.4
+    motion_threshold: float = 0.004
+    since: float | None = None
+    """Since when the scene has been still, or None while it is not."""
+
+    def update(self, t: float, motion: float, *, missing: int, last_change_t: float) -> bool:
+        """Whether the scene has been still for ``still_s`` at time ``t``.
+
+        ``last_change_t``: when an item last came, went, moved or changed label.
+        """
+        calm = motion <= self.motion_threshold and missing == 0
+        if not calm:
+            self.since = None
+            return False
+        if self.since is None:
+            self.since = t
+        since = max(self.since, last_change_t)
+        return t - since >= self.still_s - 1e-9
+
+
+# --- labels ---------------------------------------------------------------------
+VALID_MELD_BONUS = 5.0
+"""Log-odds a legal meld is worth: beats a rival label only ~150 times less voted."""
+CONFUSION_PRIOR = 0.05
+"""Share given to a classic confusion the detector did not vote for."""
+MIN_SHARE = 0.08
+MAX_COMBINATIONS = 512
+
+
+def _confusions(label: str) -> tuple[str, ...]:
+    """Labels the detector mistakes for ``label``: an upside-down tile 6 and 9."""
+    if len(label) >= 2 and label[0] in "KBOR" and label[1:] in ("6", "9"):
+        return (label[0] + ("9" if label[1:] == "6" else "6"),)
+    return ()
+
+
+def candidates(shares: Mapping[str, float], *, min_share: float = MIN_SHARE,
+               limit: int = 3) -> list[tuple[str, float]]:
+    """An item's possible labels with their shares, best first."""
+    ranked = sorted(shares.items(), key=lambda kv: -kv[1])
+    chosen = [(lab, s) for lab, s in ranked if s >= min_share][:limit] or ranked[:1]
+    for extra in _confusions(ranked[0][0]):
+        if extra not in dict(chosen):
+            chosen.append((extra, max(shares.get(extra, 0.0), CONFUSION_PRIOR)))
+    return chosen
+
+
+@dataclass(frozen=True)
+class Reading:
+    labels: dict[int, str]  # track id -> chosen label
+    problems: tuple[str, ...]
+
+
+def _item(label: str) -> Item:
+    return parse_item(label)
+
+
+def _meld_valid(variant: Variant, labels: Sequence[str]) -> bool:
+    try:
+        return variant.analyse([_item(lab) for lab in labels]).valid
+    except ValueError:
+        return False
+
+
+def resolve_labels(variant: Variant, shares: Mapping[int, Mapping[str, float]],
+                   melds: Sequence[Sequence[int]]) -> Reading:
+    """Labels for every track in ``shares``; ``melds`` are rows of track ids in table order."""
+    labels: dict[int, str] = {key: max(s.items(), key=lambda kv: kv[1])[0]
+                              for key, s in shares.items()}
+    options: dict[int, list[tuple[str, float]]] = {k: candidates(s) for k, s in shares.items()}
+    problems: list[str] = []
+    for meld in melds:
+        if len(meld) < 2:
+            continue
+        choice_lists = [options[k] for k in meld]
+        size = math.prod(len(c) for c in choice_lists)
+        if size > MAX_COMBINATIONS:
+            # too many: keep the top two candidates of each item
+            choice_lists = [c[:2] for c in choice_lists]
+        best: tuple[float, tuple[str, ...]] | None = None
+        for combo in itertools.product(*choice_lists):
+            names = tuple(lab for lab, _ in combo)
+            score = sum(math.log(max(s, 1e-6)) for _, s in combo)
+            if _meld_valid(variant, names):
+                score += VALID_MELD_BONUS
+            if best is None or score > best[0] + 1e-12:
+                best = (score, names)
+        assert best is not None
+        for key, lab in zip(meld, best[1], strict=True):
+            labels[key] = lab
+    problems.extend(_enforce_copies(variant, labels, options, shares, melds))
+    return Reading(labels, tuple(problems))
+
+
+def _limit(variant: Variant, label: str) -> int:
+    return variant.joker_count if label == "JK" else variant.copies_of_each
+
+
+def _enforce_copies(variant: Variant, labels: dict[int, str],
+                    options: Mapping[int, list[tuple[str, float]]],
+                    shares: Mapping[int, Mapping[str, float]],
+                    melds: Sequence[Sequence[int]]) -> list[str]:
+    problems: list[str] = []
+    meld_of = {k: tuple(m) for m in melds for k in m}
+    for label, count in sorted(Counter(labels.values()).items()):
+        extra = count - _limit(variant, label)
+        if extra <= 0:
+            continue
+        holders = sorted((k for k, lab in labels.items() if lab == label),
+                         key=lambda k: shares[k].get(label, 0.0))
+        for key in holders[:extra]:
+            moved = False
+            for alternative, _ in options[key]:
+                if alternative == label:
+                    continue
+                used = sum(1 for lab in labels.values() if lab == alternative)
+                if used >= _limit(variant, alternative):
+                    continue
+                meld = meld_of.get(key)
+                if meld is not None and _meld_valid(variant, [labels[m] for m in meld]):
+                    trial = [alternative if m == key else labels[m] for m in meld]
+                    if not _meld_valid(variant, trial):
+                        continue  # would break a legal meld: rather report
+                labels[key] = alternative
+                moved = True
+                break
+            if not moved:
+                problems.append(
+                    f"{count} copies of {label} seen but {variant.name} has "
+                    f"{_limit(variant, label)}")
+                break
+    return problems

@@ -1,0 +1,202 @@
+"""Tracking: each physical item keeps one id across frames, its label decided by votes.
+
+``Tracker.update(detections, t) -> detections`` (the pipeline's stage form)
+returns the same detections with ``track_ids`` set.  Matching is greedy on a
+score of box overlap (IoU) and centre distance, kind by kind; a track is
+*confirmed* after ``confirm_frames`` hits and kept through ``keep_lost_s`` of
+not being seen (a hand over it), then dropped.  Its label is the one with
+the most confidence-weighted votes; old votes fade (``vote_decay`` a frame)
+so an item really swapped in place (a joker exchanged) changes label after a
+few frames rather than never.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections, iou_matrix
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass
+class Track:
+    track_id: int
+    kind: str
+    box: FloatArray
+    first_t: float
+    last_t: float
+    hits: int = 1
+    confirmed: bool = False
+    votes: dict[str, float] = field(default_factory=dict)
+    still_since: float = 0.0
+    """When the item last moved more than the tracker's ``still_px``."""
+    anchor: tuple[float, float] = (0.0, 0.0)
+    """Its centre when it came to rest; movement is measured from here, so slow creep counts."""
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return (float(self.box[0] + self.box[2]) / 2, float(self.box[1] + self.box[3]) / 2)
+
+    @property
+    def size(self) -> tuple[float, float]:
+        return (float(self.box[2] - self.box[0]), float(self.box[3] - self.box[1]))
+
+    @property
+    def label(self) -> str:
+        return max(self.votes.items(), key=lambda kv: (kv[1], kv[0]))[0]
+
+    def shares(self) -> dict[str, float]:
+        """Each label's share of the votes, largest first."""
+        total = sum(self.votes.values()) or 1.0
+        return dict(sorted(((k, v / total) for k, v in self.votes.items()),
+                           key=lambda kv: -kv[1]))
+
+    @property
+    def confidence(self) -> float:
+        return self.shares()[self.label]
+
+    def lost(self, t: float) -> bool:
+        return self.last_t < t
+
+
+class Tracker:
+    def __init__(self, *, confirm_frames: int = 3, keep_lost_s: float = 0.6,
+                 min_iou: float = 0.2, max_centre_shift: float = 0.6, vote_decay: float = 0.85,
+                 still_px: float = 3.0, smoothing: float = 0.5, fps_hint: float = 10.0) -> None:
+        """``max_centre_shift``: the farthest a match may move, in box diagonals, per frame.
+        ``smoothing``: share of the old box kept (detector jitter averaged away)."""
+        self.confirm_frames = confirm_frames
+        self.keep_lost_s = keep_lost_s
+        self.min_iou = min_iou
+        self.max_centre_shift = max_centre_shift
+        self.vote_decay = vote_decay
+        self.still_px = still_px
+        self.smoothing = smoothing
+        self.fps_hint = fps_hint
+        self.tracks: dict[int, Track] = {}
+        self._next_id = 1
+        self._frame = 0
+        self.t = 0.0
+        self.births = 0
+        self.deaths = 0
+        self.last_change_t = float("-inf")
+        """When a confirmed track last appeared, vanished or changed its label."""
+
+    # --- the stage -------------------------------------------------------------
+    def update(self, detections: Detections, t: float | None = None) -> Detections:
+        t = float(self._frame / self.fps_hint) if t is None else float(t)
+        self._frame += 1
+        self.t = t
+        ids = np.zeros(len(detections), np.int64)
+        taken: set[int] = set()
+        for kind in sorted(set(detections.kinds)):
+            rows = [i for i, k in enumerate(detections.kinds) if k == kind]
+            tracks = [tr for tr in self.tracks.values() if tr.kind == kind]
+            pairs = self._pairs(detections.boxes[rows], tracks)
+            used_rows: set[int] = set()
+            for _, r, c in pairs:
+                if r in used_rows or tracks[c].track_id in taken:
+                    continue
+                used_rows.add(r)
+                track = tracks[c]
+                taken.add(track.track_id)
+                i = rows[r]
+                self._hit(track, detections, i, t)
+                ids[i] = track.track_id
+            for r, i in enumerate(rows):
+                if r not in used_rows:
+                    track = self._new(detections, i, t)
+                    ids[i] = track.track_id
+        for track in list(self.tracks.values()):
+            if track.track_id in taken or (track.last_t == t and track.hits == 1):
+                continue
+            if t - track.last_t > self.keep_lost_s or not track.confirmed:
+                # an unconfirmed track is a flicker; drop it at once
+                del self.tracks[track.track_id]
+                if track.confirmed:
+                    self.deaths += 1
+                    self.last_change_t = t
+        return detections.with_track_ids(ids)
+
+    def _pairs(self, boxes: FloatArray, tracks: list[Track]) -> list[tuple[float, int, int]]:
+        if not len(boxes) or not tracks:
+            return []
+        old = np.array([tr.box for tr in tracks])
+        iou = iou_matrix(boxes, old)
+        centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+        old_centres = (old[:, :2] + old[:, 2:]) / 2
+        diag = np.hypot(old[:, 2] - old[:, 0], old[:, 3] - old[:, 1])
+        shift = np.linalg.norm(centres[:, None, :] - old_centres[None, :, :], axis=2) / diag[None]
+        pairs = []
+        for r, c in zip(*np.nonzero((iou >= self.min_iou) | (shift <= self.max_centre_shift)),
+                        strict=True):
+            # overlap first; centre distance breaks ties and catches small fast boxes
+            score = float(iou[r, c]) + 0.5 * max(0.0, 1.0 - float(shift[r, c]))
+            pairs.append((score, int(r), int(c)))
+        pairs.sort(key=lambda p: -p[0])
+        return pairs
+
+    def _new(self, detections: Detections, i: int, t: float) -> Track:
+        track = Track(self._next_id, detections.kinds[i], detections.boxes[i].copy(), t, t,
+                      votes={detections.labels[i]: float(detections.confidences[i]) + 1e-6},
+                      still_since=t)
+        track.anchor = track.centre
+        self._next_id += 1
+        if self.confirm_frames <= 1:
+            track.confirmed = True
+            self.births += 1
+            self.last_change_t = t
+        self.tracks[track.track_id] = track
+        return track
+
+    def _hit(self, track: Track, detections: Detections, i: int, t: float) -> None:
+        old_label = track.label
+        a = self.smoothing
+        track.box = a * track.box + (1 - a) * detections.boxes[i]
+        for label in track.votes:
+            track.votes[label] *= self.vote_decay
+        label = detections.labels[i]
+        track.votes[label] = track.votes.get(label, 0.0) + float(detections.confidences[i]) + 1e-6
+        track.hits += 1
+        track.last_t = t
+        cx, cy = track.centre
+        if np.hypot(cx - track.anchor[0], cy - track.anchor[1]) > self.still_px:
+            track.anchor = (cx, cy)
+            track.still_since = t
+        if not track.confirmed and track.hits >= self.confirm_frames:
+            track.confirmed = True
+            self.births += 1
+            self.last_change_t = t
+        elif track.confirmed and track.label != old_label:
+            self.last_change_t = t
+
+    # --- reading ---------------------------------------------------------------
+    def confirmed(self) -> list[Track]:
+        return sorted((tr for tr in self.tracks.values() if tr.confirmed),
+                      key=lambda tr: tr.track_id)
+
+    def missing(self) -> list[Track]:
+        """Confirmed tracks not seen in the last frame (under a hand, or gone)."""
+        return [tr for tr in self.confirmed() if tr.last_t < self.t]
+
+    def last_activity_t(self) -> float:
+        """When a confirmed item last appeared, vanished, moved or changed label."""
+        moved = max((tr.still_since for tr in self.confirmed()), default=float("-inf"))
+        return max(moved, self.last_change_t)
+
+
+def id_switches(truth_ids: Iterable[Iterable[int]], track_ids: Iterable[Iterable[int]]) -> int:
+    """How often a true item's track id changed between frames (a tracker quality figure)."""
+    last: dict[int, int] = {}
+    switches = 0
+    for truths, tracks in zip(truth_ids, track_ids, strict=True):
+        for truth, track in zip(truths, tracks, strict=True):
+            if truth in last and last[truth] != track:
+                switches += 1
+            last[truth] = track
+    return switches
