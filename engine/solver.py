@@ -372,6 +372,9 @@ class _ExtendSearch:
                     self.anchors.append(_Anchor(index, reading, self._reachable(reading)))
         self.memo: dict[tuple[object, ...], tuple[tuple[int, int], _Step | None] | None] = {}
         self._analysed: dict[Meld, tuple[Reading, ...]] = {}
+        self.all_melds = (1 << len(table)) - 1
+        self._gains_cache: dict[tuple[int, int], tuple[tuple[int, int] | None, ...]] = {}
+        self._profiles: dict[tuple[int, int], list[tuple[int, int] | None]] = {}
 
     # -- scores ------------------------------------------------------------------------
     def score(self, gain: _Gain) -> tuple[int, int]:
@@ -387,19 +390,69 @@ class _ExtendSearch:
         return frozenset(natural(self.family, rank, suit) for rank in range(1, 14))
 
     def _key(self, state: _State) -> tuple[object, ...]:
-        relevant = 0
-        if state.used:
-            kinds = set(state.remaining)
-            for anchor in self.anchors:
-                bit = 1 << anchor.index
-                if (
-                    state.used & bit
-                    and not relevant & bit
-                    and (JOKER in kinds or any(item in anchor.naturals for item in kinds))
-                ):
-                    relevant |= bit
+        """What the best continuation depends on.  A taken table meld matters only
+        while a natural left on the rack could reach it; the table melds no natural
+        can reach any more only take jokers, so they enter as the best gains for
+        each number of jokers laid onto them (a small knapsack), not one by one."""
+        kinds = set(state.remaining)
+        near = 0
+        for anchor in self.anchors:
+            if any(item in anchor.naturals for item in kinds):
+                near |= 1 << anchor.index
+        jokers = sum(1 for item in state.remaining if item.is_joker)
+        far = self.joker_gains(self.all_melds & ~near & ~state.used, jokers)
         placed = state.placed if self.max_placed < len(state.remaining) + state.placed else 0
-        return (state.remaining, state.used & relevant, state.need, state.need_run, placed)
+        return (state.remaining, state.used & near, far, state.need, state.need_run, placed)
+
+    def joker_gains(self, mask: int, jokers: int) -> tuple[tuple[int, int] | None, ...]:
+        """Best score of laying exactly t jokers alone onto the melds of ``mask``, t = 0..jokers."""
+        if not jokers or not mask or not self.lay_off:
+            return ()
+        cache_key = (mask, jokers)
+        cached = self._gains_cache.get(cache_key)
+        if cached is not None:
+            return cached
+        gains: list[tuple[int, int] | None] = [(0, 0)] + [None] * jokers
+        for index in range(len(self.table)):
+            if not mask >> index & 1:
+                continue
+            profile = self.joker_profile(index, jokers)
+            merged = list(gains)
+            for t in range(jokers + 1):
+                base = gains[t]
+                if base is None:
+                    continue
+                for u in range(1, jokers - t + 1):
+                    extra = profile[u]
+                    if extra is None:
+                        continue
+                    total = (base[0] + extra[0], base[1] + extra[1])
+                    current = merged[t + u]
+                    if current is None or total > current:
+                        merged[t + u] = total
+            gains = merged
+        result = tuple(gains)
+        self._gains_cache[cache_key] = result
+        return result
+
+    def joker_profile(self, index: int, jokers: int) -> list[tuple[int, int] | None]:
+        """Best score of laying exactly t jokers alone onto table meld ``index``."""
+        cached = self._profiles.get((index, jokers))
+        if cached is not None:
+            return cached
+        profile: list[tuple[int, int] | None] = [None] * (jokers + 1)
+        profile[0] = (0, 0)
+        for anchor in self.anchors:
+            if anchor.index != index:
+                continue
+            for step in self.bundles(anchor, (JOKER,) * jokers):
+                t = step.gain[0]
+                score = self.score(step.gain)
+                current = profile[t]
+                if current is None or score > current:
+                    profile[t] = score
+        self._profiles[(index, jokers)] = profile
+        return profile
 
     # -- the recursion -------------------------------------------------------------------
     def best(self, state: _State) -> tuple[int, int] | None:
@@ -461,6 +514,8 @@ class _ExtendSearch:
         for anchor in self.anchors:
             if state.used & (1 << anchor.index):
                 continue
+            if not pivot.is_joker and pivot not in anchor.naturals:
+                continue  # the bundle must hold the pivot, which cannot reach this meld
             for step in self.bundles(anchor, remaining):
                 if step.gain[0] > room:
                     continue
@@ -638,10 +693,20 @@ class _ExtendSearch:
         value = 0
         state = start
         while state.remaining:
-            self.best(state)
-            cached = self.memo[self._key(state)]
-            assert cached is not None
-            step = cached[1]
+            # Equivalent states share a memo entry, so the step stored there may
+            # suit another of them; pick a step of this very state that attains
+            # its best score.
+            target = self.best(state)
+            assert target is not None
+            step = None
+            for candidate in self.steps(state):
+                sub = self.best(self.after(state, candidate))
+                if sub is None:
+                    continue
+                gain = self.score(candidate.gain)
+                if (gain[0] + sub[0], gain[1] + sub[1]) == target:
+                    step = candidate
+                    break
             assert step is not None
             if step.gain[0]:
                 placed.extend(step.used_items)

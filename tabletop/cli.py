@@ -176,6 +176,21 @@ def cmd_rules_variants(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- solve --------------------------------------------------------------------
+def cmd_solve(args: argparse.Namespace) -> int:
+    from engine.items import parse_items, parse_melds
+    from engine.solver import solve
+
+    variant = _variant(args)
+    rack = parse_items(args.rack)
+    table = parse_melds(args.table) if args.table and args.table.strip() else ()
+    play = solve(
+        variant, rack, table, initial=args.initial, objective=args.objective, keep=args.keep
+    )
+    _emit(play.to_json(), args.json, str(play))
+    return EXIT_OK
+
+
 # --- demo ---------------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
     from tabletop.demo import run_demo
@@ -220,6 +235,27 @@ def build_parser() -> argparse.ArgumentParser:
     variants.add_argument("--json", action="store_true")
     variants.set_defaults(handler=cmd_rules_variants)
 
+    solve = commands.add_parser("solve", help="the best play for a rack (exact)")
+    variant_args(solve)
+    solve.add_argument("--rack", required=True, help="the rack, e.g. 'R3 R4 JK K7'")
+    solve.add_argument("--table", default="", help="the melds on the table, separated by '|'")
+    solve.add_argument(
+        "--initial", action="store_true", help="the player has not opened yet"
+    )
+    solve.add_argument(
+        "--objective",
+        choices=("tiles", "value"),
+        default="tiles",
+        help="place the most items (tiles) or the most value",
+    )
+    solve.add_argument(
+        "--keep",
+        type=int,
+        default=0,
+        help="items to keep on the rack (1: keep a discard for going out)",
+    )
+    solve.set_defaults(handler=cmd_solve)
+
     demo = commands.add_parser("demo", help="score the bundled sample matches")
     demo.add_argument("--json", action="store_true")
     demo.set_defaults(handler=cmd_demo)
@@ -233,7 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMAND_MODULES: tuple[str, ...] = ("tabletop.commands_board", "tabletop.commands_vision")
+COMMAND_MODULES: tuple[str, ...] = (
+    "tabletop.commands_board",
+    "tabletop.commands_vision",
+    "tabletop.commands_panel",
+    "tabletop.commands_live",
+    "tabletop.commands_calibration",
+)
 """Modules adding subcommands (tabletop/commands_*.py)."""
 
 
