@@ -261,3 +261,38 @@ def test_raeuber_matches_exhaustive_search(seed: int) -> None:
             break
     play = solve(RAEUBER, rack, table_melds)
     assert len(play.placed) == best
+
+
+# --- known answers (optima found by exhaustive search over the rack's subsets) -------------
+def rearrangement_answers() -> list[tuple[str, dict[str, object]]]:
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "data" / "rearrangement"
+    return [
+        (path.stem, case)
+        for path in sorted(folder.glob("*.json"))
+        for case in json.loads(path.read_text(encoding="utf-8"))
+    ]
+
+
+@pytest.mark.parametrize(("variant_id", "case"), rearrangement_answers())
+def test_rearrangement_known_answers(variant_id: str, case: dict[str, object]) -> None:
+    from engine.solver import solve
+    from engine.turns import check_turn
+
+    variant = find_variant(variant_id)
+    table_text = str(case["table"])
+    table_melds = parse_melds(table_text) if table_text.strip() else ()
+    play = solve(
+        variant,
+        parse_items(str(case["rack"])),
+        table_melds,
+        initial=bool(case["initial"]),
+        objective=str(case["objective"]),
+    )
+    achieved = len(play.placed) if case["objective"] == "tiles" else play.value
+    assert achieved == case["optimum"]
+    if play.placed:
+        opened = not case["initial"]
+        assert check_turn(variant, table_melds, play.melds, play.placed, opened=opened).valid
