@@ -1,0 +1,88 @@
+"""The scoring board on the game's bus: events in, button presses out as game actions.
+
+The board driver calls back from its own thread, while the game runs in the
+frame loop; so presses are queued here and the loop applies them between
+frames with :meth:`BoardLink.apply_pending` (the game is never touched from
+two threads).  What the board shows follows the events: whose turn it is
+(``turn_started``), the initial meld reached (``initial_meld_progress``), a
+warning until the next turn, the round over (``round_scored``) and the match
+totals, one score per seat.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from device.adapter import BoardAction, BoardAdapter, BoardLike, BoardState
+from live.bus import Event, EventBus
+
+
+class GameActions(Protocol):
+    """What a button can do to the game (live.game.Game has these)."""
+
+    @property
+    def seat(self) -> int: ...
+
+    def end_turn(self, seat: int | None = None, t: float | None = None) -> None: ...
+
+    def undo(self, t: float | None = None) -> None: ...
+
+    def out(self, seat: int, t: float | None = None) -> None: ...
+
+
+class BoardLink:
+    def __init__(self, board: BoardLike, bus: EventBus, players: Sequence[str]) -> None:
+        self.players = tuple(players)
+        self.state = BoardState(seats=len(self.players), scores=(0,) * len(self.players))
+        self.actions: queue.Queue[BoardAction] = queue.Queue()
+        self.adapter = BoardAdapter(board, self.actions.put)
+        self.adapter.update(self.state)
+        self.unsubscribe = bus.subscribe(self.on_event)
+
+    def on_event(self, event: Event) -> None:
+        kind, seat = event.get("type"), event.get("seat")
+        state = self.state
+        if kind == "turn_started" and isinstance(seat, int):
+            state = replace(
+                state, current_seat=seat, warning=False, round_over=False, initial_meld=False
+            )
+        elif kind == "initial_meld_progress":
+            state = replace(state, initial_meld=bool(event.get("meets")))
+        elif kind == "warning":
+            state = replace(state, warning=True)
+        elif kind == "round_scored":
+            state = replace(state, round_over=True, scores=self._scores(event))
+        elif kind == "match_over":
+            state = replace(state, round_over=True, current_seat=None, scores=self._scores(event))
+        if state != self.state:
+            self.state = state
+            self.adapter.update(state)
+
+    def _scores(self, event: Event) -> tuple[int, ...]:
+        totals: Any = event.get("totals") or event.get("scores") or {}
+        return tuple(int(totals.get(name, 0)) for name in self.players)
+
+    def apply_pending(self, game: GameActions, t: float | None = None) -> int:
+        """Apply the queued presses to the game; returns how many there were."""
+        applied = 0
+        while True:
+            try:
+                action = self.actions.get_nowait()
+            except queue.Empty:
+                return applied
+            applied += 1
+            if action.kind == "end_turn":
+                game.end_turn(t=t)
+            elif action.kind == "undo":
+                game.undo(t=t)
+            elif action.kind == "out":
+                game.out(game.seat, t=t)
+            elif action.kind == "seat" and action.seat is not None:
+                # a seat's own button: that player ends his turn
+                game.end_turn(action.seat, t=t)
+
+    def close(self) -> None:
+        self.unsubscribe()

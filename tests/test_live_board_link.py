@@ -1,0 +1,74 @@
+"""The scoring board on the game's bus, with the real firmware in simavr.
+
+A scripted Sabra game runs through live.game.Game; the board must light the
+seat whose turn it is (read from the emulated pins), raise the warning LED on
+the failed rearrangement, show the round over, and a press of END on the
+emulated board must end the turn in the game.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from device.driver import Board
+from device.emulator import EmulatedBoard, build, toolchain_missing, wait_until
+from live.board_link import BoardLink
+from live.bus import EventBus
+from live.game import Game
+from live.scenario import Press, apply_step, load_scenario
+
+SCENARIOS = Path(__file__).parent / "data" / "scenarios"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built() -> None:
+    missing = toolchain_missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must build the emulated board: {missing}")
+        pytest.skip(missing)
+    build()
+
+
+@pytest.fixture
+def board() -> Iterator[tuple[EmulatedBoard, Board]]:
+    with EmulatedBoard() as emulated, Board(str(emulated.link)) as host:
+        host.wait_connected(5)
+        yield emulated, host
+
+
+def test_board_follows_the_game_and_its_buttons_drive_it(
+    board: tuple[EmulatedBoard, Board],
+) -> None:
+    emulated, host = board
+    scenario = load_scenario(SCENARIOS / "sabra.json")
+    bus = EventBus()
+    link = BoardLink(host, bus, scenario.players)
+    game = Game(scenario.variant, scenario.players, bus, options=scenario.options)
+    game.start(0.0)
+    # the first player's turn: seat 0 lit
+    assert wait_until(lambda: emulated.lit_seats() == [0], 3)
+
+    steps = list(scenario.steps)
+    first_press = next(i for i, s in enumerate(steps) if isinstance(s, Press))
+    for step in steps[:first_press]:
+        apply_step(game, step)
+    # END pressed on the board instead of the scripted press: the game moves to seat 1
+    emulated.press("END")
+    assert wait_until(lambda: link.apply_pending(game) > 0 or game.seat != 0, 3)
+    assert game.seat == 1
+    assert wait_until(lambda: emulated.lit_seats() == [1], 3)
+
+    # the rest of the script, as the panel or the board would drive it
+    warned = False
+    for step in steps[first_press + 1 :]:
+        apply_step(game, step)
+        warned = warned or link.state.warning
+    assert warned, "the failed rearrangement raised the warning"
+    assert wait_until(lambda: emulated.lit_flags()["round_over"], 3)
+    assert link.state.scores == tuple(scenario.scores[-1][name] for name in scenario.players)
+    link.close()
