@@ -59,9 +59,12 @@ def watch(
     detector: Callable[[Any], Any],
     watcher: Any,
     game: Game,
+    between_frames: Callable[[Game, float], object] | None = None,
 ) -> tuple[int, int]:
     """Feed every frame through detector and watcher; each committed snapshot goes to
-    the game.  Returns (frames, snapshots)."""
+    the game, and ``between_frames`` (the board's queued button presses) runs after
+    each frame, so the game is only ever touched from this loop.  Returns (frames,
+    snapshots)."""
     count = snapshots = 0
     for frame in frames:
         t, image = _frame_parts(frame)
@@ -70,6 +73,8 @@ def watch(
         if snapshot is not None:
             snapshots += 1
             game.update(snapshot)
+        if between_frames is not None:
+            between_frames(game, t)
     return count, snapshots
 
 
@@ -85,6 +90,7 @@ def run(
     detector: Callable[[Any], Any] | None = None,
     watcher: Any = None,
     on_event: Callable[[Event], None] | None = None,
+    board_url: str | None = None,
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used."""
@@ -100,12 +106,27 @@ def run(
     writer = JsonlWriter(events_jsonl) if events_jsonl is not None else None
     if writer is not None:
         bus.subscribe(writer)
+    board = link = None
+    if board_url is not None:
+        # the board is optional: unplugged or absent, the game goes on and the driver
+        # keeps trying to reach it
+        from device.driver import Board
+        from live.board_link import BoardLink
+
+        board = Board(board_url)
+        link = BoardLink(board, bus, players)
+
+    def between_frames(game: Game, t: float) -> None:
+        if link is not None:
+            link.apply_pending(game, t)
+
     try:
         if source.startswith(SCENARIO_PREFIX):
             scenario = load_scenario(source[len(SCENARIO_PREFIX):])
             game = Game(variant, players, bus, options=options or scenario.options)
             for step in scenario.steps:
                 apply_step(game, step)
+                between_frames(game, step.t)
             snapshots = sum(1 for s in scenario.steps if hasattr(s, "melds"))
             return RunSummary(published[0], 0, snapshots)
         if detector is None:
@@ -116,10 +137,14 @@ def run(
         frames = importlib.import_module("live.sources").open_source(source)
         game = Game(variant, players, bus, options=options)
         try:
-            count_frames, snapshots = watch(frames, detector, watcher, game)
+            count_frames, snapshots = watch(frames, detector, watcher, game, between_frames)
         finally:
             frames.close()
         return RunSummary(published[0], count_frames, snapshots)
     finally:
         if writer is not None:
             writer.close()
+        if link is not None:
+            link.close()
+        if board is not None:
+            board.close()

@@ -19,8 +19,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     variant = find_variant(args.variant, parse_option_args(args.option or []))
     players = parse_players(args.players)
     options = GameOptions(start_seat=args.start_seat, rounds_limit=args.rounds)
-    if not args.headless:
-        print("no panel or board attached yet: running headless", file=sys.stderr)
+    board = None if args.headless else args.board
 
     def show(event: dict[str, Any]) -> None:
         if args.events_jsonl is None:
@@ -34,6 +33,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         model=args.model,
         options=options if not args.source.startswith("scenario:") else None,
         on_event=show,
+        board_url=board,
     )
     print(json.dumps(summary.to_json()), file=sys.stderr)
     return 0
@@ -45,7 +45,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                         help="camera index, video file, stream URL, folder, or scenario:FILE.json")
     parser.add_argument("--variant", required=True)
     parser.add_argument("--players", required=True, help="NAME,NAME[,...] in seating order")
-    parser.add_argument("--headless", action="store_true")
+    parser.add_argument("--headless", action="store_true",
+                        help="no panel and no board; a file or folder source exits at its end")
+    parser.add_argument("--board", default=None, metavar="PORT",
+                        help="scoring board port or pyserial URL (see 'tabletop board find')")
     parser.add_argument("--events-jsonl", dest="events_jsonl", default=None)
     parser.add_argument("--option", action="append", metavar="NAME=VALUE")
     parser.add_argument("--model", default=None, help="detection model (default: models/)")
