@@ -1,0 +1,1 @@
+"""The panel's routers: pages, read-only API, changes, live updates."""

@@ -1,0 +1,62 @@
+"""The live scoreboard: the match state pushed over a WebSocket after every event."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.concurrency import run_in_threadpool
+
+from panel.service import PanelService
+from panel.store import StoreError
+
+router = APIRouter(tags=["live"])
+POLL_SECONDS = 1.0
+"""Also look at the log this often: a game in another process may write to the same store."""
+
+
+@router.websocket("/ws/matches/{match_id}")
+async def live_state(websocket: WebSocket, match_id: int) -> None:
+    service: PanelService = websocket.app.state.service
+    await websocket.accept()
+    if not 1 <= match_id < 2**31:
+        await websocket.close(code=4404, reason="no such match")
+        return
+    try:
+        await run_in_threadpool(service.store.match, match_id)
+    except StoreError as error:
+        await websocket.close(code=4404, reason=str(error)[:100])
+        return
+    queue = service.hub.register(match_id)
+    receiver = asyncio.ensure_future(_drain_incoming(websocket))
+    try:
+        sent = -1
+        while not receiver.done():
+            last = await run_in_threadpool(service.store.last_id, match_id)
+            if last != sent:
+                state = await run_in_threadpool(service.state, match_id)
+                await websocket.send_json(state)
+                sent = state["last_id"]
+            waiter = asyncio.ensure_future(queue.get())
+            await asyncio.wait(
+                {waiter, receiver}, timeout=POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED
+            )
+            if not waiter.done():
+                waiter.cancel()
+            while not queue.empty():
+                queue.get_nowait()
+    except (WebSocketDisconnect, RuntimeError):
+        pass
+    finally:
+        service.hub.unregister(match_id, queue)
+        receiver.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await receiver
+
+
+async def _drain_incoming(websocket: WebSocket) -> None:
+    """Clients send nothing that matters; this ends when they go away."""
+    with contextlib.suppress(WebSocketDisconnect, RuntimeError):
+        while True:
+            await websocket.receive_text()

@@ -1,0 +1,140 @@
+"""Request and response bodies; every input is validated here before it becomes an event."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    field_validator,
+    model_validator,
+)
+
+from engine.items import parse_items
+from engine.variants import VARIANTS, find_variant
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+Who = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
+Token = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=12)]
+OptionValue = Annotated[str, StringConstraints(max_length=20)] | int | bool
+EventType = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+PANEL_TYPES = ("setup", "calibration", "item_corrected", "score_edited", "undo")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class MatchCreate(_Strict):
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+
+
+class MatchOut(BaseModel):
+    id: int
+    name: str
+    created_at: float
+
+
+class SetupIn(_Strict):
+    who: Who
+    variant: Literal[tuple(VARIANTS)]  # type: ignore[valid-type]
+    options: dict[Annotated[str, StringConstraints(max_length=40)], OptionValue] = {}
+    players: Annotated[list[Name], Field(min_length=2, max_length=8)]
+    dealer: Annotated[int, Field(ge=0, le=7)] = 0
+    rounds_limit: Annotated[int, Field(ge=1, le=1000)] | None = None
+    target: Annotated[int, Field(ge=1, le=100000)] | None = None
+    turn_seconds: Annotated[int, Field(ge=5, le=3600)] = 120
+
+    @field_validator("players")
+    @classmethod
+    def _distinct(cls, players: list[str]) -> list[str]:
+        if len(set(players)) != len(players):
+            raise ValueError(f"player names must differ: {players}")
+        return players
+
+    @model_validator(mode="after")
+    def _fits_variant(self) -> SetupIn:
+        find_variant(self.variant, self.options)  # an unknown option raises OptionError
+        if self.dealer >= len(self.players):
+            raise ValueError(f"dealer {self.dealer} is not a seat of {len(self.players)} players")
+        return self
+
+
+class CalibrationIn(_Strict):
+    who: Who
+    status: Literal["none", "ok", "stale", "failed"]
+    note: Annotated[str, StringConstraints(max_length=200)] | None = None
+
+
+class ItemFix(_Strict):
+    """The item at ``index`` of table meld ``meld`` is really ``item``."""
+
+    who: Who
+    meld: Annotated[int, Field(ge=0, le=200)]
+    index: Annotated[int, Field(ge=0, le=13)]
+    item: Token
+
+    @field_validator("item")
+    @classmethod
+    def _one_item(cls, token: str) -> str:
+        items = parse_items(token)
+        if len(items) != 1:
+            raise ValueError(f"one item token, not {token!r}")
+        return str(items[0])
+
+
+class ScoreEdit(_Strict):
+    who: Who
+    round: Annotated[int, Field(ge=1, le=1000)]
+    scores: dict[Name, Annotated[int, Field(ge=-100000, le=100000)]]
+
+
+class UndoIn(_Strict):
+    who: Who
+
+
+class EventIn(BaseModel):
+    """A game event as CONTRACT.md writes it (from a game running in another process)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: EventType
+    seq: Annotated[int, Field(ge=0)] | None = None
+    t: Annotated[float, Field(ge=0, le=1e9)] | None = None
+    seat: Annotated[int, Field(ge=0, le=7)] | None = None
+
+    @field_validator("type")
+    @classmethod
+    def _not_a_correction(cls, kind: str) -> str:
+        if kind in PANEL_TYPES:
+            raise ValueError(f"{kind!r} events are made by the panel's own endpoints")
+        return kind
+
+    @model_validator(mode="after")
+    def _contract_fields(self) -> EventIn:
+        """The fields CONTRACT.md fixes for its event types have their types."""
+        extra = self.model_extra or {}
+        if self.type == "table":
+            _MeldList.validate_python(extra.get("melds"))
+        elif self.type == "round_scored":
+            _Scores.validate_python(extra.get("scores"))
+        elif self.type == "warning":
+            _Message.validate_python(extra.get("message"))
+        return self
+
+
+_MeldList: TypeAdapter[list[str]] = TypeAdapter(
+    Annotated[list[Annotated[str, StringConstraints(max_length=200)]], Field(max_length=200)]
+)
+_Scores = TypeAdapter(dict[Name, Annotated[int, Field(ge=-100000, le=100000)]])
+_Message: TypeAdapter[str] = TypeAdapter(Annotated[str, StringConstraints(max_length=500)])
+
+
+class Appended(BaseModel):
+    id: int
+    type: str
+    recorded_at: float

@@ -1,0 +1,125 @@
+"""The store, the live hub and the replay together: what the routers and the live game use."""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from live.bus import EventBus
+from panel.hub import Hub
+from panel.state import last_undoable, replay
+from panel.store import EventStore, MatchInfo, StoredEvent, StoreError
+
+
+class PanelService:
+    def __init__(self, store: EventStore, turn_seconds: int = 120) -> None:
+        self.store = store
+        self.hub = Hub()
+        self.turn_seconds = turn_seconds
+
+    def record(self, match_id: int, event: Mapping[str, Any]) -> StoredEvent:
+        """Append to the log, then wake the match's live clients."""
+        stored = self.store.append(match_id, event)
+        self.hub.notify(match_id, stored.id)
+        return stored
+
+    def correction(self, match_id: int, kind: str, who: str, **fields: Any) -> StoredEvent:
+        """A panel event: who made it and when are part of it."""
+        event = {"type": kind, "seat": None, "who": who, "at": time.time(), **fields}
+        return self.record(match_id, event)
+
+    def undo_last(self, match_id: int, who: str) -> StoredEvent:
+        target = last_undoable(self.store.events(match_id))
+        if target is None:
+            raise StoreError(f"match {match_id} has nothing to undo")
+        return self.correction(match_id, "undo", who, target=target.id, undone_type=target.type)
+
+    def state(self, match_id: int) -> dict[str, Any]:
+        info = self.store.match(match_id)
+        data = replay(self.store.events(match_id), turn_seconds=self.turn_seconds)
+        data["match_info"] = info.to_json()
+        return data
+
+    def current_match(self, preferred: int | None = None) -> MatchInfo:
+        if preferred is not None:
+            return self.store.match(preferred)
+        matches = self.store.matches()
+        if not matches:
+            return self.store.create_match("Match 1")
+        return matches[-1]
+
+    def attach(self, bus: EventBus, match_id: int) -> Any:
+        """Log every event published on ``bus`` to the match; returns the unsubscribe function."""
+
+        def log_event(event: dict[str, Any]) -> None:
+            self.record(match_id, event)
+
+        return bus.subscribe(log_event)
+
+    # --- export ----------------------------------------------------------------
+    def export_json(self, match_id: int) -> dict[str, Any]:
+        events = self.store.events(match_id)
+        return {
+            "match": self.store.match(match_id).to_json(),
+            "events": [stored.to_json() for stored in events],
+            "state": replay(events, turn_seconds=self.turn_seconds),
+        }
+
+    def export_csv(self, match_id: int, table: str) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        if table == "events":
+            writer.writerow(["id", "recorded_at", "seq", "t", "type", "seat", "who", "event"])
+            for stored in self.store.events(match_id):
+                event = stored.event
+                writer.writerow(
+                    [
+                        stored.id,
+                        f"{stored.recorded_at:.3f}",
+                        _cell(event.get("seq")),
+                        _cell(event.get("t")),
+                        stored.type,
+                        _cell(event.get("seat")),
+                        _cell(event.get("who")),
+                        _json_cell(event),
+                    ]
+                )
+            return out.getvalue()
+        state = self.state(match_id)
+        players = state["setup"]["players"]
+        writer.writerow(
+            ["round", *map(_cell, players), *[_cell(f"{name} total") for name in players]]
+        )
+        history = [e for e in (state["match"] or {}).get("history", []) if e["type"] == "round"]
+        for entry in history:
+            writer.writerow(
+                [
+                    entry["round"],
+                    *[entry["changes"].get(name, "") for name in players],
+                    *[entry["totals"].get(name, "") for name in players],
+                ]
+            )
+        return out.getvalue()
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    # A cell that a spreadsheet would run as a formula is quoted as text (CSV injection).
+    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _is_number(text) else text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _json_cell(event: Mapping[str, Any]) -> str:
+    import json
+
+    return _cell(json.dumps(dict(event), ensure_ascii=False, sort_keys=True))

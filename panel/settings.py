@@ -1,0 +1,42 @@
+"""Panel settings, from the environment (``TABLETOP_PANEL_*``) or the command line."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class PanelSettings(BaseSettings):
+    """``TABLETOP_PANEL_DATABASE_URL``, ``TABLETOP_PANEL_HOST``, ... override the defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="TABLETOP_PANEL_", extra="ignore")
+
+    database_url: str = "sqlite:///tabletop-matches.sqlite3"
+    """Any SQLAlchemy URL; ``postgresql+psycopg://user@server/db`` for a club server."""
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=1, le=65535)] = 8765
+    token: str | None = None
+    """Needed (header ``X-Panel-Token`` or ``?token=``) for every change when set."""
+    match_id: int | None = None
+    """The match the pages open; the newest when unset."""
+    turn_seconds: Annotated[int, Field(ge=5, le=3600)] = 120
+    frame_path: Path | None = None
+    """A JPEG the live table overwrites with its latest frame; none: no camera image."""
+
+    @property
+    def on_network(self) -> bool:
+        """True unless the panel listens on a loopback address only."""
+        if self.host == "localhost":
+            return False
+        try:
+            return not ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return True
+
+    @property
+    def token_required(self) -> bool:
+        return self.token is not None or self.on_network

@@ -1,0 +1,95 @@
+"""``tabletop panel``: serve a match's web panel, or export a match.
+
+    tabletop panel [--database URL] [--host 127.0.0.1] [--port 8765] [--token T]
+                   [--match ID | --new NAME] [--turn-seconds 120] [--frame FRAME.jpg]
+    tabletop panel --export json|csv|events-csv --match ID
+
+Listens on 127.0.0.1 unless ``--host`` says otherwise; on any other address
+every change needs a token (``--token`` or ``TABLETOP_PANEL_TOKEN``; one is
+made up and printed when none is given).  Settings not given here come from
+``TABLETOP_PANEL_*`` (panel/settings.py).  Imports FastAPI and uvicorn only
+when run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from typing import Any
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from panel.settings import PanelSettings
+
+    given = {
+        "database_url": args.database,
+        "host": args.host,
+        "port": args.port,
+        "token": args.token,
+        "match_id": args.match,
+        "turn_seconds": args.turn_seconds,
+        "frame_path": args.frame,
+    }
+    return PanelSettings(**{key: value for key, value in given.items() if value is not None})
+
+
+def cmd_panel(args: argparse.Namespace) -> int:
+    from panel.service import PanelService
+    from panel.store import EventStore
+
+    settings = _settings(args)
+    service = PanelService(EventStore(settings.database_url), settings.turn_seconds)
+    if args.export:
+        if settings.match_id is None:
+            raise ValueError("--export needs --match ID")
+        if args.export == "json":
+            print(json.dumps(service.export_json(settings.match_id), ensure_ascii=False))
+        else:
+            table = "events" if args.export == "events-csv" else "rounds"
+            sys.stdout.write(service.export_csv(settings.match_id, table))
+        return 0
+    if args.new:
+        settings.match_id = service.store.create_match(args.new).id
+    if settings.on_network and not settings.token:
+        settings.token = secrets.token_urlsafe(16)
+        print(f"tabletop: panel token (needed for changes): {settings.token}", file=sys.stderr)
+    serve(settings, service)
+    return 0
+
+
+def serve(settings: Any, service: Any = None, bus: Any = None, match_id: int | None = None) -> None:
+    """Run the panel until interrupted; with ``bus``, log its events to the match first."""
+    import uvicorn
+
+    from panel.app import create_app
+
+    app = create_app(settings, service)
+    if bus is not None:
+        target = match_id or app.state.service.current_match(settings.match_id).id
+        app.state.service.attach(bus, target)
+    match = app.state.service.current_match(settings.match_id)
+    print(
+        f"tabletop: panel for match {match.id} ({match.name}) on"
+        f" http://{settings.host}:{settings.port}/",
+        file=sys.stderr,
+    )
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+
+
+def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
+    panel = commands.add_parser("panel", help="serve the web panel of a match (scores, table)")
+    panel.add_argument("--database", help="SQLAlchemy URL (default: sqlite file in this folder)")
+    panel.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    panel.add_argument("--port", type=int, help="port (default 8765)")
+    panel.add_argument("--token", help="token needed for changes (always on the network)")
+    which = panel.add_mutually_exclusive_group()
+    which.add_argument("--match", type=int, help="match id (default: the newest)")
+    which.add_argument("--new", metavar="NAME", help="start a new match with this name")
+    panel.add_argument("--turn-seconds", type=int, help="turn timer (default 120, Sabra)")
+    panel.add_argument("--frame", help="JPEG the live table keeps overwriting (camera view)")
+    panel.add_argument(
+        "--export", choices=("json", "csv", "events-csv"), help="print the match and exit"
+    )
+    panel.set_defaults(handler=cmd_panel)
