@@ -1,10 +1,14 @@
-"""``tabletop demo``: replay the bundled sample matches through the engine.
+"""``tabletop demo``: the live table and the scorer on bundled samples, no camera needed.
 
-Each sample is a match as a score keeper would note it: per round, what each
-player laid and what they still held.  The demo checks every meld, scores
-every round with the variant's rules and keeps the match standings, printing
-the arithmetic so a person can follow it.  (When the camera pipeline lands,
-the demo will play a rendered video instead; these samples stay as tests.)
+First the live table: two scripted games (Sabra and Rommé), each a sequence
+of committed table snapshots and button presses as the camera side would
+hand them over, go through the game (live.game) exactly as ``tabletop run``
+drives it; the demo prints the events as they are published: turns, melds,
+the initial-meld value as it grows, warnings with a failed rearrangement's
+penalty, the round scored.  Then three sample matches as a score keeper
+would note them (per round, what each player laid and still held) are
+scored with every variant rule and the match standings kept.  (Once the
+detector is trained, the demo plays a rendered video instead.)
 """
 
 from __future__ import annotations
@@ -18,6 +22,48 @@ from engine.rounds import RoundInput, RoundResult, round_from_json, score_round
 from engine.variants import find_variant
 
 SAMPLES = ("remi-evening.json", "rommee-club.json", "sabra-kitchen.json")
+SCENARIOS = ("sabra.json", "rommee.json")
+
+
+def describe_event(event: dict[str, Any], players: tuple[str, ...]) -> str | None:
+    """One readable line for an event (None for the ones a person need not see)."""
+    who = players[event["seat"]] if isinstance(event.get("seat"), int) else ""
+    kind = event["type"]
+    if kind == "turn_started":
+        return f"{who}'s turn"
+    if kind == "meld_laid":
+        return f"{who} lays {event['meld']}"
+    if kind == "item_added":
+        return f"{who} adds {' '.join(event['items'])} to {event['meld']}"
+    if kind == "table_rearranged":
+        return f"{who} rebuilds the table: {' | '.join(event['after'])}"
+    if kind == "joker_exchanged":
+        return f"{who} exchanges a joker: {event['meld']}"
+    if kind == "initial_meld_progress":
+        verdict = "enough to open" if event["meets"] else "not enough yet"
+        return f"{who}'s opening is worth {event['value']} of {event['required']}: {verdict}"
+    if kind == "warning":
+        return f"WARNING {event['message']}"
+    if kind in ("discard_taken", "item_discarded"):
+        items = event.get("items") or [event.get("item")]
+        verb = "takes the discard" if kind == "discard_taken" else "discards"
+        return f"{who} {verb} {' '.join(map(str, items))}"
+    if kind == "player_out":
+        return f"{who} goes out"
+    if kind == "round_scored":
+        return "round scored: " + ", ".join(f"{n} {v:+d}" for n, v in event["scores"].items())
+    if kind == "match_over":
+        return f"match over, winner {event['winner']}"
+    return None
+
+
+def play_scenario(name: str) -> tuple[Any, list[dict[str, Any]]]:
+    from live.scenario import replay, scenario_from_json
+
+    text = resources.files("tabletop").joinpath("samples", "scenarios", name).read_text("utf-8")
+    scenario = scenario_from_json(json.loads(text))
+    _, events = replay(scenario)
+    return scenario, events
 
 
 def load_sample(name: str) -> dict[str, Any]:
@@ -75,7 +121,19 @@ def _print_match(
 
 
 def run_demo(as_json: bool = False) -> int:
-    outputs = []
+    outputs: list[dict[str, Any]] = []
+    for name in SCENARIOS:
+        scenario, events = play_scenario(name)
+        if as_json:
+            outputs.append({"scenario": name, "events": events})
+            continue
+        players = scenario.players
+        print(f"== live table: {scenario.variant.name}, {', '.join(players)} (scripted snapshots)")
+        for event in events:
+            line = describe_event(event, players)
+            if line:
+                print(f"   t={event['t']:5.1f}  {line}")
+        print()
     for name in SAMPLES:
         data = load_sample(name)
         match, results = play_sample(data)

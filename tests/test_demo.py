@@ -63,3 +63,15 @@ def test_demo_command_runs() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "winner: Ben" in result.stdout and "winner: Emil" in result.stdout
+    # the live-table scenarios: Sabra zero-sum (joker 30 on Ben's rack), Rommé penalties
+    assert "round scored: Ana +69, Ben -45, Cem -24" in result.stdout
+    assert "round scored: Ana -17, Ben -37, Cem +0" in result.stdout
+    assert "draws 3 as a penalty" in result.stdout
+
+
+def test_bundled_scenarios_are_the_tested_ones() -> None:
+    # the demo's copies must stay identical to the scenarios the game tests replay
+    samples = Path(__file__).resolve().parents[1] / "tabletop" / "samples" / "scenarios"
+    tested = Path(__file__).resolve().parent / "data" / "scenarios"
+    for path in sorted(tested.glob("*.json")):
+        assert (samples / path.name).read_bytes() == path.read_bytes(), path.name
