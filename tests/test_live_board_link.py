@@ -21,7 +21,7 @@ from live.bus import EventBus
 from live.game import Game
 from live.scenario import Press, apply_step, load_scenario
 
-SCENARIOS = Path(__file__).parent / "data" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[1] / "tabletop" / "samples" / "scenarios"
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -21,7 +21,7 @@ from live.scenario import load_scenario, replay, snapshot_from_json
 from live.snapshot import TableSnapshot
 
 ROOT = Path(__file__).resolve().parent.parent
-SCENARIOS = ROOT / "tests" / "data" / "scenarios"
+SCENARIOS = ROOT / "tabletop" / "samples" / "scenarios"
 
 
 # --- the scripted games ------------------------------------------------------------
