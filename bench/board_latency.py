@@ -48,10 +48,14 @@ def main(argv: list[str] | None = None) -> int:
             framed.append(board.ping() * 1000)
             raw.append(board.enquire() * 1000)
     framed_median, raw_median = statistics.median(framed), statistics.median(raw)
-    print(f"framed PING round trip: median {framed_median:.3f} ms, "
-          f"p95 {percentile(framed, 0.95):.3f} ms ({args.count} pings)")
-    print(f"raw ENQ/ACK round trip: median {raw_median:.3f} ms, "
-          f"p95 {percentile(raw, 0.95):.3f} ms (the floor)")
+    print(
+        f"framed PING round trip: median {framed_median:.3f} ms, "
+        f"p95 {percentile(framed, 0.95):.3f} ms ({args.count} pings)"
+    )
+    print(
+        f"raw ENQ/ACK round trip: median {raw_median:.3f} ms, "
+        f"p95 {percentile(raw, 0.95):.3f} ms (the floor)"
+    )
     print(f"ratio framed/raw: {framed_median / raw_median:.2f}")
     return 0
 

@@ -83,3 +83,38 @@ def play_games(seed: int, count: int, hold_back: float = 0.45) -> list[Position]
                 rack.append(pool.pop())
             turn += 1
     return positions
+
+
+def dense_positions(seed: int, count: int, table_tiles: int) -> list[Position]:
+    """Positions late in a long game: a table of about ``table_tiles`` tiles in legal melds
+    (runs and sets drawn from the full set) and a rack of 8-14 of the tiles left."""
+    rng = random.Random(seed)
+    positions: list[Position] = []
+    colours = list(Color)
+    while len(positions) < count:
+        pool = Counter({Tile(c, n): 2 for c in colours for n in range(1, 14)})
+        table: list[tuple[Item, ...]] = []
+        laid = 0
+        attempts = 0
+        while laid < table_tiles and attempts < 2000:
+            attempts += 1
+            if rng.random() < 0.55:
+                colour, start = rng.choice(colours), rng.randint(1, 11)
+                length = rng.randint(3, min(6, 14 - start))
+                meld: tuple[Item, ...] = tuple(
+                    Tile(colour, n) for n in range(start, start + length)
+                )
+            else:
+                number = rng.randint(1, 13)
+                meld = tuple(Tile(c, number) for c in rng.sample(colours, rng.randint(3, 4)))
+            if all(pool[t] > 0 for t in meld) and laid + len(meld) <= table_tiles + 2:
+                pool.subtract(meld)
+                table.append(meld)
+                laid += len(meld)
+        rest: list[Item] = list(pool.elements())
+        rng.shuffle(rest)
+        rack = rest[: rng.randint(8, 14)]
+        if rng.random() < 0.5:
+            rack.append(JOKER)
+        positions.append(Position(tuple(table), tuple(rack), True))
+    return positions

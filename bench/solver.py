@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench.positions import Position, play_games
+from bench.positions import Position, dense_positions, play_games
 from engine.items import Color, Item, Joker, Tile
 from engine.rearrange import arrange
 
@@ -111,17 +111,24 @@ def compare(positions: list[Position]) -> dict[str, Any]:
     }
 
 
-def scaling(seed: int) -> list[tuple[str, int, int, float, float]]:
-    """Median time by rack size and table size, from the opening rack to a table of 90."""
-    positions = play_games(seed, 600, hold_back=0.6)
+def scaling(seed: int) -> list[tuple[str, str, int, float, float]]:
+    """Median time by table and rack size, from the opening rack to a table of 90."""
+    positions = play_games(seed, 500, hold_back=0.6) + play_games(seed + 1, 500, hold_back=0.1)
+    positions += dense_positions(seed, 40, 75) + dense_positions(seed + 1, 40, 88)
     rows = []
+    openings = [p for p in positions if not p.opened]
+    if openings:
+        times = [timed(lambda p=p: ours(p))[1] for p in openings]
+        rows.append(
+            ("opening (rack only)", "8-30", len(openings), statistics.median(times), max(times))
+        )
     for label, low, high in (
-        ("<=20", 0, 20),
+        ("1-20", 1, 20),
         ("21-45", 21, 45),
         ("46-70", 46, 70),
         ("71-90", 71, 90),
     ):
-        for rack_low, rack_high in ((8, 14), (15, 22), (23, 30)):
+        for rack_low, rack_high in ((8, 14), (15, 22), (23, 34)):
             chosen = [
                 p
                 for p in positions
@@ -132,7 +139,15 @@ def scaling(seed: int) -> list[tuple[str, int, int, float, float]]:
             if not chosen:
                 continue
             times = [timed(lambda p=p: ours(p))[1] for p in chosen]
-            rows.append((label, rack_low, rack_high, statistics.median(times), max(times)))
+            rows.append(
+                (
+                    label,
+                    f"{rack_low}-{rack_high}",
+                    len(chosen),
+                    statistics.median(times),
+                    max(times),
+                )
+            )
     return rows
 
 
@@ -165,10 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ratio (reference / tabletop): median {median_ratio:.1f}x, p99 {p99_ratio:.1f}x")
     if args.scaling:
         print("\ntabletop time by table and rack size (opened positions):")
-        print("| table tiles | rack tiles | median ms | max ms |")
-        print("|---|---|---|---|")
-        for label, rack_low, rack_high, median, worst in scaling(args.seed):
-            print(f"| {label} | {rack_low}-{rack_high} | {median * ms:.2f} | {worst * ms:.2f} |")
+        print("| table tiles | rack tiles | positions | median ms | max ms |")
+        print("|---|---|---|---|---|")
+        for label, racks, count, median, worst in scaling(args.seed):
+            print(f"| {label} | {racks} | {count} | {median * ms:.2f} | {worst * ms:.2f} |")
     return 1 if result["disagreements"] else 0
 
 

@@ -65,6 +65,7 @@ typedef struct {
 } Transitions;
 
 #define TRIPLE_SPACE 32768
+#define TRANSITION_TABLES (MAX_SLOTS * 2 * 8)
 
 typedef struct {
     int tiles_table[COLOURS][NUMBERS + 1];
@@ -87,6 +88,8 @@ typedef struct {
 
 /* --- slot codes ---------------------------------------------------------- */
 /* code = 1 + (len-1)*4 + started_joker*2 + ends_joker; len 1..6 (6 = 6+) */
+static Transitions **transition_tables[TRANSITION_TABLES];
+
 static int cap_len(const Problem *p) { return p->reference_mode ? 6 : 3; }
 static int code_len(int code) { return code ? (code - 1) / 4 + 1 : 0; }
 static int code_start(int code) { return code ? ((code - 1) >> 1) & 1 : 0; }
@@ -653,8 +656,18 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     if (p.slots > MAX_SLOTS) p.slots = MAX_SLOTS;
 
     beam_jokers_table = p.jokers_table;
-    p.transitions = calloc(TRIPLE_SPACE, sizeof(Transitions *));
-    if (!p.transitions) return PyErr_NoMemory();
+    /* Transitions depend only on the slot count, the mode and the jokers in play, so they
+       are kept for the life of the process, one table per such triple, filled on first use.
+       The GIL is held throughout (no other thread can be filling them). */
+    {
+        int total = p.jokers_table + p.jokers_rack;
+        int index = ((p.slots - 1) * 2 + (p.reference_mode ? 1 : 0)) * 8 + (total > 7 ? 7 : total);
+        if (!transition_tables[index]) {
+            transition_tables[index] = calloc(TRIPLE_SPACE, sizeof(Transitions *));
+            if (!transition_tables[index]) return PyErr_NoMemory();
+        }
+        p.transitions = transition_tables[index];
+    }
     if (p.beam < 0) {
         Search *search = calloc(1, sizeof(Search));
         PyObject *result = NULL;
@@ -669,9 +682,7 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             search->found = NEG_INF;
             Key start = {0, make_extra(0, 0, 0, 0, 0)};
             int found;
-            Py_BEGIN_ALLOW_THREADS
             found = dfs(search, 0, start, 0);
-            Py_END_ALLOW_THREADS
             if (search->failed) {
                 PyErr_NoMemory();
             } else if (search->exhausted) {
@@ -693,8 +704,6 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             free(search->buffers);
             free(search);
         }
-        for (int k = 0; k < TRIPLE_SPACE; k++) free(p.transitions[k]);
-        free(p.transitions);
         return result;
     }
     int steps = NUMBERS * (COLOURS + 1);
@@ -705,7 +714,6 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     Key start = {0, make_extra(0, 0, 0, 0, 0)};
     if (!failed) layer_offer(&layers[0], start, 0, -1, 0);
     int step = 0;
-    Py_BEGIN_ALLOW_THREADS
     for (int number = 1; number <= NUMBERS && !failed; number++) {
         for (int colour = 0; colour < COLOURS && !failed; colour++) {
             Layer *to = &layers[step + 1];
@@ -724,7 +732,6 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
         else if (p.beam > 0) layer_truncate(to, p.beam);
         step++;
     }
-    Py_END_ALLOW_THREADS
     PyObject *result = NULL;
     if (failed) {
         PyErr_NoMemory();
@@ -761,8 +768,6 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     }
     for (int s = 0; s <= step; s++) layer_free(&layers[s]);
     free(layers);
-    for (int k = 0; k < TRIPLE_SPACE; k++) free(p.transitions[k]);
-    free(p.transitions);
     return result;
 }
 

@@ -303,6 +303,11 @@ def _stands_for_number(item: Item) -> int:
     return item.stands_for.number
 
 
+# index [colour][number]; number 0 is a placeholder so numbers index directly
+_TILES: list[list[Item]] = [[Tile(colour, max(n, 1)) for n in range(14)] for colour in COLOURS]
+_JOKERS: list[list[Item]] = [[Joker(tile) for tile in row] for row in _TILES]  # type: ignore[arg-type]
+
+
 def _replay(
     decisions: Sequence[int], jokers_in_play: bool, reference_mode: bool
 ) -> tuple[tuple[Item, ...], ...]:
@@ -316,16 +321,20 @@ def _replay(
     steps = iter(decisions)
     for number in NUMBERS:
         to_sets: list[int] = []
-        for colour_index, colour in enumerate(COLOURS):
+        for colour_index in range(len(COLOURS)):
             decision = next(steps)
             combo, count_to_sets = decision & 0xFF, (decision >> 8) & 0xF
-            order = sorted(range(slots_per_colour), key=lambda s: -codes[colour_index][s])
+            to_sets.append(count_to_sets)
+            colour_codes = codes[colour_index]
+            if combo == 0 and not any(colour_codes):
+                continue  # no run of this colour open or started
+            colour_slots = slots[colour_index]
+            order = sorted(range(slots_per_colour), key=lambda s: -colour_codes[s])
             new_slots: list[list[Item]] = []
             new_codes: list[int] = []
             for position, slot in enumerate(order):
                 action = (combo >> (2 * position)) & 3
-                tiles, code = slots[colour_index][slot], codes[colour_index][slot]
-                piece: Item = Tile(colour, number) if action == 2 else Joker(Tile(colour, number))
+                tiles, code = colour_slots[slot], colour_codes[slot]
                 if action == 0:
                     new_slots.append(tiles)
                     new_codes.append(code)
@@ -334,14 +343,19 @@ def _replay(
                     new_slots.append([])
                     new_codes.append(0)
                 else:
+                    piece = (
+                        _TILES[colour_index][number]
+                        if action == 2
+                        else _JOKERS[colour_index][number]
+                    )
                     new_slots.append([*tiles, piece])
                     first = tiles[0] if tiles else piece
                     new_codes.append(_code(len(tiles) + 1, first, piece, reference_mode))
             slots[colour_index], codes[colour_index] = new_slots, new_codes
-            to_sets.append(count_to_sets)
         decision = next(steps)
         jokers = (decision & 0xF) + ((decision >> 4) & 0xF)
-        sets.extend(_make_sets(number, to_sets, jokers, reference_mode))
+        if jokers or any(to_sets):
+            sets.extend(_make_sets(number, to_sets, jokers, reference_mode))
     for colour_slots in slots:
         runs.extend(tuple(tiles) for tiles in colour_slots if tiles)
     return tuple(sorted(runs, key=_meld_order) + sorted(sets, key=_meld_order))
