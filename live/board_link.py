@@ -34,8 +34,18 @@ class GameActions(Protocol):
 
 
 class BoardLink:
-    def __init__(self, board: BoardLike, bus: EventBus, players: Sequence[str]) -> None:
+    def __init__(
+        self,
+        board: BoardLike,
+        bus: EventBus,
+        players: Sequence[str],
+        turn_seconds: int | None = None,
+    ) -> None:
+        """``turn_seconds``: show a turn timer counting down from this (Sabra's usual
+        two minutes: 120); None shows the current player's score instead."""
         self.players = tuple(players)
+        self.turn_seconds = turn_seconds
+        self.turn_started_at: float | None = None
         self.state = BoardState(seats=len(self.players), scores=(0,) * len(self.players))
         self.actions: queue.Queue[BoardAction] = queue.Queue()
         self.adapter = BoardAdapter(board, self.actions.put)
@@ -47,8 +57,14 @@ class BoardLink:
         state = self.state
         if kind == "turn_started" and isinstance(seat, int):
             state = replace(
-                state, current_seat=seat, warning=False, round_over=False, initial_meld=False
+                state,
+                current_seat=seat,
+                warning=False,
+                round_over=False,
+                initial_meld=False,
+                timer_seconds=self.turn_seconds,
             )
+            self.turn_started_at = float(event.get("t", 0.0))
         elif kind == "initial_meld_progress":
             state = replace(state, initial_meld=bool(event.get("meets")))
         elif kind == "warning":
@@ -57,16 +73,32 @@ class BoardLink:
             state = replace(state, round_over=True, scores=self._scores(event))
         elif kind == "match_over":
             state = replace(state, round_over=True, current_seat=None, scores=self._scores(event))
+        if kind in ("round_scored", "match_over"):
+            state = replace(state, timer_seconds=None)
+            self.turn_started_at = None
+        self._show(state)
+
+    def _show(self, state: BoardState) -> None:
         if state != self.state:
             self.state = state
             self.adapter.update(state)
+
+    def tick(self, t: float) -> None:
+        """Count the turn timer down to ``t`` (seconds on the game's clock)."""
+        if self.turn_seconds is None or self.turn_started_at is None:
+            return
+        left = max(0, self.turn_seconds - int(t - self.turn_started_at))
+        self._show(replace(self.state, timer_seconds=left))
 
     def _scores(self, event: Event) -> tuple[int, ...]:
         totals: Any = event.get("totals") or event.get("scores") or {}
         return tuple(int(totals.get(name, 0)) for name in self.players)
 
     def apply_pending(self, game: GameActions, t: float | None = None) -> int:
-        """Apply the queued presses to the game; returns how many there were."""
+        """Apply the queued presses to the game (and count the timer down to ``t``);
+        returns how many presses there were."""
+        if t is not None:
+            self.tick(t)
         applied = 0
         while True:
             try:

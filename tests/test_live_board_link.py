@@ -72,3 +72,18 @@ def test_board_follows_the_game_and_its_buttons_drive_it(
     assert wait_until(lambda: emulated.lit_flags()["round_over"], 3)
     assert link.state.scores == tuple(scenario.scores[-1][name] for name in scenario.players)
     link.close()
+
+
+def test_turn_timer_counts_down_on_the_display(board: tuple[EmulatedBoard, Board]) -> None:
+    # [sabra] "wird ein Spielzug üblicherweise zeitlich begrenzt, zum Beispiel auf zwei Minuten"
+    emulated, host = board
+    bus = EventBus()
+    link = BoardLink(host, bus, ("Ana", "Ben"), turn_seconds=120)
+    bus.publish({"seq": 1, "t": 10.0, "type": "turn_started", "seat": 1, "round": 1, "turn": 1})
+    assert emulated.wait_display(" 120", 3), emulated.display()
+    link.tick(10.0 + 45.2)
+    assert emulated.wait_display("  75", 3), emulated.display()  # 74.8 s left
+    link.tick(10.0 + 500)
+    assert emulated.wait_display("   0", 3), emulated.display()
+    assert emulated.lit_seats() == [1]
+    link.close()
