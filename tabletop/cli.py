@@ -193,8 +193,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 # --- demo ---------------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
-    from tabletop.demo import run_demo
+    from tabletop.demo import run_demo, run_demo_with_panel
 
+    if args.panel:
+        return run_demo_with_panel(speed=args.speed)
     return run_demo(as_json=args.json)
 
 
@@ -239,9 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     variant_args(solve)
     solve.add_argument("--rack", required=True, help="the rack, e.g. 'R3 R4 JK K7'")
     solve.add_argument("--table", default="", help="the melds on the table, separated by '|'")
-    solve.add_argument(
-        "--initial", action="store_true", help="the player has not opened yet"
-    )
+    solve.add_argument("--initial", action="store_true", help="the player has not opened yet")
     solve.add_argument(
         "--objective",
         choices=("tiles", "value"),
@@ -258,6 +258,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="score the bundled sample matches")
     demo.add_argument("--json", action="store_true")
+    demo.add_argument(
+        "--panel", action="store_true", help="serve the web panel and play the games on it"
+    )
+    demo.add_argument("--speed", type=float, default=4.0, help="pace of the games with --panel")
     demo.set_defaults(handler=cmd_demo)
 
     # Other command groups live in their own modules, each with

@@ -31,8 +31,9 @@ def _corners(text: str) -> list[list[float]]:
     except ValueError:
         points = []
     if len(points) != 4 or any(len(p) != 2 for p in points):
-        raise ValueError(f"corners must be 'x,y;x,y;x,y;x,y' (top left first, clockwise), "
-                         f"not {text!r}")
+        raise ValueError(
+            f"corners must be 'x,y;x,y;x,y;x,y' (top left first, clockwise), not {text!r}"
+        )
     return points
 
 
@@ -77,8 +78,9 @@ def cmd_zones(args: argparse.Namespace) -> int:
 
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     calibration = commands.add_parser("calibration", help="calibrate the camera and the table")
-    sub = calibration.add_subparsers(dest="calibration_command", required=True,
-                                     parser_class=parser_class)
+    sub = calibration.add_subparsers(
+        dest="calibration_command", required=True, parser_class=parser_class
+    )
     markers = sub.add_parser("markers", help="write the printable corner-marker sheet")
     markers.add_argument("--out", required=True, help="PNG (or PDF) file")
     markers.add_argument("--pdf", action="store_true", help="write a PDF that prints to scale")

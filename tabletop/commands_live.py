@@ -20,6 +20,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     players = parse_players(args.players)
     options = GameOptions(start_seat=args.start_seat, rounds_limit=args.rounds)
     board = None if args.headless else args.board
+    panel = None
+    bus = None
+    if not args.headless:
+        from live.bus import EventBus
+        from panel.embed import start_panel
+
+        bus = EventBus()
+        panel = start_panel(
+            bus,
+            variant_id=variant.id,
+            options=variant.options,
+            players=players,
+            name=f"{variant.name}: {', '.join(players)}",
+        )
+        print(f"tabletop: panel on {panel.url}", file=sys.stderr)
 
     def show(event: dict[str, Any]) -> None:
         if args.events_jsonl is None:
@@ -34,21 +49,40 @@ def cmd_run(args: argparse.Namespace) -> int:
         options=options if not args.source.startswith("scenario:") else None,
         on_event=show,
         board_url=board,
+        bus=bus,
     )
     print(json.dumps(summary.to_json()), file=sys.stderr)
+    if panel is not None:
+        print(
+            "tabletop: the source has ended; the panel stays up (Ctrl-C to stop)", file=sys.stderr
+        )
+        try:
+            panel.thread.join()
+        except KeyboardInterrupt:
+            panel.stop()
     return 0
 
 
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser("run", help="watch a table and keep the game")
-    parser.add_argument("--source", required=True,
-                        help="camera index, video file, stream URL, folder, or scenario:FILE.json")
+    parser.add_argument(
+        "--source",
+        required=True,
+        help="camera index, video file, stream URL, folder, or scenario:FILE.json",
+    )
     parser.add_argument("--variant", required=True)
     parser.add_argument("--players", required=True, help="NAME,NAME[,...] in seating order")
-    parser.add_argument("--headless", action="store_true",
-                        help="no panel and no board; a file or folder source exits at its end")
-    parser.add_argument("--board", default=None, metavar="PORT",
-                        help="scoring board port or pyserial URL (see 'tabletop board find')")
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="no panel and no board; a file or folder source exits at its end",
+    )
+    parser.add_argument(
+        "--board",
+        default=None,
+        metavar="PORT",
+        help="scoring board port or pyserial URL (see 'tabletop board find')",
+    )
     parser.add_argument("--events-jsonl", dest="events_jsonl", default=None)
     parser.add_argument("--option", action="append", metavar="NAME=VALUE")
     parser.add_argument("--model", default=None, help="detection model (default: models/)")

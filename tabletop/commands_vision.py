@@ -25,14 +25,27 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int, seconds: float) -> None:
         if done == total or done % 50 == 0:
-            print(f"rendered {done}/{total} ({done / max(seconds, 1e-9):.1f} images/s)",
-                  file=sys.stderr)
+            print(
+                f"rendered {done}/{total} ({done / max(seconds, 1e-9):.1f} images/s)",
+                file=sys.stderr,
+            )
 
-    out = dataset.generate_dataset(args.out, args.images, args.seed, args.kind, size, args.workers,
-                           progress)
-    print(json.dumps({"out": str(out), "images": args.images, "seed": args.seed,
-                      "kind": args.kind, "size": list(size)}) if args.json else
-          f"wrote {args.images} images to {out}")
+    out = dataset.generate_dataset(
+        args.out, args.images, args.seed, args.kind, size, args.workers, progress
+    )
+    print(
+        json.dumps(
+            {
+                "out": str(out),
+                "images": args.images,
+                "seed": args.seed,
+                "kind": args.kind,
+                "size": list(size),
+            }
+        )
+        if args.json
+        else f"wrote {args.images} images to {out}"
+    )
     return 0
 
 
@@ -68,9 +81,19 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     train = _vision("detector").train
-    best = train(args.data, args.out, epochs=args.epochs, imgsz=args.imgsz, model=args.model,
-                 resume=args.resume, val=args.val, batch=args.batch, workers=args.workers,
-                 device=args.device, seed=args.seed)
+    best = train(
+        args.data,
+        args.out,
+        epochs=args.epochs,
+        imgsz=args.imgsz,
+        model=args.model,
+        resume=args.resume,
+        val=args.val,
+        batch=args.batch,
+        workers=args.workers,
+        device=args.device,
+        seed=args.seed,
+    )
     print(json.dumps({"weights": str(best)}) if args.json else f"weights: {best}")
     return 0
 
@@ -94,8 +117,12 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
 
     evaluate = commands.add_parser("eval", help="score a model on labelled JSONL sets")
     model_args(evaluate)
-    evaluate.add_argument("--data", action="append", required=True,
-                          help="annotations.jsonl or its folder (repeatable)")
+    evaluate.add_argument(
+        "--data",
+        action="append",
+        required=True,
+        help="annotations.jsonl or its folder (repeatable)",
+    )
     evaluate.add_argument("--limit", type=int, default=None, help="first N images only")
     evaluate.set_defaults(handler=cmd_eval)
 

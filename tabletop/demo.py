@@ -13,6 +13,7 @@ detector is trained, the demo plays a rendered video instead.)
 
 from __future__ import annotations
 
+import contextlib
 import json
 from importlib import resources
 from typing import Any
@@ -118,6 +119,42 @@ def _print_match(
     if match.over:
         print(f"   winner: {match.winner or 'a draw'}")
     print()
+
+
+def run_demo_with_panel(speed: float = 4.0, linger: bool = True) -> int:
+    """Serve the panel and play the scenarios at ``speed`` times their own pace, so the
+    table, the turn and the scores move on the page as the game goes."""
+    import time
+
+    from live.bus import EventBus
+    from live.game import Game
+    from live.scenario import apply_step, scenario_from_json
+    from panel.embed import start_panel
+
+    for name in SCENARIOS:
+        text = resources.files("tabletop").joinpath("samples", "scenarios", name).read_text("utf-8")
+        scenario = scenario_from_json(json.loads(text))
+        bus = EventBus()
+        panel = start_panel(
+            bus,
+            variant_id=scenario.variant.id,
+            options=scenario.variant.options,
+            players=scenario.players,
+            name=f"demo: {scenario.variant.name}",
+        )
+        print(f"{scenario.variant.name}: open {panel.url} (playing at {speed}x)", flush=True)
+        game = Game(scenario.variant, scenario.players, bus, options=scenario.options)
+        clock = 0.0
+        for step in scenario.steps:
+            time.sleep(max(0.0, (step.t - clock) / speed))
+            clock = step.t
+            apply_step(game, step)
+        if linger and name == SCENARIOS[-1]:
+            print("the demo has ended; the panel stays up (Ctrl-C to stop)", flush=True)
+            with contextlib.suppress(KeyboardInterrupt):
+                panel.thread.join()
+        panel.stop()
+    return 0
 
 
 def run_demo(as_json: bool = False) -> int:

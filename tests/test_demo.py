@@ -68,3 +68,45 @@ def test_demo_command_runs() -> None:
     assert "round scored: Ana -17, Ben -37, Cem +0" in result.stdout
     assert "draws 3 as a penalty" in result.stdout
 
+
+
+def test_demo_with_panel_plays_onto_the_served_panel(tmp_path: Path) -> None:
+    """`tabletop demo --panel`: the games play onto the real server; the API shows them."""
+    import json
+    import os
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "TABLETOP_PANEL_PORT": str(port),
+        "TABLETOP_PANEL_DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tabletop", "demo", "--panel", "--speed", "50"],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if "the demo has ended" in line:
+                break
+        url = f"http://127.0.0.1:{port}/api/matches"
+        with urllib.request.urlopen(url, timeout=5) as response:
+            matches = json.load(response)
+        assert [m["name"] for m in matches] == ["demo: Rummikub (Sabra)", "demo: Rommé"]
+        with urllib.request.urlopen(f"{url}/{matches[0]['id']}/state", timeout=5) as response:
+            state = json.load(response)
+        assert state["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}
+    finally:
+        process.terminate()
+        process.wait(10)
+        time.sleep(0.1)

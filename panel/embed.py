@@ -1,0 +1,78 @@
+"""The panel running beside the live table, in the same process.
+
+``tabletop run`` (without ``--headless``) and ``tabletop demo --panel`` start
+it here: a new match is created with the game's setup, every event on the
+bus goes to the store (and from there to the pages over the WebSocket), and
+the server runs in a background thread until ``stop``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from live.bus import EventBus
+from panel.settings import PanelSettings
+
+
+@dataclass
+class EmbeddedPanel:
+    url: str
+    match_id: int
+    server: Any
+    thread: threading.Thread
+    unsubscribe: Callable[[], None]
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.unsubscribe()
+        self.server.should_exit = True
+        self.thread.join(timeout)
+
+
+def start_panel(
+    bus: EventBus,
+    *,
+    variant_id: str,
+    options: Mapping[str, Any],
+    players: Sequence[str],
+    name: str,
+    settings: PanelSettings | None = None,
+    wait: float = 10.0,
+) -> EmbeddedPanel:
+    """Serve the panel for a new match fed by ``bus``; returns once it answers."""
+    import uvicorn
+
+    from panel.app import create_app
+
+    settings = settings or PanelSettings()
+    app = create_app(settings)
+    service = app.state.service
+    match = service.store.create_match(name)
+    service.correction(
+        match.id,
+        "setup",
+        "tabletop",
+        variant=variant_id,
+        options=dict(options),
+        players=list(players),
+        dealer=0,
+        turn_seconds=settings.turn_seconds,
+    )
+    unsubscribe = service.attach(bus, match.id)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="tabletop-panel", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + wait
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not server.started:
+        unsubscribe()
+        raise RuntimeError(
+            f"the panel did not start on {settings.host}:{settings.port} (port in use?)"
+        )
+    url = f"http://{settings.host}:{settings.port}/"
+    return EmbeddedPanel(url, match.id, server, thread, unsubscribe)
