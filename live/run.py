@@ -60,6 +60,7 @@ def watch(
     watcher: Any,
     game: Game,
     between_frames: Callable[[Game, float], object] | None = None,
+    on_frame: Callable[[float, Any], object] | None = None,
 ) -> tuple[int, int]:
     """Feed every frame through detector and watcher; each committed snapshot goes to
     the game, and ``between_frames`` (the board's queued button presses) runs after
@@ -69,6 +70,8 @@ def watch(
     for frame in frames:
         t, image = _frame_parts(frame)
         count += 1
+        if on_frame is not None:
+            on_frame(t, image)
         snapshot = watcher.update(t, image, detector(image))
         if snapshot is not None:
             snapshots += 1
@@ -91,6 +94,7 @@ def run(
     watcher: Any = None,
     on_event: Callable[[Event], None] | None = None,
     board_url: str | None = None,
+    frame_path: str | Path | None = None,
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used."""
@@ -120,9 +124,23 @@ def run(
         if link is not None:
             link.apply_pending(game, t)
 
+    last_written = [-1.0]
+
+    def write_frame(t: float, image: Any) -> None:
+        # the panel's camera view: the latest frame, twice a second, replaced atomically
+        if frame_path is None or t - last_written[0] < 0.5:
+            return
+        import cv2
+
+        target = Path(frame_path)
+        partial = target.with_suffix(".part.jpg")
+        if cv2.imwrite(str(partial), image, [cv2.IMWRITE_JPEG_QUALITY, 80]):
+            partial.replace(target)
+            last_written[0] = t
+
     try:
         if source.startswith(SCENARIO_PREFIX):
-            scenario = load_scenario(source[len(SCENARIO_PREFIX):])
+            scenario = load_scenario(source[len(SCENARIO_PREFIX) :])
             game = Game(variant, players, bus, options=options or scenario.options)
             for step in scenario.steps:
                 apply_step(game, step)
@@ -137,7 +155,9 @@ def run(
         frames = importlib.import_module("live.sources").open_source(source)
         game = Game(variant, players, bus, options=options)
         try:
-            count_frames, snapshots = watch(frames, detector, watcher, game, between_frames)
+            count_frames, snapshots = watch(
+                frames, detector, watcher, game, between_frames, write_frame
+            )
         finally:
             frames.close()
         return RunSummary(published[0], count_frames, snapshots)

@@ -22,17 +22,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     board = None if args.headless else args.board
     panel = None
     bus = None
+    frame_path = None
     if not args.headless:
+        import tempfile
+        from pathlib import Path
+
         from live.bus import EventBus
         from panel.embed import start_panel
+        from panel.settings import PanelSettings
 
         bus = EventBus()
+        frame_path = Path(tempfile.mkdtemp(prefix="tabletop-")) / "frame.jpg"
         panel = start_panel(
             bus,
             variant_id=variant.id,
             options=variant.options,
             players=players,
             name=f"{variant.name}: {', '.join(players)}",
+            settings=PanelSettings(frame_path=frame_path),
         )
         print(f"tabletop: panel on {panel.url}", file=sys.stderr)
 
@@ -50,6 +57,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         on_event=show,
         board_url=board,
         bus=bus,
+        frame_path=frame_path,
     )
     print(json.dumps(summary.to_json()), file=sys.stderr)
     if panel is not None:

@@ -297,3 +297,36 @@ def test_jsonl_writer_on_a_stream() -> None:
     buffer = io.StringIO()
     JsonlWriter(buffer)({"seq": 1})
     assert buffer.getvalue() == '{"seq": 1}\n'
+
+
+class StillWatcher:
+    """A table where nothing is ever committed."""
+
+    def update(self, t: float, frame: Any, detections: Any) -> None:
+        return None
+
+
+def test_run_keeps_the_panels_camera_view_fresh(tmp_path: Path) -> None:
+    """The latest frame goes to the panel's JPEG, at most twice a second, from a real folder."""
+    import cv2
+    import numpy as np
+
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    for index, shade in enumerate((40, 90, 140, 190, 240, 250)):
+        cv2.imwrite(str(folder / f"{index:03d}.png"), np.full((48, 64, 3), shade, np.uint8))
+    frame_path = tmp_path / "frame.jpg"
+    summary = run(
+        str(folder),
+        find_variant("sabra"),
+        ("Ana", "Ben"),
+        detector=lambda image: None,
+        watcher=StillWatcher(),
+        frame_path=frame_path,
+    )
+    assert summary.frames == 6
+    # 10 frames a second: frames 0 and 5 are 0.5 s apart, so the view shows frame 5
+    written = cv2.imread(str(frame_path))
+    assert written.shape == (48, 64, 3)
+    assert abs(float(written.mean()) - 250) < 3
+    assert not frame_path.with_suffix(".part.jpg").exists()
