@@ -296,16 +296,9 @@ def score_rum500(round_: RoundInput) -> RoundResult:
 
 
 # --- American Rummy -----------------------------------------------------------
-def score_american_rummy(round_: RoundInput) -> RoundResult:
-    """[american-rummy] "Der Gewinner (Rummy-Rufer) erhält von allen Spielern die Summe der
-    Punktebewertung jener Karten, die der Verlierer beim Ausmachen des Spieles noch in der
-    Hand hat."
-
-    Zero-sum: the winner gets +sum, each loser minus their own hand;
-    ``extras["collected"]`` holds the winner's collected points (what the match
-    counts towards its target).  "Bei Hand-Rummy werden alle Punkte doppelt
-    gerechnet": the winner's ``all_at_once`` flag doubles everything.
-    """
+def _open_sheet(round_: RoundInput) -> tuple[_Sheet, dict[str, tuple[Item, ...]]]:
+    """A score sheet with the round's flags and material checked, and what each player
+    still holds: the hand plus the cards of any illegal meld (it would be taken back)."""
     variant = round_.variant
     sheet = _Sheet(round_)
     _report_flags(sheet, round_)
@@ -318,6 +311,21 @@ def score_american_rummy(round_: RoundInput) -> RoundResult:
     for player in round_.players:
         checked = _check_melds(sheet.problem, variant, player, variant.meld_value)
         held[player.name] = (*player.hand, *checked.rejected)
+    return sheet, held
+
+
+def score_american_rummy(round_: RoundInput) -> RoundResult:
+    """[american-rummy] "Der Gewinner (Rummy-Rufer) erhält von allen Spielern die Summe der
+    Punktebewertung jener Karten, die der Verlierer beim Ausmachen des Spieles noch in der
+    Hand hat."
+
+    Zero-sum: the winner gets +sum, each loser minus their own hand;
+    ``extras["collected"]`` holds the winner's collected points (what the match
+    counts towards its target).  "Bei Hand-Rummy werden alle Punkte doppelt
+    gerechnet": the winner's ``all_at_once`` flag doubles everything.
+    """
+    variant = round_.variant
+    sheet, held = _open_sheet(round_)
     winner = round_.winner
     if round_.pool_exhausted:
         sheet.problem(
@@ -370,17 +378,7 @@ def score_rommee(round_: RoundInput) -> RoundResult:
     loses their hand's value, undoubled.
     """
     variant = round_.variant
-    sheet = _Sheet(round_)
-    _report_flags(sheet, round_)
-    _check_material(
-        sheet,
-        variant,
-        {p.name: (*p.melded_items(), *p.hand) for p in round_.players},
-    )
-    held: dict[str, tuple[Item, ...]] = {}
-    for player in round_.players:
-        checked = _check_melds(sheet.problem, variant, player, variant.meld_value)
-        held[player.name] = (*player.hand, *checked.rejected)
+    sheet, held = _open_sheet(round_)
     winner = round_.winner
     doubled = winner is not None and winner.all_at_once
     if winner is not None and doubled:

@@ -19,18 +19,10 @@ import serial  # type: ignore[import-untyped]
 
 from device.adapter import BoardAction, BoardAdapter, BoardState
 from device.driver import Board
-from device.emulator import EmulatedBoard, build, toolchain_missing, wait_until
+from device.emulator import EmulatedBoard, wait_until
 from device.protocol import ButtonEvent, ErrorReply, FrameDecoder, Reply, encode_command
 
-
-@pytest.fixture(scope="module", autouse=True)
-def built() -> None:
-    missing = toolchain_missing()
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must build the emulated board: {missing}")
-        pytest.skip(missing)
-    build()
+pytestmark = pytest.mark.usefixtures("emulator_built")
 
 
 @pytest.fixture

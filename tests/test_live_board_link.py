@@ -8,14 +8,13 @@ emulated board must end the turn in the game.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from device.driver import Board
-from device.emulator import EmulatedBoard, build, toolchain_missing, wait_until
+from device.emulator import EmulatedBoard, wait_until
 from live.board_link import BoardLink
 from live.bus import EventBus
 from live.game import Game
@@ -24,14 +23,7 @@ from live.scenario import Press, apply_step, load_scenario
 SCENARIOS = Path(__file__).resolve().parents[1] / "tabletop" / "samples" / "scenarios"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built() -> None:
-    missing = toolchain_missing()
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must build the emulated board: {missing}")
-        pytest.skip(missing)
-    build()
+pytestmark = pytest.mark.usefixtures("emulator_built")
 
 
 @pytest.fixture
