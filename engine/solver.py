@@ -27,12 +27,34 @@ Legality is always decided by ``variant.analyse`` (joker ratios, ace rules,
 no jokers at all); :func:`engine.turns.check_turn` accepts every play returned
 (the tests assert it).
 
+Joker exchanges ([remi] rules 5-7, [rommee] "Austauschen eines Jokers",
+[american]) are searched exactly where the variant allows them (Remi, Rommé,
+American and International Rummikub; never in 500 Rum, "Dies kann anschließend
+nicht mehr geändert werden", nor in an opening turn, [remi] "Gleichzeitig mit
+der Anfangsmeldung darf man keine Steine ... anlegen oder den Joly ...
+austauschen", [rommee] "erst nach Auslage der Erstmeldung").  The table jokers
+are few, so every choice of exchanges is tried: the rack natural a joker stands
+for takes its place (a run's joker: the one item of its place; a set's: any
+missing suit, or, where the set must be completed to four ([remi] rules 6 and
+7, Rommé's ``set_joker_exchange_needs_four``), all the missing suits at once),
+the meld is otherwise as it was and may still be extended, and each freed joker
+joins the rack as a joker that must go into a *new* meld in this very turn
+([rommee] "Der Joker muss sofort wieder in einer neuen Meldung ausgelegt
+werden").  Where the freed joker needs rack tiles ([remi] "mit zwei Steinen vom
+eigenen Ständer", [american] read strictly) its new meld holds two or more rack
+items.  Jokers look alike, so a freed joker is any joker of a new meld; the
+search carries how many freed jokers still need a place.  A freed joker is not
+a placed item: it does not count towards ``placed`` or ``value`` (in a meld
+with rack jokers too, the freed ones take the joker places worth least); the
+exchanged natural counts what it is worth in its old meld.  An exchange is
+chosen only when it scores strictly better than the best play without one.
+
 What is left out, and why:
 
-* Joker exchanges (taking a table joker by laying the item it stands for) are
-  not searched: the freed joker must go into a new meld under rules that differ
-  per variant ([remi] rules 5-7, [american], [rommee]).  A play that would need
-  one is never returned; the best play without it is.
+* A freed joker never goes into a meld that lay on the table (the rules ask
+  for a new one), and its new meld is made of rack items only: the extend-only
+  tables are never taken apart to build it ([american] "Version 3" of the
+  ruling, which lets table tiles join it, is a rearranging house rule).
 * Going out: where the last item must be discarded (Remi, Rommé, American and
   International Rummikub, American Rummy) pass ``keep=1`` to keep that many
   items on the rack; the CLI's ``--keep``.  By default every item may be placed.
@@ -48,6 +70,7 @@ What is left out, and why:
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -55,6 +78,7 @@ from dataclasses import dataclass, field
 from engine.items import JOKER, Family, Item, Joker, Natural, format_items, natural
 from engine.melds import MeldKind, Reading
 from engine.partition import _order_key, _Search, _sorted, best_split, can_be_melded
+from engine.turns import _extend_rules
 from engine.variants import Variant, WienerRummy
 
 __all__ = [
@@ -205,7 +229,48 @@ def solve(
     result = search.best(start)
     if result is None:
         return Play(table_melds, (), 0, meets_initial=False)
-    return search.play(start)
+    rules = _extend_rules(variant)
+    if constrained or not rules.exchange:
+        return search.play(start)
+    best: tuple[tuple[int, int], _ExtendSearch, _State, tuple[_Exchange, ...]] | None = None
+    for exchanges in _exchange_choices(variant, table_melds, rack_items):
+        tiles = [tile for exchange in exchanges for tile in exchange.tiles]
+        room = len(rack_items) - keep - len(tiles)
+        if room < 0:
+            continue
+        exchanged = list(table_melds)
+        for exchange in exchanges:
+            exchanged[exchange.index] = exchange.meld
+        freed = sum(exchange.freed for exchange in exchanges)
+        left = list(rack_items)
+        for tile in tiles:
+            left.remove(tile)
+        inner = _ExtendSearch(
+            variant,
+            tuple(exchanged),
+            objective,
+            lay_off=True,
+            max_placed=room,
+            freed_needs_rack_pair=rules.freed_with_hand_tiles,
+        )
+        inner_start = _State(_sorted((*left, *([JOKER] * freed))), 0, 0, False, 0, freed)
+        rest = inner.best(inner_start)
+        if rest is None:
+            continue  # the freed jokers find no new meld
+        gain = search.score((len(tiles), sum(exchange.value for exchange in exchanges)))
+        total = (gain[0] + rest[0], gain[1] + rest[1])
+        if total > (best[0] if best is not None else result):
+            best = (total, inner, inner_start, exchanges)
+    if best is None:
+        return search.play(start)
+    _, inner, inner_start, exchanges = best
+    play = inner.play(inner_start)
+    placed = sorted(
+        (*play.placed, *(tile for exchange in exchanges for tile in exchange.tiles)),
+        key=_order_key,
+    )
+    value = play.value + sum(exchange.value for exchange in exchanges)
+    return Play(play.melds, tuple(placed), value, meets_initial=True)
 
 
 def best_rack_split(variant: Variant, rack: Sequence[Item]) -> RackSplit:
@@ -305,6 +370,102 @@ def _check_material(variant: Variant, rack: Meld, table: tuple[Meld, ...]) -> No
             )
 
 
+# --- joker exchanges ----------------------------------------------------------------
+@dataclass(frozen=True)
+class _Exchange:
+    """Jokers taken from one table meld by laying the rack naturals they stand for."""
+
+    index: int
+    meld: Meld
+    """The table meld after the exchange (then it may still be extended)."""
+    tiles: tuple[Natural, ...]
+    """Rack naturals laid into the meld."""
+    freed: int
+    """Jokers that come free."""
+    value: int
+    """What the laid naturals count in the meld."""
+
+
+def _meld_exchanges(variant: Variant, index: int, meld: Meld) -> list[_Exchange]:
+    """Every way to take jokers from one table meld, under every reading of it."""
+    needs_four = _extend_rules(variant).set_exchange_needs_four
+    family = variant.family
+    found: dict[tuple[Meld, tuple[str, ...]], _Exchange] = {}
+    for reading in variant.analyse(meld).readings:
+        jokers = reading.joker_count
+        if not jokers:
+            continue
+        options: list[tuple[Meld, tuple[Natural, ...], tuple[int, ...], int]] = []
+        if reading.kind is MeldKind.RUN:
+            # a run's joker stands for the one item of its place
+            resolved = reading.resolved_items()
+            places = [i for i, item in enumerate(resolved) if item.is_joker]
+            for size in range(1, len(places) + 1):
+                for chosen in itertools.combinations(places, size):
+                    changed = list(resolved)
+                    tiles: list[Natural] = []
+                    for i in chosen:
+                        joker = resolved[i]
+                        assert isinstance(joker, Joker) and joker.stands_for is not None
+                        changed[i] = joker.stands_for
+                        tiles.append(joker.stands_for)
+                    options.append((tuple(changed), tuple(tiles), chosen, size))
+        else:
+            # a set's joker stands for any missing suit ([rommee] "die ♣6 oder ♦6");
+            # [remi] rules 6 and 7: only completing the set to four frees it
+            naturals = reading.naturals()
+            missing = [natural(family, reading.rank, s) for s in reading.missing_suits]
+            choices: list[tuple[tuple[Natural, ...], int]]
+            if needs_four:
+                choices = [(tuple(missing), jokers)] if len(naturals) + len(missing) == 4 else []
+            else:
+                choices = [
+                    (suits, freed)
+                    for freed in range(1, jokers + 1)
+                    for suits in itertools.combinations(missing, freed)
+                ]
+            for laid_set, freed in choices:
+                changed_set: Meld = (*naturals, *laid_set, *([JOKER] * (jokers - freed)))
+                places_laid = tuple(range(len(naturals), len(naturals) + len(laid_set)))
+                options.append((changed_set, laid_set, places_laid, freed))
+        for changed_meld, laid, places_laid, freed in options:
+            readings = [
+                r for r in variant.analyse(changed_meld).readings
+                if r.kind is reading.kind and not r.reordered
+            ]
+            if not readings:
+                continue
+            value = max(
+                sum(variant.slot_value(r, r.slots[i]) for i in places_laid) for r in readings
+            )
+            key = (changed_meld, tuple(sorted(map(str, laid))))
+            old = found.get(key)
+            if old is None or value > old.value:
+                found[key] = _Exchange(index, changed_meld, laid, freed, value)
+    return list(found.values())
+
+
+def _exchange_choices(
+    variant: Variant, table: tuple[Meld, ...], rack: tuple[Item, ...]
+) -> Iterator[tuple[_Exchange, ...]]:
+    """Every choice of exchanges on different table melds (at least one) that the
+    rack's naturals pay for."""
+    have: Counter[Item] = Counter(item for item in rack if not item.is_joker)
+    per_meld: list[list[_Exchange | None]] = []
+    for index, meld in enumerate(table):
+        if any(item.is_joker for item in meld):
+            options = [
+                ex for ex in _meld_exchanges(variant, index, meld)
+                if not Counter[Item](ex.tiles) - have
+            ]
+            if options:
+                per_meld.append([None, *options])
+    for combination in itertools.product(*per_meld):
+        chosen = tuple(ex for ex in combination if ex is not None)
+        if chosen and not Counter[Item](t for ex in chosen for t in ex.tiles) - have:
+            yield chosen
+
+
 # --- the extend-only search ----------------------------------------------------------
 _Gain = tuple[int, int]
 """(items placed, value placed)."""
@@ -322,6 +483,9 @@ class _State:
     """The opening still needs a run (Remi)."""
     placed: int
     """Items placed so far (for ``keep``)."""
+    freed: int = 0
+    """Jokers freed by exchange that still need a place in a new meld (they are
+    among the jokers of ``remaining``)."""
 
 
 @dataclass(frozen=True)
@@ -335,6 +499,8 @@ class _Step:
     target: int | None = None
     """Index of the table meld extended; None for a new meld or keeping the pivot."""
     is_run: bool = False
+    freed: int = 0
+    """Freed jokers the new meld takes (not counted in ``gain`` or ``used_items``)."""
 
 
 @dataclass
@@ -356,8 +522,11 @@ class _ExtendSearch:
         *,
         lay_off: bool,
         max_placed: int,
+        freed_needs_rack_pair: bool = False,
     ) -> None:
         self.variant = variant
+        self.freed_needs_rack_pair = freed_needs_rack_pair
+        """A freed joker's new meld holds two or more rack items ([remi] rule 5)."""
         self.rules = variant.meld_rules
         self.family = variant.family
         self.table = table
@@ -402,7 +571,9 @@ class _ExtendSearch:
         jokers = sum(1 for item in state.remaining if item.is_joker)
         far = self.joker_gains(self.all_melds & ~near & ~state.used, jokers)
         placed = state.placed if self.max_placed < len(state.remaining) + state.placed else 0
-        return (state.remaining, state.used & near, far, state.need, state.need_run, placed)
+        return (
+            state.remaining, state.used & near, far, state.need, state.need_run, placed, state.freed
+        )
 
     def joker_gains(self, mask: int, jokers: int) -> tuple[tuple[int, int] | None, ...]:
         """Best score of laying exactly t jokers alone onto the melds of ``mask``, t = 0..jokers."""
@@ -456,7 +627,13 @@ class _ExtendSearch:
 
     # -- the recursion -------------------------------------------------------------------
     def best(self, state: _State) -> tuple[int, int] | None:
-        """The best score reachable from ``state`` (None: the opening cannot be met)."""
+        """The best score reachable from ``state`` (None: the opening cannot be met,
+        or the freed jokers cannot all go into new melds)."""
+        if state.freed:
+            jokers = sum(1 for item in state.remaining if item.is_joker)
+            # a freed joker is never kept, and a new meld needs a natural
+            if jokers < state.freed or jokers == len(state.remaining):
+                return None
         key = self._key(state)
         if key in self.memo:
             cached = self.memo[key]
@@ -482,7 +659,9 @@ class _ExtendSearch:
         used = state.used if step.target is None else state.used | (1 << step.target)
         need = max(0, state.need - step.gain[1]) if step.target is None else state.need
         need_run = state.need_run and not step.is_run
-        return _State(step.rest, used, need, need_run, state.placed + step.gain[0])
+        return _State(
+            step.rest, used, need, need_run, state.placed + step.gain[0], state.freed - step.freed
+        )
 
     def steps(self, state: _State) -> Iterator[_Step]:
         remaining = state.remaining
@@ -491,22 +670,17 @@ class _ExtendSearch:
         room = self.max_placed - state.placed
         if room <= 0:
             return
-        best_meld: dict[tuple[tuple[Item, ...], bool], _Step] = {}
+        best_meld: dict[tuple[tuple[Item, ...], bool, int], _Step] = {}
         if not pivot.is_joker:
             for reading, rest, _ in self.partition.candidates(remaining):
                 size = len(reading.slots)
-                if size > room:
-                    continue
-                step = _Step(
-                    (size, self.variant.meld_value(reading)),
-                    rest,
-                    used_items=tuple(slot.item for slot in reading.slots),
-                    meld=reading.resolved_items(),
-                    is_run=reading.kind is MeldKind.RUN,
-                )
-                slot_key = (rest, step.is_run)
-                if slot_key not in best_meld or step.gain > best_meld[slot_key].gain:
-                    best_meld[slot_key] = step
+                for freed in self.freed_choices(state, reading):
+                    if size - freed > room:
+                        continue
+                    step = self.new_meld_step(reading, rest, freed)
+                    slot_key = (rest, step.is_run, freed)
+                    if slot_key not in best_meld or step.gain > best_meld[slot_key].gain:
+                        best_meld[slot_key] = step
         yield from best_meld.values()
         if not self.lay_off:
             return
@@ -524,6 +698,35 @@ class _ExtendSearch:
                 if old is None or self.score(step.gain) > self.score(old.gain):
                     best_bundle[slot] = step
         yield from best_bundle.values()
+
+    def freed_choices(self, state: _State, reading: Reading) -> range:
+        """How many of a new meld's jokers may be freed ones."""
+        most = min(state.freed, reading.joker_count)
+        if self.freed_needs_rack_pair:
+            # [remi] "mit zwei Steinen vom eigenen Ständer": two rack items beside them
+            most = min(most, len(reading.slots) - 2)
+        return range(max(most, 0) + 1)
+
+    def new_meld_step(self, reading: Reading, rest: tuple[Item, ...], freed: int) -> _Step:
+        """A new meld; ``freed`` of its jokers were freed by exchange and are not
+        counted (they take the joker places worth least)."""
+        used = [slot.item for slot in reading.slots]
+        value = self.variant.meld_value(reading)
+        if freed:
+            joker_values = sorted(
+                self.variant.slot_value(reading, slot) for slot in reading.slots if slot.is_joker
+            )
+            value -= sum(joker_values[:freed])
+            for _ in range(freed):
+                used.remove(JOKER)
+        return _Step(
+            (len(used), value),
+            rest,
+            used_items=tuple(used),
+            meld=reading.resolved_items(),
+            is_run=reading.kind is MeldKind.RUN,
+            freed=freed,
+        )
 
     # -- bundles laid onto one table meld ----------------------------------------------
     def _readings(self, items: Meld) -> tuple[Reading, ...]:

@@ -5,6 +5,11 @@ to "stays on the rack", "laid onto table meld j" or "new meld g" and asks
 ``variant.analyse`` whether each group can be read as a meld under some
 declaration of its jokers.  Every play the solver returns is also judged by
 ``engine.turns.check_turn``.
+
+Joker exchanges have their own brute force (``ExchangeBruteForce``): it puts
+any rack natural in the place of any table joker, hands every freed joker to a
+new group, writes out every after-table the groups can make, and lets
+``check_turn`` judge each one.
 """
 
 from __future__ import annotations
@@ -196,6 +201,213 @@ class BruteForce:
         return best
 
 
+PAIR_RULE = {"remi", "rummikub-american", "rummikub-international"}
+"""[remi] rule 5 "mit zwei Steinen vom eigenen Ständer"; [american] read strictly: the
+freed joker's new meld holds two or more items from the rack."""
+
+
+class ExchangeBruteForce:
+    """The best play holding at least one joker exchange, every candidate judged by
+    ``check_turn`` (None: there is none)."""
+
+    def __init__(self, variant: Variant, table: Sequence[Sequence[Item]]) -> None:
+        self.variant = variant
+        self.table = [tuple(meld) for meld in table]
+        self.pair_rule = variant.id in PAIR_RULE
+        self.host_options = lru_cache(maxsize=None)(self._host_options)
+        self.new_options = lru_cache(maxsize=None)(self._new_options)
+
+    def substitutions(
+        self, rack: Sequence[Item]
+    ) -> list[tuple[tuple[tuple[Item, ...], ...], tuple[tuple[Natural, ...], ...]]]:
+        """(table after the exchanges, naturals laid per meld), every rack natural tried
+        in the place of every table joker."""
+        places = [
+            (i, k) for i, meld in enumerate(self.table) for k, item in enumerate(meld)
+            if item.is_joker
+        ]
+        naturals = sorted({i for i in rack if isinstance(i, (Tile, Card))}, key=str)
+        have: Counter[Item] = Counter(rack)
+        found = {}
+        for choice in itertools.product([None, *naturals], repeat=len(places)):
+            if all(c is None for c in choice):
+                continue
+            if Counter[Item](c for c in choice if c is not None) - have:
+                continue
+            melds = [list(meld) for meld in self.table]
+            tiles: list[list[Natural]] = [[] for _ in self.table]
+            for (i, k), tile in zip(places, choice, strict=True):
+                if tile is not None:
+                    melds[i][k] = tile
+                    tiles[i].append(tile)
+            if all(self.variant.analyse(m).valid for m in melds):
+                key = (
+                    tuple(tuple(m) for m in melds),
+                    tuple(tuple(sorted(t, key=str)) for t in tiles),
+                )
+                found[key] = key
+        return list(found.values())
+
+    def _host_options(
+        self, base: tuple[Item, ...], tiles: tuple[Natural, ...], group: tuple[Item, ...]
+    ) -> tuple[tuple[tuple[Item, ...], int], ...]:
+        """(after-meld, value of what was laid) for ``group`` laid onto ``base``, the
+        table meld with ``tiles`` put in its jokers' places."""
+        naturals = [i for i in group if not i.is_joker]
+        jokers = len(group) - len(naturals)
+        out: set[tuple[tuple[Item, ...], int]] = set()
+        for old in self.variant.analyse(base).readings:
+            if old.kind is MeldKind.SET:
+                items = (*old.naturals(), *[JOKER] * old.joker_count, *naturals, *[JOKER] * jokers)
+                for reading in self.variant.analyse(items).readings:
+                    if reading.kind is MeldKind.SET:
+                        out.add((items, self.value(reading, [*tiles, *naturals], jokers)))
+                continue
+            suit = old.suit
+            assert suit is not None
+            meanings = [natural(self.variant.family, r, suit) for r in range(1, 14)]
+            for meant in itertools.product(meanings, repeat=jokers):
+                laid = [*naturals, *(Joker(m) for m in meant)]
+                for reading in self.variant.analyse([*old.resolved_items(), *laid]).readings:
+                    if reading.kind is MeldKind.RUN:
+                        out.add((reading.resolved_items(), self.value(reading, [*tiles, *laid])))
+        return tuple(out)
+
+    def _new_options(
+        self, group: tuple[Item, ...], freed: int
+    ) -> tuple[tuple[tuple[Item, ...], int], ...]:
+        """(after-meld, value of the rack items) for a new meld of ``group`` (rack
+        items) and ``freed`` freed jokers, every joker declared every way."""
+        naturals = [i for i in group if isinstance(i, (Tile, Card))]
+        rack_jokers = len(group) - len(naturals)
+        if not naturals or (freed and self.pair_rule and len(group) < 2):
+            return ()
+        family = self.variant.family
+        meanings: set[Natural] = set()
+        if len({n.rank for n in naturals}) == 1:
+            meanings |= {natural(family, naturals[0].rank, s) for s in range(4)}
+        if len({n.suit_index for n in naturals}) == 1:
+            meanings |= {natural(family, r, naturals[0].suit_index) for r in range(1, 14)}
+        out: set[tuple[tuple[Item, ...], int]] = set()
+        for meant in itertools.product(sorted(meanings, key=str), repeat=rack_jokers + freed):
+            jokers = [Joker(m) for m in meant]
+            for reading in self.variant.analyse([*naturals, *jokers]).readings:
+                value = self.value(reading, [*naturals, *jokers[:rack_jokers]])
+                out.add((reading.resolved_items(), value))
+        return tuple(out)
+
+    def value(self, reading: Reading, laid: Sequence[Item], bare_jokers: int = 0) -> int:
+        """What the laid items count in ``reading`` (a set's bare jokers all count alike)."""
+        want = Counter(laid)
+        total = 0
+        joker_value = 0
+        for slot in reading.slots:
+            if want[slot.item] > 0:
+                want[slot.item] -= 1
+                total += self.variant.slot_value(reading, slot)
+            elif slot.is_joker:
+                joker_value = self.variant.slot_value(reading, slot)
+        return total + bare_jokers * joker_value
+
+    def solve(
+        self, rack: Sequence[Item], *, objective: str, keep: int = 0, opened: bool = True
+    ) -> Score | None:
+        best: Score | None = None
+        for after_exchange, tiles in self.substitutions(rack):
+            found = _ExchangeSearch(self, tuple(rack), after_exchange, tiles, objective, keep)
+            result = found.run(opened, best)
+            if result is not None and (best is None or result > best):
+                best = result
+        return best
+
+
+class _ExchangeSearch:
+    """Every grouping of the rest of the rack after one choice of exchanges."""
+
+    def __init__(
+        self,
+        brute: ExchangeBruteForce,
+        rack: tuple[Item, ...],
+        after_exchange: tuple[tuple[Item, ...], ...],
+        tiles: tuple[tuple[Natural, ...], ...],
+        objective: str,
+        keep: int,
+    ) -> None:
+        self.brute = brute
+        self.rack = rack
+        self.after_exchange = after_exchange
+        self.tiles = tiles
+        self.laid_tiles = [t for ts in tiles for t in ts]
+        self.left = list(rack)
+        for tile in self.laid_tiles:
+            self.left.remove(tile)
+        # rack items: stay (-1), onto table meld j, or into new group m + g;
+        # freed jokers (last): only into new groups
+        self.n = len(self.left) + len(self.laid_tiles)
+        self.objective = objective
+        self.keep = keep
+
+    def score(self, count: int, value: int) -> Score:
+        return (count, value) if self.objective == "tiles" else (value, count)
+
+    def run(self, opened: bool, best: Score | None) -> Score | None:
+        self.opened = opened
+        self.best = best
+        self.assign(0, [], 0)
+        return self.best
+
+    def assign(self, i: int, dest: list[int], groups: int) -> None:
+        m = len(self.brute.table)
+        if i == self.n:
+            self.evaluate(dest, groups)
+            return
+        low = -1 if i < len(self.left) else m
+        for d in range(low, m + groups + 1):
+            dest.append(d)
+            self.assign(i + 1, dest, groups + (d == m + groups))
+            dest.pop()
+
+    def evaluate(self, dest: list[int], groups: int) -> None:
+        brute, left, m = self.brute, self.left, len(self.brute.table)
+        placed = [left[i] for i in range(len(left)) if dest[i] >= 0]
+        count = len(self.laid_tiles) + len(placed)
+        if count > len(self.rack) - self.keep:
+            return
+        if self.objective == "tiles" and self.best is not None and count < self.best[0]:
+            return
+        options: list[tuple[tuple[tuple[Item, ...], int], ...]] = []
+        for j in range(m):
+            group = tuple(left[i] for i in range(len(left)) if dest[i] == j)
+            if not group and not self.tiles[j]:
+                options.append(((brute.table[j], 0),))
+                continue
+            found = brute.host_options(
+                self.after_exchange[j], self.tiles[j], tuple(sorted(group, key=str))
+            )
+            if not found:
+                return
+            options.append(found)
+        for g in range(groups):
+            group = tuple(left[i] for i in range(len(left)) if dest[i] == m + g)
+            freed_here = sum(1 for i in range(len(left), self.n) if dest[i] == m + g)
+            found = brute.new_options(tuple(sorted(group, key=str)), freed_here)
+            if not found:
+                return
+            options.append(found)
+        combos = sorted(itertools.product(*options), key=lambda c: -sum(v for _, v in c))
+        for combo in combos:
+            s = self.score(count, sum(v for _, v in combo))
+            if self.best is not None and s <= self.best:
+                break
+            after = [meld for meld, _ in combo]
+            check = check_turn(
+                brute.variant, brute.table, after, [*self.laid_tiles, *placed], opened=self.opened
+            )
+            if check.valid:
+                self.best = s
+                break
+
+
 # --- helpers -----------------------------------------------------------------------
 def opening_rule(variant: Variant) -> bool:
     return variant.initial_meld_required > 0 or variant.initial_meld_needs_run
@@ -211,7 +423,7 @@ def brute(
     keep: int = 0,
 ) -> Score | None:
     constrained = initial and opening_rule(variant)
-    return BruteForce(variant, table).solve(
+    plain = BruteForce(variant, table).solve(
         rack,
         objective=objective,
         lay_off=not constrained,
@@ -219,6 +431,16 @@ def brute(
         need_run=constrained and variant.initial_meld_needs_run,
         keep=keep,
     )
+    if not any(item.is_joker for meld in table for item in meld):
+        return plain
+    # exchanges are tried in an opening turn too: check_turn must refuse them there
+    opened = not constrained
+    exchange = ExchangeBruteForce(variant, table).solve(
+        rack, objective=objective, keep=keep, opened=opened
+    )
+    if exchange is not None and (plain is None or exchange > plain):
+        return exchange
+    return plain
 
 
 def score_of(play: Play, objective: str) -> Score:
@@ -324,6 +546,51 @@ def test_matches_brute_force_on_random_cases(
             assert score_of(play, objective) == expected, (rack, table)
 
 
+def random_exchange_case(
+    variant: Variant, rng: random.Random, rack_size: int
+) -> tuple[tuple[Item, ...], tuple[tuple[Item, ...], ...]]:
+    """A table with a joker and, mostly, a rack holding an item it stands for."""
+    rack, table = random_case(variant, rng, rack_size)
+    for _ in range(200):
+        if any(item.is_joker for meld in table for item in meld):
+            break
+        rack, table = random_case(variant, rng, rack_size)
+    wanted: list[Item] = []
+    for meld in table:
+        for reading in variant.analyse(meld).readings:
+            if reading.kind is MeldKind.RUN:
+                wanted.extend(reading.joker_meanings())
+            elif reading.joker_count:
+                wanted.extend(
+                    natural(variant.family, reading.rank, s) for s in reading.missing_suits
+                )
+    if wanted and rng.random() < 0.8:
+        tile = rng.choice(wanted)
+        copies = Counter([*rack, *(i for meld in table for i in meld)])[tile]
+        if copies < variant.copies_of_each:
+            rack = (tile, *rack[1:])
+    return rack, table
+
+
+# [remi] rules 5-7, [rommee] "Austauschen eines Jokers", [american]: exchanges searched
+@pytest.mark.parametrize(
+    "variant_id", ["remi", "rommee", "rummikub-american", "rummikub-international"]
+)
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+def test_exchanges_match_brute_force(variant_id: str, objective: str) -> None:
+    variant = find_variant(variant_id)
+    rng = random.Random(f"exchange-{variant_id}-{objective}")
+    exchanged = 0
+    for _ in range(20):
+        rack, table = random_exchange_case(variant, rng, rng.randint(3, 5))
+        expected = brute(variant, rack, table, initial=False, objective=objective)
+        play = solve_and_check(variant, rack, table, initial=False, objective=objective)
+        assert score_of(play, objective) == expected, (rack, table)
+        if check_turn(variant, table, play.melds, play.placed, opened=True).exchanged_jokers:
+            exchanged += 1
+    assert exchanged >= 1  # the cases do reach exchanges
+
+
 @pytest.mark.parametrize("variant_id", ["remi", "rommee", "rummikub-american"])
 def test_keep_one_item_to_discard(variant_id: str) -> None:
     # [remi] "darf man das nicht tun, weil man dann keinen Stein mehr zum Ablegen hätte"
@@ -383,6 +650,46 @@ HAND_CASES = [
     # [american-rummy] the ace is low unless agreed: KH cannot be followed by AH
     ("american-rummy", "AH", "JH QH KH", False, "tiles", 0, 0, None),
     ("american-rummy", "QH", "QS QD QC | 9H 10H JH", False, "tiles", 1, 10, None),
+    # --- joker exchanges (the freed joker counts for nobody's rack: not in count or value)
+    # [rommee] "♠6–♥6–J ... hier also die ♣6 oder ♦6, so kann er den Joker durch diese Karte
+    # austauschen. Der Joker muss sofort wieder in einer neuen Meldung ausgelegt werden":
+    # 6C (6) replaces it, the joker joins 8D 9D (17) in a new run
+    ("rommee", "6C 8D 9D", "6S 6H JK", False, "tiles", 3, 23, None),
+    ("rommee", "6D 8D 9D", "6S 6H JK", False, "tiles", 3, 23, None),
+    # ... "erst nach Auslage der Erstmeldung": opening with 8D-QD (47), no exchange; once
+    # opened, 6C frees the joker for a six-card run: 6 + 47
+    ("rommee", "6C 8D 9D 10D JD QD", "6S 6H JK", True, "tiles", 5, 47, None),
+    ("rommee", "6C 8D 9D 10D JD QD", "6S 6H JK", False, "tiles", 6, 53, None),
+    # [remi] rule 5: "Hat man genau den Stein, den ein Joly ... ersetzt, ... vorausgesetzt,
+    # man gebraucht ihn sofort mit zwei Steinen vom eigenen Ständer": R5 (5), K9 K10 (15)
+    ("remi", "R5 K9 K10", "R4 JK R6", False, "tiles", 3, 20, None),
+    # ... with one rack tile left for it the joker may not be taken; R5 fits nowhere else
+    ("remi", "R5 K9", "R4 JK R6", False, "tiles", 0, 0, None),
+    # [remi] "Gleichzeitig mit der Anfangsmeldung darf man ... nicht den Joly ...
+    # austauschen": K9-K13 alone is 45 < 50; after opening R5 frees the joker for K8-K13
+    ("remi", "R5 K9 K10 K11 K12 K13", "R4 JK R6", True, "tiles", 0, 0, None),
+    ("remi", "R5 K9 K10 K11 K12 K13", "R4 JK R6", False, "tiles", 6, 50, None),
+    # [remi] rule 6: "die beiden Steine ... in den beiden fehlenden Farben, darf man den Joly
+    # nehmen": O5 R5 complete K5 B5, the joker joins K8 K9 (each tile 5)
+    ("remi", "O5 R5 K8 K9", "K5 B5 JK", False, "tiles", 4, 20, None),
+    # [remi] rule 7: "nur einen Stein von den fehlenden Farben, dann darf man diesen Stein an
+    # den Satz anlegen ..., aber man darf den Joly nicht nehmen": O5 is laid, R8 R9 stay
+    ("remi", "O5 R8 R9", "K5 B5 JK", False, "tiles", 1, 5, None),
+    # ... "Später kann ein Spieler, der einen Stein mit der gleichen Zahl und der vierten
+    # Farbe hat, diesen benutzen, um damit den Joly einzutauschen": R5 on K5 B5 O5 JK, 5 each
+    ("remi", "R5 R8 R9", "K5 B5 O5 JK", False, "tiles", 3, 15, None),
+    # [rum500] "Dies kann anschließend nicht mehr geändert werden": 6H never takes the
+    # joker; only 8H is laid
+    ("rum500", "6H 9C 10C 8H", "5H JK 7H", False, "tiles", 1, 8, None),
+    # [american] "unmittelbar in einer 'neuen' eigenen Kombination", read strictly as
+    # "zusammen mit 2 oder mehr Spielsteinen aus seinem Blatt": R5 (5), B9 B10 (19)
+    ("rummikub-american", "R5 B9 B10", "R4 JK R6", False, "tiles", 3, 24, None),
+    ("rummikub-international", "R5 B9 B10", "R4 JK R6", False, "tiles", 3, 24, None),
+    # ... two freed jokers with B9 alone are not two rack tiles: nothing is placed
+    ("rummikub-american", "R5 K5 B9", "R4 JK R6 | K4 JK K6", False, "tiles", 0, 0, None),
+    # [american] "Wenn ein Satz aus zwei gleichen Spielsteinen und einem Joker besteht, kann
+    # der Joker durch einen passenden Spielstein jeder der fehlenden Farben ersetzt werden"
+    ("rummikub-american", "O7 K9 K10", "R7 B7 JK", False, "tiles", 3, 26, None),
 ]
 
 
@@ -410,6 +717,41 @@ def test_hand_worked_cases(
         assert expected == score_of(play, objective)
     if melds is not None:
         assert sorted(str(" ".join(map(str, m))) for m in play.melds) == sorted(melds)
+
+
+@pytest.mark.parametrize(
+    "rack,count,value",
+    [
+        # [rommee] DSkV: "erst dann ausgetauscht werden darf, wenn der Satz mit vier Karten
+        # gleichen Ranges komplettiert wird": 6C alone is only laid off
+        ("6C 8D 9D", 1, 6),
+        ("6C 6D 8D 9D", 4, 29),
+    ],
+)
+def test_rommee_set_exchange_needs_four_option(rack: str, count: int, value: int) -> None:
+    variant = find_variant("rommee", {"set_joker_exchange_needs_four": "true"})
+    table = parse_melds("6S 6H JK")
+    play = solve_and_check(variant, parse_items(rack), table, initial=False, objective="tiles")
+    assert (len(play.placed), play.value) == (count, value)
+    assert score_of(play, "tiles") == brute(
+        variant, parse_items(rack), table, initial=False, objective="tiles"
+    )
+
+
+def test_exchange_play_shape() -> None:
+    # [rommee] the table meld keeps its place with 6C in the joker's, and the joker lies in
+    # a new meld with the rack cards; it is not reported as placed from the rack
+    variant = find_variant("rommee")
+    table = parse_melds("6S 6H JK | 2C 3C 4C")
+    play = solve_and_check(
+        variant, parse_items("6C 8D 9D"), table, initial=False, objective="tiles"
+    )
+    assert sorted(map(str, play.placed)) == ["6C", "8D", "9D"]
+    assert sorted(map(str, play.melds[0])) == ["6C", "6H", "6S"]
+    assert play.melds[1] == table[1]
+    assert len(play.melds) == 3 and sum(item.is_joker for item in play.melds[2]) == 1
+    check = check_turn(variant, table, play.melds, play.placed, opened=True)
+    assert [str(t) for t in check.exchanged_jokers] == ["6C"]
 
 
 # --- known-answer files --------------------------------------------------------------------
