@@ -393,10 +393,6 @@ def _make_sets(
     return sets
 
 
-def describe(arrangement: Arrangement) -> str:
-    return " | ".join(format_items(meld) for meld in arrangement.melds)
-
-
 def solve_rearrangement(
     variant: Variant,
     rack: Sequence[Item],

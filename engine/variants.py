@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine.items import Family, Item, Joker, Natural, format_items
+from engine.items import Family, Item, format_items
 from engine.melds import (
     ACE_HIGH_POSITION,
     MeldAnalysis,
@@ -221,10 +221,6 @@ class Variant:
 
 
 # --- helpers for joker rules ------------------------------------------------
-def _joker_meanings(slots: tuple[Slot, ...]) -> list[Slot]:
-    return [slot for slot in slots if slot.is_joker]
-
-
 class RummikubVariant(Variant):
     family = Family.TILES
     copies = 2
@@ -643,16 +639,3 @@ def parse_option_args(args: Iterable[str]) -> dict[str, str]:
             raise OptionError(f"an option is written NAME=VALUE, not {arg!r}")
         out[name.strip()] = value.strip()
     return out
-
-
-def joker_meaning(slot: Slot, reading: Reading) -> Natural | None:
-    """What a joker slot stands for (None for a set joker whose suit is open)."""
-    if not slot.is_joker:
-        return None
-    if isinstance(slot.item, Joker) and slot.item.stands_for is not None:
-        return slot.item.stands_for
-    if slot.suit is None:
-        return None
-    from engine.items import natural
-
-    return natural(reading.family, slot.rank, slot.suit)
