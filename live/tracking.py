@@ -180,9 +180,12 @@ class Tracker:
         return sorted((tr for tr in self.tracks.values() if tr.confirmed),
                       key=lambda tr: tr.track_id)
 
-    def missing(self) -> list[Track]:
-        """Confirmed tracks not seen in the last frame (under a hand, or gone)."""
-        return [tr for tr in self.confirmed() if tr.last_t < self.t]
+    def missing(self, grace: float = 0.0) -> list[Track]:
+        """Confirmed tracks not seen for more than ``grace`` seconds (under a hand, or gone).
+
+        A grace of a few frames keeps one missed detection of an item lying still from
+        counting as a hand over the table."""
+        return [tr for tr in self.confirmed() if self.t - tr.last_t > grace + 1e-9]
 
     def last_activity_t(self) -> float:
         """When a confirmed item last appeared, vanished, moved or changed label."""

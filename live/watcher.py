@@ -33,6 +33,10 @@ from live.tracking import Track, Tracker
 from live.zones import Zone, ZoneLayout
 from vision.detections import Detections
 
+MISSED_DETECTION_GRACE_S = 0.25
+"""An item unseen for less than this does not stop the table counting as still: one
+missed detection is the detector's, a hand hides items for longer (and moves)."""
+
 Image = npt.NDArray[np.uint8]
 
 
@@ -81,7 +85,7 @@ class TableWatcher:
         detections = detections.with_confidence_at_least(self.settings.min_confidence)
         self.tracker.update(detections, t)
         still = self.rule.update(
-            t, self.last_motion, missing=len(self.tracker.missing()),
+            t, self.last_motion, missing=len(self.tracker.missing(MISSED_DETECTION_GRACE_S)),
             last_change_t=self.tracker.last_activity_t())
         if not still:
             return None

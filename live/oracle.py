@@ -1,0 +1,202 @@
+"""The oracle detector: a rendered video's true boxes, read back as if a model had found them.
+
+Until the detection model is trained, ``OracleDetector`` stands in for
+``vision.detector.Detector``: the same call (an image in, ``Detections``
+out), answered from the renderer's truth file (``vision.synth.scripted``)
+beside the video.  Frames are taken in order, one per call, as
+``live.run.watch`` feeds them; the image's size is checked against the file
+so the oracle cannot be paired with the wrong video unnoticed.
+
+What a real model does to those boxes is imitated, seeded per frame so a
+replay is the same every time: boxes wander by a few per cent of their size,
+confidences vary, and now and then an item is missed for a frame.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections
+
+TRUTH_SUFFIX = ".truth.jsonl"
+
+
+class OracleError(ValueError):
+    """A truth file that is missing, malformed or does not fit the frames fed to it."""
+
+
+@dataclass(frozen=True)
+class Noise:
+    """How unlike the truth the oracle's answers are."""
+
+    box_jitter: float = 0.03
+    """Standard deviation of each box side, as a share of the box's size."""
+    box_jitter_px: float = 0.2
+    """...plus this many pixels."""
+    miss_rate: float = 0.003
+    """Chance that an item in sight is not detected in a frame."""
+    confidence: tuple[float, float] = (0.6, 0.99)
+
+
+EXACT = Noise(0.0, 0.0, 0.0, (1.0, 1.0))
+
+
+def truth_path_for(video: str | Path) -> Path:
+    video = Path(video)
+    return video.with_name(video.stem + TRUTH_SUFFIX)
+
+
+def read_truth(path: str | Path) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
+    """(the header, each frame's true detections in frame order)."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise OracleError(f"cannot read the truth file {str(path)!r}: {error}") from None
+    try:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    except json.JSONDecodeError as error:
+        raise OracleError(f"{path}: not JSON lines: {error}") from None
+    if not rows or rows[0].get("kind") != "header":
+        raise OracleError(f"{path}: the first line must be the header")
+    header, frames = rows[0], rows[1:]
+    for number, row in enumerate(frames):
+        if row.get("frame") != number or not isinstance(row.get("detections"), list):
+            raise OracleError(f"{path}: line {number + 2} is not frame {number}: "
+                              f"{json.dumps(row)[:100]}")
+    if header.get("frames") != len(frames):
+        raise OracleError(f"{path}: the header promises {header.get('frames')} frames, "
+                          f"the file has {len(frames)}")
+    return header, [row["detections"] for row in frames]
+
+
+class OracleDetector:
+    """``detector(image) -> Detections`` from a truth file, one frame per call."""
+
+    def __init__(self, truth: str | Path, *, noise: Noise | None = None, seed: int = 0) -> None:
+        self.path = Path(truth)
+        self.header, self.frames = read_truth(self.path)
+        self.noise = noise if noise is not None else Noise()
+        self.seed = seed
+        self.index = 0
+        self.size = (int(self.header["width"]), int(self.header["height"]))
+
+    @classmethod
+    def for_video(cls, video: str | Path, **kwargs: Any) -> OracleDetector:
+        return cls(truth_path_for(video), **kwargs)
+
+    def __call__(self, image: npt.NDArray[np.uint8] | None) -> Detections:
+        if image is not None:
+            h, w = image.shape[:2]
+            if (w, h) != self.size:
+                raise OracleError(f"frame {self.index} is {w}x{h} but {self.path.name} "
+                                  f"describes {self.size[0]}x{self.size[1]} frames")
+        detections = self.at(self.index)
+        self.index += 1
+        return detections
+
+    def at(self, index: int) -> Detections:
+        """Frame ``index``'s detections, noise included (the same every time)."""
+        if not 0 <= index < len(self.frames):
+            raise OracleError(f"frame {index} is past the {len(self.frames)} frames of "
+                              f"{self.path.name}")
+        return noisy(self.frames[index], self.noise, np.random.default_rng([self.seed, index]),
+                     self.size)
+
+    def reset(self) -> None:
+        self.index = 0
+
+
+def noisy(items: Sequence[Mapping[str, Any]], noise: Noise, rng: np.random.Generator,
+          size: tuple[int, int]) -> Detections:
+    kept: list[dict[str, Any]] = []
+    low, high = noise.confidence
+    for item in items:
+        # draw every number for every item, so one item's miss does not shift the others'
+        box = np.asarray(item["box"], np.float64)
+        side = np.array([box[2] - box[0], box[3] - box[1]] * 2)
+        shifted = box + rng.normal(0.0, 1.0, 4) * (noise.box_jitter * side + noise.box_jitter_px)
+        confidence = float(rng.uniform(low, high))
+        missed = rng.random() < noise.miss_rate
+        if missed:
+            continue
+        x1, y1 = max(0.0, shifted[0]), max(0.0, shifted[1])
+        x2, y2 = min(float(size[0]), shifted[2]), min(float(size[1]), shifted[3])
+        if x2 - x1 < 1.0 or y2 - y1 < 1.0:
+            continue
+        kept.append({"label": item["label"], "kind": item["kind"], "box": [x1, y1, x2, y2],
+                     "confidence": confidence})
+    return Detections.from_items(kept)
+
+
+def calibration_from(header: Mapping[str, Any]) -> Any:
+    """The table calibration the truth file's camera implies (corners in the image)."""
+    from calibration.table import TableCalibration
+
+    return TableCalibration.from_corners(header["image_corners"], tuple(header["table_mm"]),
+                                         (int(header["width"]), int(header["height"])))
+
+
+@dataclass
+class Replay:
+    """What a video replay produced: the events and when each snapshot was committed."""
+
+    events: list[dict[str, Any]]
+    frames: int
+    snapshots: int
+    committed_t: list[float]
+
+
+def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None,
+                 seed: int = 0, on_frame: Any = None) -> Replay:
+    """The whole pipeline after the model on a rendered video: source, oracle, watcher with
+    the default zones and the camera's calibration, game; the header's button presses are
+    pressed at their video times, after the frame that reaches them."""
+    from live.bus import EventBus
+    from live.events import collector
+    from live.game import Game
+    from live.run import watch
+    from live.scenario import Press, apply_step
+    from live.sources import open_source
+    from live.watcher import TableWatcher
+    from live.zones import default_layout
+
+    detector = OracleDetector.for_video(video, noise=noise, seed=seed)
+    header = detector.header
+    zones = default_layout(scenario.variant.id, len(scenario.players),
+                           tuple(header["table_mm"]))
+    watcher = TableWatcher(scenario.variant, zones, calibration_from(header))
+    bus = EventBus()
+    events, _ = collector(bus)
+    game = Game(scenario.variant, scenario.players, bus, options=scenario.options)
+    pending = [Press(float(p["t"]), str(p["press"]), p.get("seat")) for p in header["presses"]]
+    committed: list[float] = []
+    real_update = game.update
+
+    def update(snapshot: Any) -> None:
+        committed.append(snapshot.t)
+        real_update(snapshot)
+
+    game.update = update  # type: ignore[method-assign]
+
+    def between_frames(game: Game, t: float) -> None:
+        while pending and pending[0].t <= t + 1e-9:
+            apply_step(game, pending.pop(0))
+
+    frames = open_source(video)
+    try:
+        count, snapshots = watch(frames, detector, watcher, game, between_frames, on_frame)
+    finally:
+        frames.close()
+    return Replay(events, count, snapshots, committed)
+
+
+__all__ = ["EXACT", "Noise", "OracleDetector", "OracleError", "Replay", "calibration_from",
+           "noisy", "read_truth", "replay_video", "truth_path_for"]
