@@ -227,7 +227,10 @@ class Game:
         }
         shared = tuple(tuple(m) for m in snapshot.melds)
         table = shared + tuple(m for s in sorted(seat_melds) for m in seat_melds[s])
-        if not self._material_ok(t, table, {}, tuple(snapshot.discards)):
+        # items seen outside every meld count too: a card lying in a tile game, or a
+        # third copy of a tile, is a misreading wherever it lies
+        seen_elsewhere = {"unplaced": tuple(snapshot.unplaced)} if snapshot.unplaced else {}
+        if not self._material_ok(t, table, seen_elsewhere, tuple(snapshot.discards)):
             return
         if state.waiting_for is not None:
             if not same_table(table, state.waiting_for):

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from engine.items import parse_melds
+from engine.items import parse_item, parse_melds
 from engine.variants import find_variant
 from live.bus import EventBus
 from live.events import EventError, EventStream, JsonlWriter, collector, read_jsonl, validate_event
@@ -330,3 +330,19 @@ def test_run_keeps_the_panels_camera_view_fresh(tmp_path: Path) -> None:
     assert written.shape == (48, 64, 3)
     assert abs(float(written.mean()) - 250) < 3
     assert not frame_path.with_suffix(".part.jpg").exists()
+
+
+def test_a_card_seen_outside_the_melds_of_a_tile_game_is_a_misreading() -> None:
+    """The camera groups tiles and cards apart, so a card on a Rummikub table ends up
+    unplaced; it is still reported and the reading not taken (engine.state's material check)."""
+    bus = EventBus()
+    events, _ = collector(bus)
+    game = Game(find_variant("sabra"), ("Ana", "Ben"), bus)
+    game.update(TableSnapshot(t=1.0, melds=tuple(parse_melds("R10 R11 R12"))))
+    before = game.table
+    game.update(
+        TableSnapshot(t=2.0, melds=tuple(parse_melds("R10 R11")), unplaced=(parse_item("QH"),))
+    )
+    warnings = [e for e in events if e["type"] == "warning"]
+    assert [w["items"] for w in warnings] == [["QH"]]
+    assert game.table == before
