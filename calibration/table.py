@@ -10,7 +10,6 @@ stays small and readable and can be edited by hand.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.files import read_json, write_json
 from calibration.intrinsics import CameraIntrinsics
 from calibration.markers import CORNER_IDS, CORNER_NAMES, DICTIONARY_NAME, find_markers
 
@@ -152,14 +152,8 @@ class TableCalibration:
         )
 
     def save(self, path: str | Path) -> Path:
-        out = Path(path)
-        out.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
-        return out
+        return write_json(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | Path) -> TableCalibration:
-        try:
-            obj = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise CalibrationError(f"cannot read the calibration {str(path)!r}: {error}") from None
-        return cls.from_json(obj)
+        return cls.from_json(read_json(path, CalibrationError, "calibration"))

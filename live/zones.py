@@ -10,12 +10,13 @@ clockwise as seen from above); the JSON form is meant to be edited by hand.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from calibration.files import read_json, write_json
 
 ZONE_KINDS = ("meld", "seat", "discard", "stock")
 # Lookup order: small zones that lie inside bigger ones first.
@@ -141,17 +142,11 @@ class ZoneLayout:
                    tuple(Zone.from_json(z) for z in obj["zones"]))
 
     def save(self, path: str | Path) -> Path:
-        out = Path(path)
-        out.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
-        return out
+        return write_json(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | Path) -> ZoneLayout:
-        try:
-            obj = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise ZoneError(f"cannot read the zone layout {str(path)!r}: {error}") from None
-        return cls.from_json(obj)
+        return cls.from_json(read_json(path, ZoneError, "zone layout"))
 
 
 # Where the seats sit: (edge, start, end) with start/end as shares along that edge,
