@@ -412,14 +412,17 @@ def solve_rearrangement(
     melds from the rack first reaching 30) is tried as fixed, with the search
     placing the most around it.
 
-    Jokers: the search treats table jokers as free to move, which is the
-    Dutch Sabra rule (option ``dutch``).  Under the official rule a meld
-    holding a joker may be extended but not split; a play found with free
-    jokers is kept if :func:`engine.turns.check_turn` accepts it under the
-    variant's options, else the melds holding jokers are kept whole (or their
-    joker exchanged for the tile it stands for) and the rest is searched.
-    That answer is legal; it may miss plays that extend a joker's meld while
-    rebuilding the rest (said in the README).
+    Jokers: the search treats table jokers as free to move.  Under the
+    official rule a meld holding a joker may be extended but not split; under
+    the Dutch rule (option ``dutch``) it may be split but the joker keeps its
+    meaning.  A play found with free jokers is kept if
+    :func:`engine.turns.check_turn` accepts it under the variant's options
+    (then it is optimal, since the free search is a relaxation); else each
+    meld holding a joker is taken through its fates (kept, extended at its
+    ends, or its joker exchanged for the tile it stands for) with the rest of
+    the table rebuilt freely, and the best play the turn check accepts wins.
+    That answer is legal; it is exact except that an extension tile found
+    both on the rack and loose on the table is always taken from the rack.
     """
     from engine.solver import Play, SolveError
     from engine.turns import check_turn
@@ -453,7 +456,10 @@ def solve_rearrangement(
 
     if not initial:
         free = arrange(table_items, rack, objective=objective, table_is_legal=True)
-        if variant.options["dutch"] or legal(free):
+        # the search moves jokers freely; its answer stands when the variant's joker rule
+        # (official: melds holding a joker stay whole; Dutch: jokers keep their meaning)
+        # accepts it, else the melds holding jokers are taken one fate at a time
+        if legal(free):
             return play_of(free)
         kept = _with_jokers_kept(variant, table_melds, rack, objective, legal)
         return play_of(kept)

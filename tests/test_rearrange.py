@@ -174,6 +174,11 @@ def test_opening_matches_exhaustive_search(seed: int) -> None:
             True,
             ["K1", "K2", "K3", "B12", "R10", "R11", "R12"],
         ),
+        # Dutch Sabra ("Gruppen, die einen Joker enthalten, umgruppiert werden dürfen ...
+        # vorausgesetzt, dass der Joker immer für denselben Spielstein steht"): R8 extends the
+        # run R5 R6 JK=R7 with the joker kept as R7
+        ({"dutch": True}, "R8", "R5 R6 JK | K9 B9 O9 | R9 R10 R11", False, ["R8"]),
+        ({"dutch": True}, "R5 R7", "R3 R4 JK R6 | K9 B9 O9", False, ["R5", "R7"]),
         # ... unless the house rule forbids it (Lemada 1999)
         (
             {"rearrange_on_opening_turn": False},
