@@ -116,7 +116,12 @@ SEARCH_BUDGET = 100_000
 
 
 class _OutOfBudget(Exception):
-    """A probe ran out of its budget: the position goes to the integer programme."""
+    """A probe ran out of its budget: the position goes to the integer programme, with
+    what the search learnt of the optimum (reachable score, upper bound)."""
+
+    def __init__(self, low: int | None = None, high: int | None = None) -> None:
+        super().__init__(low, high)
+        self.low, self.high = low, high
 
 
 def _probe(
@@ -157,7 +162,10 @@ def _search(
     high = upper
     while low < high:
         target = (low + high + 1) // 2
-        answer = _probe(core, arguments, target)
+        try:
+            answer = _probe(core, arguments, target)
+        except _OutOfBudget:
+            raise _OutOfBudget(low, high) from None
         if answer is None:
             high = target - 1
         else:
@@ -267,7 +275,7 @@ def arrange(
             return None
         score, decisions = answer
         melds = _replay(decisions, jokers_table + jokers_rack > 0, reference_mode)
-    except _OutOfBudget:
+    except _OutOfBudget as known:
         from engine.rearrange_ilp import arrange_ilp
 
         solved = arrange_ilp(
@@ -279,6 +287,7 @@ def arrange(
             weight_joker=weight_joker,
             threshold=threshold,
             reference_mode=reference_mode,
+            score_range=(known.low, known.high),
         )
         if solved is None:
             return None

@@ -113,12 +113,16 @@ def arrange_ilp(
     weight_joker: Sequence[int],
     threshold: int,
     reference_mode: bool,
+    score_range: tuple[int | None, int | None] = (None, None),
 ) -> tuple[int, tuple[tuple[Item, ...], ...]] | None:
     """Best score and the melds laid, or None (table cannot be arranged, threshold missed).
 
     Variables: how often each meld is laid (0..2), how many of each rack tile
-    are used, and for each joker place in a meld whether a rack joker fills
-    it (so a rack joker scores what its place is worth).
+    are used, and the rack jokers used: one count when every joker scores the
+    same, else for each joker place in a meld whether a rack joker fills it (so
+    a rack joker scores what its place is worth).  ``score_range``: what the
+    search already knows of the optimum (reachable, and not above), which
+    tightens the programme's bound.
     """
     import numpy as np
     from scipy.optimize import Bounds, LinearConstraint, milp
@@ -138,7 +142,11 @@ def arrange_ilp(
     melds = [all_melds[i] for i in keep]
     counts = all_counts[:, keep]
     values = all_values[keep]
-    places = [(renumber[m], v) for m, v in all_places if m in renumber]
+    pooled = len(set(weight_joker)) == 1
+    if pooled:
+        places: list[tuple[int, int]] = [(-1, 1)] if jokers_rack else []
+    else:
+        places = [(renumber[m], v) for m, v in all_places if m in renumber]
     count, nplaces = len(melds), len(places)
     size = count + 52 + nplaces
     cost = np.zeros(size)
@@ -149,20 +157,30 @@ def arrange_ilp(
     # jokers: the melds' jokers are the table's plus the rack's credited
     jokers = hstack([counts[52:53], csr_array((1, 52)), -np.ones((1, nplaces))])
     rack_jokers = hstack([csr_array((1, count + 52)), np.ones((1, nplaces))])
-    # a credited joker place needs its meld laid
-    credit_rows = csr_array(
-        (
-            np.concatenate([np.ones(nplaces), -np.ones(nplaces)]),
-            (
-                np.concatenate([np.arange(nplaces), np.arange(nplaces)]),
-                np.concatenate([count + 52 + np.arange(nplaces), [m for m, _ in places]]),
-            ),
-        ),
-        shape=(nplaces, size),
-    )
-    blocks = [naturals, jokers, rack_jokers, credit_rows]
-    lower = [*table[:52], jokers_table, 0, *([-np.inf] * nplaces)]
-    upper = [*table[:52], jokers_table, jokers_rack, *([0.0] * nplaces)]
+    blocks = [naturals, jokers, rack_jokers]
+    lower: list[float] = [*table[:52], jokers_table, 0]
+    upper: list[float] = [*table[:52], jokers_table, jokers_rack]
+    if not pooled and nplaces:
+        # a credited joker place needs its meld laid
+        blocks.append(
+            csr_array(
+                (
+                    np.concatenate([np.ones(nplaces), -np.ones(nplaces)]),
+                    (
+                        np.concatenate([np.arange(nplaces), np.arange(nplaces)]),
+                        np.concatenate([count + 52 + np.arange(nplaces), [m for m, _ in places]]),
+                    ),
+                ),
+                shape=(nplaces, size),
+            )
+        )
+        lower += [-np.inf] * nplaces
+        upper += [0.0] * nplaces
+    low_score, high_score = score_range
+    if low_score is not None or high_score is not None:
+        blocks.append(csr_array(-cost.reshape(1, -1)))
+        lower.append(-np.inf if low_score is None else float(low_score))
+        upper.append(np.inf if high_score is None else float(high_score))
     if threshold:
         blocks.append(hstack([csr_array(values.reshape(1, -1)), csr_array((1, 52 + nplaces))]))
         lower.append(threshold)
@@ -174,7 +192,11 @@ def arrange_ilp(
         bounds=Bounds(
             np.zeros(size),
             np.concatenate(
-                [np.full(count, 2.0), np.asarray(rack[:52], float), np.ones(nplaces) * 2]
+                [
+                    np.full(count, 2.0),
+                    np.asarray(rack[:52], float),
+                    np.full(nplaces, float(jokers_rack) if pooled else 2.0),
+                ]
             ),
         ),
     )
