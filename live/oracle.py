@@ -155,7 +155,7 @@ class Replay:
 
 
 def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None,
-                 seed: int = 0, on_frame: Any = None) -> Replay:
+                 seed: int = 0, on_frame: Any = None, bus: Any = None) -> Replay:
     """The whole pipeline after the model on a rendered video: source, oracle, watcher with
     the default zones and the camera's calibration, game; the header's button presses are
     pressed at their video times, after the frame that reaches them."""
@@ -173,7 +173,7 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
     zones = default_layout(scenario.variant.id, len(scenario.players),
                            tuple(header["table_mm"]))
     watcher = TableWatcher(scenario.variant, zones, calibration_from(header))
-    bus = EventBus()
+    bus = bus if bus is not None else EventBus()
     events, _ = collector(bus)
     game = Game(scenario.variant, scenario.players, bus, options=scenario.options)
     pending = [Press(float(p["t"]), str(p["press"]), p.get("seat")) for p in header["presses"]]

@@ -54,6 +54,26 @@ def _frame_parts(frame: Any) -> tuple[float, Any]:
     return float(t), image
 
 
+class FrameWriter:
+    """The panel's camera view: the latest frame as a JPEG, at most twice a second (on the
+    video's clock), replaced atomically so the panel never serves half a file."""
+
+    def __init__(self, path: str | Path, every_s: float = 0.5) -> None:
+        self.path = Path(path)
+        self.every_s = every_s
+        self.last_t = float("-inf")
+
+    def __call__(self, t: float, image: Any) -> None:
+        if t - self.last_t < self.every_s:
+            return
+        import cv2
+
+        partial = self.path.with_suffix(".part.jpg")
+        if cv2.imwrite(str(partial), image, [cv2.IMWRITE_JPEG_QUALITY, 80]):
+            partial.replace(self.path)
+            self.last_t = t
+
+
 def watch(
     frames: Iterable[Any],
     detector: Callable[[Any], Any],
@@ -124,19 +144,7 @@ def run(
         if link is not None:
             link.apply_pending(game, t)
 
-    last_written = [-1.0]
-
-    def write_frame(t: float, image: Any) -> None:
-        # the panel's camera view: the latest frame, twice a second, replaced atomically
-        if frame_path is None or t - last_written[0] < 0.5:
-            return
-        import cv2
-
-        target = Path(frame_path)
-        partial = target.with_suffix(".part.jpg")
-        if cv2.imwrite(str(partial), image, [cv2.IMWRITE_JPEG_QUALITY, 80]):
-            partial.replace(target)
-            last_written[0] = t
+    write_frame = FrameWriter(frame_path) if frame_path is not None else None
 
     try:
         if source.startswith(SCENARIO_PREFIX):

@@ -196,7 +196,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from tabletop.demo import run_demo, run_demo_with_panel
 
     if args.panel:
-        return run_demo_with_panel(speed=args.speed)
+        return run_demo_with_panel(speed=args.speed, video=args.video)
     return run_demo(as_json=args.json)
 
 
@@ -262,6 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--panel", action="store_true", help="serve the web panel and play the games on it"
     )
     demo.add_argument("--speed", type=float, default=4.0, help="pace of the games with --panel")
+    demo.add_argument(
+        "--video",
+        action="store_true",
+        help="with --panel: play the rendered videos through the camera pipeline (needs OpenCV)",
+    )
     demo.set_defaults(handler=cmd_demo)
 
     # Other command groups live in their own modules, each with

@@ -121,40 +121,70 @@ def _print_match(
     print()
 
 
-def run_demo_with_panel(speed: float = 4.0, linger: bool = True) -> int:
-    """Serve the panel and play the scenarios at ``speed`` times their own pace, so the
-    table, the turn and the scores move on the page as the game goes."""
+def run_demo_with_panel(speed: float = 4.0, linger: bool = True, video: bool = False) -> int:
+    """Serve the panel and play the games at ``speed`` times their own pace, so the table,
+    the turn and the scores move on the page as the game goes.
+
+    ``video``: play the rendered sample videos through the camera pipeline (source,
+    tracker, watcher, game), the panel showing the camera's view; until a detector is
+    trained, the videos' ground-truth boxes (with jitter and misses) stand in for it.
+    Needs the vision extra (OpenCV).  Otherwise the scripted snapshots are played."""
+    import tempfile
     import time
+    from pathlib import Path
 
     from live.bus import EventBus
     from live.game import Game
     from live.scenario import apply_step, scenario_from_json
     from panel.embed import start_panel
+    from panel.settings import PanelSettings
 
     for name in SCENARIOS:
         text = resources.files("tabletop").joinpath("samples", "scenarios", name).read_text("utf-8")
         scenario = scenario_from_json(json.loads(text))
         bus = EventBus()
+        frame_path = Path(tempfile.mkdtemp(prefix="tabletop-demo-")) / "frame.jpg"
         panel = start_panel(
             bus,
             variant_id=scenario.variant.id,
             options=scenario.variant.options,
             players=scenario.players,
             name=f"demo: {scenario.variant.name}",
+            settings=PanelSettings(frame_path=frame_path) if video else None,
         )
         print(f"{scenario.variant.name}: open {panel.url} (playing at {speed}x)", flush=True)
-        game = Game(scenario.variant, scenario.players, bus, options=scenario.options)
-        clock = 0.0
-        for step in scenario.steps:
-            time.sleep(max(0.0, (step.t - clock) / speed))
-            clock = step.t
-            apply_step(game, step)
+        if video:
+            _play_video(name, scenario, bus, frame_path, speed)
+        else:
+            game = Game(scenario.variant, scenario.players, bus, options=scenario.options)
+            clock = 0.0
+            for step in scenario.steps:
+                time.sleep(max(0.0, (step.t - clock) / speed))
+                clock = step.t
+                apply_step(game, step)
         if linger and name == SCENARIOS[-1]:
             print("the demo has ended; the panel stays up (Ctrl-C to stop)", flush=True)
             with contextlib.suppress(KeyboardInterrupt):
                 panel.thread.join()
         panel.stop()
     return 0
+
+
+def _play_video(name: str, scenario: Any, bus: Any, frame_path: Any, speed: float) -> None:
+    import time
+
+    from live.oracle import replay_video
+    from live.run import FrameWriter
+
+    video = resources.files("tabletop").joinpath("samples", "videos", name.replace(".json", ".mp4"))
+    write_frame = FrameWriter(frame_path)
+    started = time.monotonic()
+
+    def paced(t: float, image: Any) -> None:
+        write_frame(t, image)
+        time.sleep(max(0.0, started + t / speed - time.monotonic()))
+
+    replay_video(str(video), scenario, on_frame=paced, bus=bus)
 
 
 def run_demo(as_json: bool = False) -> int:

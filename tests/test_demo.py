@@ -110,3 +110,46 @@ def test_demo_with_panel_plays_onto_the_served_panel(tmp_path: Path) -> None:
         process.terminate()
         process.wait(10)
         time.sleep(0.1)
+
+
+def test_demo_with_panel_plays_the_rendered_videos(tmp_path: Path) -> None:
+    """`tabletop demo --panel --video`: the videos go through the camera pipeline; the panel
+    serves the camera's view and the scores the game read from the frames."""
+    import json
+    import os
+    import socket
+    import urllib.request
+
+    pytest.importorskip("cv2")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "TABLETOP_PANEL_PORT": str(port),
+        "TABLETOP_PANEL_DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tabletop", "demo", "--panel", "--video", "--speed", "100"],
+        cwd=Path(__file__).resolve().parents[1],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if "the demo has ended" in line:
+                break
+        base = f"http://127.0.0.1:{port}/api"
+        with urllib.request.urlopen(f"{base}/matches", timeout=5) as response:
+            matches = json.load(response)
+        with urllib.request.urlopen(f"{base}/matches/{matches[0]['id']}/state", timeout=5) as r:
+            assert json.load(r)["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}
+        with urllib.request.urlopen(f"{base}/frame.jpg", timeout=5) as response:
+            assert response.headers["content-type"] == "image/jpeg"
+            assert response.read(3) == b"\xff\xd8\xff"
+    finally:
+        process.terminate()
+        process.wait(10)
