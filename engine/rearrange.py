@@ -575,41 +575,42 @@ def _with_jokers_kept(
     best_score = -1
     fates = [_fates(variant, meld) for meld in locked]
     for choice in itertools.product(*fates):
-        pool = Counter(free_items)
-        hand = Counter(rack)
-        kept: list[tuple[Item, ...]] = []
-        laid: list[Item] = []
-        possible = True
-        for fate in choice:
-            # a fate: (meld as it ends, tiles it gains, the joker freed or not)
-            meld, gained, freed = fate
-            for tile in gained:
-                # a gained tile comes from the rack or from the free table tiles
-                source = hand if tile in hand and hand[tile] > 0 else pool
-                if source[tile] <= 0:
-                    possible = False
-                    break
-                source[tile] -= 1
-                if source is hand:
-                    laid.append(tile)
-            if not possible:
-                break
-            if freed:
-                pool.update(i for i in meld if not isinstance(i, Joker))
-                pool[JOKER] += 1
-            else:
-                kept.append(meld)
-        if not possible:
-            continue
-        found = arrange(list(pool.elements()), list(hand.elements()), objective=objective)
-        if found is None:
-            continue
-        placed = tuple(sorted((*laid, *found.placed), key=_order))
-        combined = Arrangement(tuple(kept) + found.melds, placed, 0, 0)
-        score = _score(combined, objective)
-        if score > best_score and legal(combined):
-            best, best_score = combined, score
+        gained: list[Item] = [tile for _, tiles, _ in choice for tile in tiles]
+        for from_rack in _rack_shares(gained, Counter(rack), Counter(free_items)):
+            pool = Counter(free_items)
+            hand = Counter(rack)
+            hand.subtract(from_rack)
+            pool.subtract(Counter(gained) - from_rack)
+            kept: list[tuple[Item, ...]] = []
+            for meld, _, freed in choice:
+                if freed:
+                    pool.update(i for i in meld if not isinstance(i, Joker))
+                    pool[JOKER] += 1
+                else:
+                    kept.append(meld)
+            found = arrange(list(pool.elements()), list(hand.elements()), objective=objective)
+            if found is None:
+                continue
+            placed = tuple(sorted((*from_rack.elements(), *found.placed), key=_order))
+            combined = Arrangement(tuple(kept) + found.melds, placed, 0, 0)
+            score = _score(combined, objective)
+            if score > best_score and legal(combined):
+                best, best_score = combined, score
     return best
+
+
+def _rack_shares(
+    gained: list[Item], rack: Counter[Item], loose: Counter[Item]
+) -> list[Counter[Item]]:
+    """Every way to take the tiles a joker's meld gains from the rack or from the loose
+    table tiles (as multisets of rack tiles), or none if they cannot all be found."""
+    shares: list[Counter[Item]] = [Counter()]
+    for tile, need in Counter(gained).items():
+        low, high = max(0, need - loose[tile]), min(need, rack[tile])
+        if low > high:
+            return []
+        shares = [share + Counter({tile: k}) for share in shares for k in range(low, high + 1)]
+    return shares
 
 
 def _fates(

@@ -174,6 +174,9 @@ def test_opening_matches_exhaustive_search(seed: int) -> None:
             True,
             ["K1", "K2", "K3", "B12", "R10", "R11", "R12"],
         ),
+        # the joker's run R4 R5 JK may take the table's R7..R10 ("können weitere Spielsteine
+        # angelegt werden"), so the rack's own R7 joins K7 B7
+        ({}, "R7 K7 B7", "R4 R5 JK | R7 R8 R9 R10", False, ["K7", "B7", "R7"]),
         # Dutch Sabra ("Gruppen, die einen Joker enthalten, umgruppiert werden dürfen ...
         # vorausgesetzt, dass der Joker immer für denselben Spielstein steht"): R8 extends the
         # run R5 R6 JK=R7 with the joker kept as R7
