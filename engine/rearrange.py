@@ -430,8 +430,9 @@ def solve_rearrangement(
     meld holding a joker is taken through its fates (kept, extended at its
     ends, or its joker exchanged for the tile it stands for) with the rest of
     the table rebuilt freely, and the best play the turn check accepts wins.
-    That answer is legal; it is exact except that an extension tile found
-    both on the rack and loose on the table is always taken from the rack.
+    That answer is legal; the extension tiles are tried from the rack and
+    from the loose table tiles in every split.  Not searched: joining two
+    joker melds to each other.
     """
     from engine.solver import Play, SolveError
     from engine.turns import check_turn
