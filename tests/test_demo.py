@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import socket
 import subprocess
 import sys
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,15 +76,10 @@ def test_demo_command_runs() -> None:
     assert "draws 3 as a penalty" in result.stdout
 
 
-
-def test_demo_with_panel_plays_onto_the_served_panel(tmp_path: Path) -> None:
-    """`tabletop demo --panel`: the games play onto the real server; the API shows them."""
-    import json
-    import os
-    import socket
-    import time
-    import urllib.request
-
+@contextlib.contextmanager
+def demo_on_panel(tmp_path: Path, *flags: str) -> Iterator[str]:
+    """Run `tabletop demo --panel FLAGS` on a free port until its games have ended; yields
+    the panel's API address, and stops the demo afterwards."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -87,7 +89,7 @@ def test_demo_with_panel_plays_onto_the_served_panel(tmp_path: Path) -> None:
         "TABLETOP_PANEL_DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
     }
     process = subprocess.Popen(
-        [sys.executable, "-m", "tabletop", "demo", "--panel", "--speed", "50"],
+        [sys.executable, "-m", "tabletop", "demo", "--panel", *flags],
         cwd=Path(__file__).resolve().parents[1],
         env=env,
         stdout=subprocess.PIPE,
@@ -99,57 +101,34 @@ def test_demo_with_panel_plays_onto_the_served_panel(tmp_path: Path) -> None:
         for line in process.stdout:
             if "the demo has ended" in line:
                 break
-        url = f"http://127.0.0.1:{port}/api/matches"
-        with urllib.request.urlopen(url, timeout=5) as response:
-            matches = json.load(response)
-        assert [m["name"] for m in matches] == ["demo: Rummikub (Sabra)", "demo: Rommé"]
-        with urllib.request.urlopen(f"{url}/{matches[0]['id']}/state", timeout=5) as response:
-            state = json.load(response)
-        assert state["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}
+        yield f"http://127.0.0.1:{port}/api"
     finally:
         process.terminate()
         process.wait(10)
-        time.sleep(0.1)
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return json.load(response)
+
+
+def test_demo_with_panel_plays_onto_the_served_panel(tmp_path: Path) -> None:
+    """`tabletop demo --panel`: the games play onto the real server; the API shows them."""
+    with demo_on_panel(tmp_path, "--speed", "50") as api:
+        matches = get_json(f"{api}/matches")
+        assert [m["name"] for m in matches] == ["demo: Rummikub (Sabra)", "demo: Rommé"]
+        state = get_json(f"{api}/matches/{matches[0]['id']}/state")
+        assert state["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}
 
 
 def test_demo_with_panel_plays_the_rendered_videos(tmp_path: Path) -> None:
     """`tabletop demo --panel --video`: the videos go through the camera pipeline; the panel
     serves the camera's view and the scores the game read from the frames."""
-    import json
-    import os
-    import socket
-    import urllib.request
-
     pytest.importorskip("cv2")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {
-        **os.environ,
-        "TABLETOP_PANEL_PORT": str(port),
-        "TABLETOP_PANEL_DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tabletop", "demo", "--panel", "--video", "--speed", "100"],
-        cwd=Path(__file__).resolve().parents[1],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        for line in process.stdout:
-            if "the demo has ended" in line:
-                break
-        base = f"http://127.0.0.1:{port}/api"
-        with urllib.request.urlopen(f"{base}/matches", timeout=5) as response:
-            matches = json.load(response)
-        with urllib.request.urlopen(f"{base}/matches/{matches[0]['id']}/state", timeout=5) as r:
-            assert json.load(r)["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}
-        with urllib.request.urlopen(f"{base}/frame.jpg", timeout=5) as response:
+    with demo_on_panel(tmp_path, "--video", "--speed", "100") as api:
+        matches = get_json(f"{api}/matches")
+        state = get_json(f"{api}/matches/{matches[0]['id']}/state")
+        assert state["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}
+        with urllib.request.urlopen(f"{api}/frame.jpg", timeout=5) as response:
             assert response.headers["content-type"] == "image/jpeg"
             assert response.read(3) == b"\xff\xd8\xff"
-    finally:
-        process.terminate()
-        process.wait(10)
