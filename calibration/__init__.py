@@ -8,7 +8,16 @@ Imports OpenCV; the rules engine never imports this package.
 """
 
 from calibration.drift import CameraDriftMonitor, DriftReading
-from calibration.intrinsics import CameraIntrinsics, chessboard_intrinsics
+from calibration.intrinsics import (
+    CHARUCO_DICTIONARY,
+    CameraIntrinsics,
+    IntrinsicsError,
+    charuco_board,
+    charuco_board_image,
+    charuco_intrinsics,
+    chessboard_intrinsics,
+    write_charuco_board,
+)
 from calibration.markers import (
     CORNER_IDS,
     DICTIONARY_NAME,
@@ -20,16 +29,22 @@ from calibration.markers import (
 from calibration.table import CalibrationError, TableCalibration
 
 __all__ = [
+    "CHARUCO_DICTIONARY",
     "CORNER_IDS",
     "DICTIONARY_NAME",
     "CalibrationError",
     "CameraDriftMonitor",
     "CameraIntrinsics",
     "DriftReading",
+    "IntrinsicsError",
     "TableCalibration",
+    "charuco_board",
+    "charuco_board_image",
+    "charuco_intrinsics",
     "chessboard_intrinsics",
     "find_markers",
     "marker_image",
     "marker_sheet",
+    "write_charuco_board",
     "write_marker_sheet",
 ]

@@ -8,8 +8,13 @@ become rows of box centres with near-equal spacing, so one method serves:
    shorter than ``link`` item sizes (rows stacked above each other are
    farther apart than neighbours in a row, and mutual links stop a row's
    end from reaching over to the next row);
-2. where an item's two links bend by more than ``max_bend_deg``, cut the
-   longer one (two rows joined at their ends);
+2. where a row turns sharply at an item, cut the longer of its two links
+   (two rows joined at their ends).  "Sharply" is judged against the row's
+   own steady curvature: a straight row may bend by ``max_bend_deg`` at an
+   item, and a fanned hand laid down, whose corner indices lie on an arc
+   and turn by the same few degrees at every card (90..120 degrees or more
+   across 13 cards), may bend that much beyond its curvature; no row bends
+   by more than ``max_arc_bend_deg`` at one item;
 3. cut a row where one gap is far wider than the others (two melds laid end
    to end in one line).
 
@@ -17,6 +22,10 @@ A card whose two corners both show gives two index boxes with one label; the
 second one, alone and near a group holding its label, is dropped.  Each row
 is read along the zone's reading direction, so the player facing it reads
 left to right; a meld laid descending reads right to left in the engine.
+
+Boxes are axis-aligned, so they do not tell an item's rotation; a row does:
+``row_angles`` gives each grouped item its row's direction (along a fan, the
+direction of the arc at that item), which is how the item lies.
 """
 
 from __future__ import annotations
@@ -27,6 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 Point = tuple[float, float]
+SPAN_SHARE = 0.5
+"""A corner must also turn the row by this share of ``max_bend_deg`` (beyond its curvature)
+from the link before the previous item to the link after the next: one index detected a
+little off the arc makes a sharp turn at itself and opposite turns at its neighbours, which
+cancel over that span, where a true corner's do not."""
 
 
 @dataclass(frozen=True)
@@ -57,9 +71,12 @@ def _median(values: Sequence[float]) -> float:
 
 def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), *,
                 tile_link: float = 1.6, card_link: float = 3.6, max_bend_deg: float = 30.0,
-                gap_ratio: float = 1.8, corner_reach: float = 14.0) -> Grouping:
+                max_arc_bend_deg: float = 50.0, gap_ratio: float = 1.8,
+                corner_reach: float = 14.0) -> Grouping:
     """Rows of ``items`` (one zone's), in reading order; the ``link`` factors are in item sizes
-    (tile: its width; card: the width of its index box)."""
+    (tile: its width; card: the width of its index box).  A row may turn by ``max_bend_deg``
+    at an item beyond its steady curvature (a fan's), never by more than ``max_arc_bend_deg``
+    (see the module's step 2)."""
     groups: list[tuple[int, ...]] = []
     singles: list[int] = []
     corners: list[int] = []
@@ -68,7 +85,7 @@ def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), 
         if not of_kind:
             continue
         rows, alone = _rows(of_kind, tile_link if kind == "tile" else card_link,
-                            max_bend_deg, gap_ratio)
+                            max_bend_deg, max_arc_bend_deg, gap_ratio)
         by_key = {it.key: it for it in of_kind}
         if kind == "card":
             kept: list[int] = []
@@ -85,7 +102,7 @@ def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), 
     return Grouping(tuple(groups), tuple(sorted(singles)), tuple(sorted(corners)))
 
 
-def _rows(items: Sequence[Placed], link: float, max_bend_deg: float,
+def _rows(items: Sequence[Placed], link: float, max_bend_deg: float, max_arc_bend_deg: float,
           gap_ratio: float) -> tuple[list[list[int]], list[int]]:
     n = len(items)
     size = _median([it.size for it in items])
@@ -97,23 +114,7 @@ def _rows(items: Sequence[Placed], link: float, max_bend_deg: float,
         nearest.append([j for j in others[:2]
                         if _dist(items[i].position, items[j].position) <= limit])
     edges = {(min(i, j), max(i, j)) for i in range(n) for j in nearest[i] if i in nearest[j]}
-    # cut bends: an item linked both ways must have them on one line
-    changed = True
-    while changed:
-        changed = False
-        for i in range(n):
-            links = [e for e in edges if i in e]
-            if len(links) != 2:
-                continue
-            a, b = (e[0] if e[1] == i else e[1] for e in links)
-            pi, pa, pb = items[i].position, items[a].position, items[b].position
-            va, vb = (pa[0] - pi[0], pa[1] - pi[1]), (pb[0] - pi[0], pb[1] - pi[1])
-            cos = (va[0] * vb[0] + va[1] * vb[1]) / (math.hypot(*va) * math.hypot(*vb) + 1e-12)
-            if cos > -math.cos(math.radians(max_bend_deg)):
-                longer = max(links, key=lambda e: _dist(items[e[0]].position,
-                                                        items[e[1]].position))
-                edges.discard(longer)
-                changed = True
+    _cut_corners(items, edges, max_bend_deg, max_arc_bend_deg)
     # components (each a path now)
     parent = list(range(n))
 
@@ -137,6 +138,81 @@ def _rows(items: Sequence[Placed], link: float, max_bend_deg: float,
             else:
                 alone.append(items[part[0]].key)
     return rows, alone
+
+
+def _turn(items: Sequence[Placed], a: int, i: int, b: int) -> float:
+    """Signed degrees the way a -> i -> b turns at ``i`` (0 = straight on)."""
+    pa, pi, pb = items[a].position, items[i].position, items[b].position
+    ux, uy = pi[0] - pa[0], pi[1] - pa[1]
+    vx, vy = pb[0] - pi[0], pb[1] - pi[1]
+    return math.degrees(math.atan2(ux * vy - uy * vx, ux * vx + uy * vy))
+
+
+def _cut_corners(items: Sequence[Placed], edges: set[tuple[int, int]], max_bend_deg: float,
+                 max_arc_bend_deg: float) -> None:
+    """Cut ``edges`` (in place) where two rows meet at an angle, keeping arcs whole.
+
+    Each row turns at an item by its own steady curvature (none for a straight row; the
+    same few degrees at every index of a fanned hand laid down) plus the wobble of the
+    detections.  A corner is an item that turns by more than ``max_bend_deg`` beyond the
+    row's steady curvature (the median turn of its other items, 0 where it has none) and
+    whose turn is no single stray index (``SPAN_SHARE``), or that turns by more than
+    ``max_arc_bend_deg`` in all (sharper than any fan).  The sharpest corner is cut first,
+    at its longer link, and the rest judged again without it: a corner's neighbours turn
+    little once it is gone."""
+    while True:
+        links: dict[int, list[int]] = {}
+        for i, j in edges:
+            links.setdefault(i, []).append(j)
+            links.setdefault(j, []).append(i)
+        worst: tuple[float, int] | None = None
+        for chain in _chains(links):
+            inner = [(i, _turn(items, a, i, b)) for a, i, b in _windows(chain)]
+            for place, (i, turn) in enumerate(inner):
+                if abs(turn) <= max_bend_deg:
+                    continue
+                others = [t for k, (_, t) in enumerate(inner) if k != place]
+                steady = _median(others or [0.0])
+                # the turn from the link before the previous item to the link after the
+                # next: one item off the arc moves neither, a corner turns both
+                span = [t for _, t in inner[max(0, place - 1):place + 2]]
+                beyond = abs(turn - steady)
+                span_beyond = abs(sum(span) - len(span) * steady)
+                stray = span_beyond <= SPAN_SHARE * max_bend_deg
+                corner = (beyond > max_bend_deg and not stray) or abs(turn) > max_arc_bend_deg
+                if corner and (worst is None or beyond > worst[0]):
+                    worst = (beyond, i)
+        if worst is None:
+            return
+        i = worst[1]
+        edges.discard(max(((min(i, j), max(i, j)) for j in links[i]),
+                          key=lambda e: _dist(items[e[0]].position, items[e[1]].position)))
+
+
+def _chains(links: dict[int, list[int]]) -> list[list[int]]:
+    """The linked items as walks, each from one end (a ring of links: from any item, with
+    its first two items again at the end, so that every item is inside a walk once)."""
+    chains: list[list[int]] = []
+    seen: set[int] = set()
+    for start in sorted(links, key=lambda k: (len(links[k]) != 1, k)):
+        if start in seen:
+            continue
+        walk, previous = [start], -1
+        while True:
+            step = [m for m in links[walk[-1]] if m != previous and m not in walk]
+            if not step:
+                break
+            previous = walk[-1]
+            walk.append(step[0])
+        if len(walk) > 2 and walk[0] in links[walk[-1]]:  # a ring
+            walk += walk[:2]
+        seen.update(walk)
+        chains.append(walk)
+    return chains
+
+
+def _windows(chain: list[int]) -> list[tuple[int, int, int]]:
+    return list(zip(chain, chain[1:], chain[2:], strict=False))
 
 
 def _path_order(members: list[int], edges: set[tuple[int, int]]) -> list[int]:
@@ -184,3 +260,65 @@ def _ordered(keys: list[int], by_key: dict[int, Placed], direction: Point) -> tu
     if abs(dot) / length < 0.26:  # within ~75..105 degrees: use the turned direction
         dot = along[0] * -dy + along[1] * dx
     return tuple(keys if dot >= 0 else reversed(keys))
+
+
+STRAIGHT_TURN_DEG = 20.0
+"""A row whose links turn by no more than this from its first to its last is taken as straight:
+every item gets the one line fitted through them all, steadier than any local direction."""
+
+
+def row_angles(grouping: Grouping, items: Sequence[Placed],
+               reading_direction: Point = (1.0, 0.0)) -> dict[int, float]:
+    """Each grouped item's rotation in degrees, by key: the direction of its row as the row
+    reads (``grouping.groups`` order), measured from ``reading_direction``, in (-180, 180],
+    positive clockwise as the camera sees the table (table y pointing down, as image rows
+    do).  0 is a row lying along the reading direction, 90 a row read top to bottom by the
+    player at the bottom edge.
+
+    A straight row gives all its items the direction of the line fitted through their
+    centres; an arc (a fanned hand laid down) gives each item the arc's direction at it,
+    which is the way that card is turned.  Singles and dropped second corners have no row
+    and no entry: their rotation is unknown from axis-aligned boxes (0 where one is needed).
+    """
+    position = {it.key: it.position for it in items}
+    dx, dy = reading_direction
+    norm = math.hypot(dx, dy)
+    if norm == 0:
+        raise ValueError(f"reading direction must not be zero, not {reading_direction!r}")
+    dx, dy = dx / norm, dy / norm
+    angles: dict[int, float] = {}
+    for row in grouping.groups:
+        missing = [key for key in row if key not in position]
+        if missing:
+            raise ValueError(f"row {row!r} has keys {missing!r} not among the items")
+        for key, direction in zip(row, _directions([position[k] for k in row]), strict=True):
+            # from the reading direction to the row's: atan2 of their cross and dot products
+            vx, vy = math.cos(direction), math.sin(direction)
+            angle = round(math.degrees(math.atan2(dx * vy - dy * vx, dx * vx + dy * vy)), 1)
+            angles[key] = 180.0 if angle == -180.0 else angle + 0.0  # no -0.0
+    return angles
+
+
+def _directions(points: Sequence[Point]) -> list[float]:
+    """Radians in table coordinates, one per point of a row in reading order."""
+    links = [math.atan2(b[1] - a[1], b[0] - a[0]) for a, b in itertools.pairwise(points)]
+    for k in range(1, len(links)):  # unwrapped, so differences are turns
+        links[k] = links[k - 1] + math.remainder(links[k] - links[k - 1], math.tau)
+    if len(links) < 2 or abs(links[-1] - links[0]) <= math.radians(STRAIGHT_TURN_DEG):
+        # the principal axis of the centres, pointing from the first to the last
+        mx = sum(p[0] for p in points) / len(points)
+        my = sum(p[1] for p in points) / len(points)
+        sxx = sum((p[0] - mx) ** 2 for p in points)
+        syy = sum((p[1] - my) ** 2 for p in points)
+        sxy = sum((p[0] - mx) * (p[1] - my) for p in points)
+        axis = 0.5 * math.atan2(2 * sxy, sxx - syy)
+        first, last = points[0], points[-1]
+        if (last[0] - first[0]) * math.cos(axis) + (last[1] - first[1]) * math.sin(axis) < 0:
+            axis += math.pi
+        return [axis] * len(points)
+    # along an arc, a chord from the point before to the point after is parallel to the
+    # arc at the point between; an end item turns on by half its neighbour's turn
+    inner = [(a + b) / 2 for a, b in itertools.pairwise(links)]
+    first_end = links[0] - (links[1] - links[0]) / 2
+    last_end = links[-1] + (links[-1] - links[-2]) / 2
+    return [first_end, *inner, last_end]

@@ -4,10 +4,18 @@ The heavy parts (OpenCV sources, the detection model, the watcher) are
 imported only when a camera or video is watched.  ``scenario:FILE.json`` as
 the source replays a scenario's snapshots and button presses with no camera
 and no model: a demo and a test of everything after the watcher.
+
+Corrections from the panel (:mod:`live.corrections`) wait in the inbox that
+goes with the bus; ``watch`` applies them between frames, in its own thread
+like everything else that touches the watcher and the game: the watcher pins
+the corrected label and hands back the corrected table, which the game takes
+at once as a committed snapshot.  When the source ends the inbox is closed,
+so the panel stops waiting for an answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -16,6 +24,7 @@ from typing import Any
 
 from engine.variants import Variant
 from live.bus import Event, EventBus
+from live.corrections import Correction, CorrectionInbox, find_inbox
 from live.events import JsonlWriter
 from live.game import Game, GameOptions
 from live.scenario import apply_step, load_scenario
@@ -81,23 +90,35 @@ def watch(
     game: Game,
     between_frames: Callable[[Game, float], object] | None = None,
     on_frame: Callable[[float, Any], object] | None = None,
+    corrections: CorrectionInbox | None = None,
 ) -> tuple[int, int]:
     """Feed every frame through detector and watcher; each committed snapshot goes to
     the game, and ``between_frames`` (the board's queued button presses) runs after
-    each frame, so the game is only ever touched from this loop.  Returns (frames,
-    snapshots)."""
+    each frame, so the game is only ever touched from this loop.  ``corrections``
+    (default: the inbox of the game's bus, if the panel made one) are applied after
+    each frame too, and closed when the frames end.  Returns (frames, snapshots)."""
+    inbox = find_inbox(game.events.bus) if corrections is None else corrections
     count = snapshots = 0
-    for frame in frames:
-        t, image = _frame_parts(frame)
-        count += 1
-        if on_frame is not None:
-            on_frame(t, image)
-        snapshot = watcher.update(t, image, detector(image))
-        if snapshot is not None:
-            snapshots += 1
-            game.update(snapshot)
-        if between_frames is not None:
-            between_frames(game, t)
+
+    def take(correction: Correction) -> None:
+        nonlocal snapshots
+        game.update(watcher.correct(correction))  # CorrectionError: refused, nothing changed
+        snapshots += 1
+
+    with inbox.serving() if inbox is not None else contextlib.nullcontext():
+        for frame in frames:
+            t, image = _frame_parts(frame)
+            count += 1
+            if on_frame is not None:
+                on_frame(t, image)
+            snapshot = watcher.update(t, image, detector(image))
+            if snapshot is not None:
+                snapshots += 1
+                game.update(snapshot)
+            if between_frames is not None:
+                between_frames(game, t)
+            if inbox is not None:
+                inbox.apply_pending(take)
     return count, snapshots
 
 
@@ -115,9 +136,11 @@ def run(
     on_event: Callable[[Event], None] | None = None,
     board_url: str | None = None,
     frame_path: str | Path | None = None,
+    corrections: CorrectionInbox | None = None,
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
-    injected (tests), else the project's model and TableWatcher are used."""
+    injected (tests), else the project's model and TableWatcher are used.
+    ``corrections``: the panel's (default: the inbox ``start_panel`` made for ``bus``)."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -148,6 +171,10 @@ def run(
 
     try:
         if source.startswith(SCENARIO_PREFIX):
+            # no camera, so nothing to correct: the panel only fixes its own display
+            inbox = corrections if corrections is not None else find_inbox(bus)
+            if inbox is not None:
+                inbox.close()
             scenario = load_scenario(source[len(SCENARIO_PREFIX) :])
             game = Game(variant, players, bus, options=options or scenario.options)
             for step in scenario.steps:
@@ -164,7 +191,7 @@ def run(
         game = Game(variant, players, bus, options=options)
         try:
             count_frames, snapshots = watch(
-                frames, detector, watcher, game, between_frames, write_frame
+                frames, detector, watcher, game, between_frames, write_frame, corrections
             )
         finally:
             frames.close()

@@ -24,7 +24,10 @@ class SeenItem:
     position: tuple[float, float]
     """Centre in table coordinates (mm) or image pixels without calibration."""
     angle: float = 0.0
-    """Rotation in degrees, 0 = upright for the player facing the camera's top edge."""
+    """Rotation in degrees from the zone's reading direction, positive clockwise as
+    the camera sees the table: its meld row's direction (along a fan, the arc's
+    direction at it).  0.0 for items in no row, whose rotation the axis-aligned
+    boxes do not tell."""
     confidence: float = 1.0
     """Share of the weighted votes its label won."""
 

@@ -13,20 +13,37 @@ only when the still table reads differently from the last one returned.
 Without a calibration everything is in image pixels (a camera looking down),
 and zones must be given in pixels too; without zones the whole view is the
 shared meld area.
+
+Corrections (see :mod:`live.corrections`): ``correct(correction)`` names an
+item by meld and item index in the last committed table (the shared melds in
+table order, then each seat's rows in seat order, as the game's ``table``
+event lists them).  Its label is pinned to that physical item, the track it
+had at the commit: the pinned label replaces the item's votes and wins over
+the rules-helped reading, so no later frame brings the misreading back while
+the track lives.  When the track is lost (a hand over the tile long enough
+for the tracker to drop it), the pin waits up to ``forget_correction_s`` for
+a new track at nearly the same place (within ``correction_reach`` of the
+item's smaller side) read with the same wrong label (or the right one), and
+passes to it.  An item taken away and laid elsewhere is a new item to the
+camera and is read afresh.  ``correct`` re-reads the committed table with
+the pin at once and returns the corrected snapshot, so the game can take it
+without waiting for the next commit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 import numpy as np
 import numpy.typing as npt
 
 from calibration.table import TableCalibration
-from engine.items import Item, parse_item
+from engine.items import Item, Joker, parse_item
 from engine.variants import Variant
-from live.grouping import Placed, group_items
+from live.corrections import Correction, CorrectionError
+from live.grouping import Placed, group_items, row_angles
 from live.reading import MotionMeter, StillnessRule, resolve_labels
 from live.snapshot import SeenItem, TableSnapshot
 from live.tracking import Track, Tracker
@@ -47,6 +64,40 @@ class WatcherSettings:
     confirm_frames: int = 3
     keep_lost_s: float = 0.6
     min_confidence: float = 0.25
+    forget_correction_s: float = 60.0
+    """How long a corrected item may stay unseen and still get its correction back when
+    an item reappears where it lay (a hand resting over it, a player pondering)."""
+    correction_reach: float = 0.5
+    """How near, in the item's smaller box side, a reappearing item must lie to be it;
+    half a side keeps a neighbour in the same meld (a whole side away) out."""
+
+
+@dataclass(frozen=True)
+class Pin:
+    """A label a person gave one physical item: it wins over the detector's votes."""
+
+    label: str
+    """The right token as the detector would write it (a joker bare: ``JK``)."""
+    misread: str
+    """What the votes said when it was corrected: a new track read so is the same item."""
+    who: str
+    kind: str
+    centre: tuple[float, float]
+    """Where the item lies, in image pixels (the tracker's coordinates)."""
+    reach: float
+    """How far (pixels) from ``centre`` a new track may lie to inherit the pin."""
+    lost_since: float | None = None
+    """When its track was dropped; None while the track lives."""
+
+
+@dataclass(frozen=True)
+class _Committed:
+    """The reading behind the last committed snapshot, kept to resolve corrections."""
+
+    tracks: tuple[Track, ...]
+    """Copies of the confirmed tracks as they were (the tracker changes its own)."""
+    rows: tuple[tuple[int, ...], ...]
+    """Track ids of each meld in table order: shared melds, then each seat's rows."""
 
 
 def _whole_view(width: float, height: float) -> ZoneLayout:
@@ -71,6 +122,13 @@ class TableWatcher:
         """What the last committed reading could not make sense of (shown, not hidden)."""
         self.last: TableSnapshot | None = None
         self.last_motion = 0.0
+        self._pins: dict[int, Pin] = {}
+        self._committed: _Committed | None = None
+
+    @property
+    def pins(self) -> Mapping[int, Pin]:
+        """The corrected items by their current track id (read-only)."""
+        return MappingProxyType(self._pins)
 
     def update(self, t: float, frame: Image | None, detections: Detections
                ) -> TableSnapshot | None:
@@ -84,16 +142,110 @@ class TableWatcher:
         self.last_motion = self.motion.update(frame)
         detections = detections.with_confidence_at_least(self.settings.min_confidence)
         self.tracker.update(detections, t)
+        self._follow_pins(t)
         still = self.rule.update(
             t, self.last_motion, missing=len(self.tracker.missing(MISSED_DETECTION_GRACE_S)),
             last_change_t=self.tracker.last_activity_t())
         if not still:
             return None
-        snapshot, problems = self.read(t)
+        tracks = self.tracker.confirmed()
+        snapshot, problems, rows = self._read(t, tracks)
         if self.last is not None and _content(snapshot) == _content(self.last):
             return None
         self.last, self.problems = snapshot, problems
+        self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows)
         return snapshot
+
+    # --- corrections ---------------------------------------------------------------
+    def correct(self, correction: Correction) -> TableSnapshot:
+        """Pin ``correction``'s token to the item it names in the last committed table and
+        return that table read again with it (also the new ``last``).  Raises
+        CorrectionError, changing nothing, for an item that is not there, one that no
+        longer reads as the sender saw it, or a token that is not this game's."""
+        committed, last = self._committed, self.last
+        where = f"item {correction.index} of meld {correction.meld}"
+        if committed is None or last is None:
+            raise CorrectionError(f"no {where}: no table has been committed yet")
+        rows = committed.rows
+        if not 0 <= correction.meld < len(rows):
+            raise CorrectionError(
+                f"no meld {correction.meld} (asked for {where}): the table has {len(rows)}"
+                f" meld{'s' * (len(rows) != 1)}")
+        row = rows[correction.meld]
+        if not 0 <= correction.index < len(row):
+            raise CorrectionError(
+                f"no item {correction.index} in meld {correction.meld}: it has {len(row)}")
+        current = table_melds(last)[correction.meld][correction.index]
+        if correction.was is not None and _bare(correction.was) != _bare(str(current)):
+            raise CorrectionError(
+                f"{where} reads {current} on the table now, not {correction.was} as shown:"
+                " the table has changed")
+        try:
+            item = parse_item(correction.item)
+        except ValueError as error:
+            raise CorrectionError(f"{where} cannot become {correction.item!r}: {error}") from None
+        if item.family is not None and item.family != self.variant.family:
+            raise CorrectionError(
+                f"{where} cannot become {correction.item!r}: not part of a {self.variant.name}"
+                " set")
+        key = row[correction.index]
+        track = next(tr for tr in committed.tracks if tr.track_id == key)
+        live = self.tracker.tracks.get(key)
+        seen = live if live is not None else track
+        self._pins[key] = Pin(
+            label=str(item.bare()) if isinstance(item, Joker) else str(item),
+            misread=track.label,
+            who=correction.who,
+            kind=track.kind,
+            centre=seen.centre,
+            reach=self.settings.correction_reach * min(seen.size),
+            lost_since=None if live is not None else self.tracker.t,
+        )
+        t = max(last.t, self.tracker.t)
+        snapshot, problems, rows_now = self._read(t, committed.tracks)
+        self.last, self.problems = snapshot, problems
+        self._committed = _Committed(committed.tracks, rows_now)
+        return snapshot
+
+    def _follow_pins(self, t: float) -> None:
+        """Keep each pin on its item: follow its track, and past the track's loss, hand it
+        to a new track where the item lay, read as it was; forget it after a while."""
+        pinned = set(self._pins)
+        for key, pin in list(self._pins.items()):
+            track = self.tracker.tracks.get(key)
+            if track is not None:
+                if track.last_t == t:  # seen now: remember where it lies
+                    self._pins[key] = replace(pin, centre=track.centre,
+                                              reach=self.settings.correction_reach
+                                              * min(track.size), lost_since=None)
+                continue
+            heir = self._heir(pin, pinned)
+            del self._pins[key]
+            if heir is not None:
+                self._pins[heir.track_id] = replace(pin, centre=heir.centre, lost_since=None)
+                pinned.add(heir.track_id)
+            elif pin.lost_since is None:
+                self._pins[key] = replace(pin, lost_since=t)
+            elif t - pin.lost_since <= self.settings.forget_correction_s:
+                self._pins[key] = pin
+
+    def _heir(self, pin: Pin, pinned: set[int]) -> Track | None:
+        near = [
+            (float(np.hypot(tr.centre[0] - pin.centre[0], tr.centre[1] - pin.centre[1])), tr)
+            for tr in self.tracker.tracks.values()
+            if tr.track_id not in pinned and tr.kind == pin.kind
+            and tr.label in (pin.misread, pin.label)
+        ]
+        near = [(d, tr) for d, tr in near if d <= pin.reach]
+        return min(near, key=lambda dt: (dt[0], dt[1].track_id))[1] if near else None
+
+    def _label(self, track: Track) -> str:
+        pin = self._pins.get(track.track_id)
+        return pin.label if pin is not None else track.label
+
+    def _shares(self, track: Track) -> dict[str, float]:
+        pin = self._pins.get(track.track_id)
+        return {pin.label: 1.0} if pin is not None else track.shares()
 
     # --- reading a still table ----------------------------------------------------
     def _placed(self, tracks: Sequence[Track]) -> list[Placed]:
@@ -108,12 +260,19 @@ class TableWatcher:
             else:
                 centre, size = track.centre, min(x2 - x1, y2 - y1)
             placed.append(Placed(track.track_id, track.kind, (float(centre[0]), float(centre[1])),
-                                 size, track.label))
+                                 size, self._label(track)))
         return placed
 
     def read(self, t: float) -> tuple[TableSnapshot, tuple[str, ...]]:
+        """The table as the confirmed tracks read now (corrections applied)."""
+        snapshot, problems, _ = self._read(t, self.tracker.confirmed())
+        return snapshot, problems
+
+    def _read(self, t: float, confirmed: Sequence[Track]
+              ) -> tuple[TableSnapshot, tuple[str, ...], tuple[tuple[int, ...], ...]]:
+        """(snapshot, problems, the track ids of each meld in table order)."""
         assert self.zones is not None
-        tracks = {tr.track_id: tr for tr in self.tracker.confirmed()}
+        tracks = {tr.track_id: tr for tr in confirmed}
         placed = self._placed(list(tracks.values()))
         problems: list[str] = []
         family = self.variant.family
@@ -136,22 +295,28 @@ class TableWatcher:
         rows: dict[str, tuple[tuple[int, ...], ...]] = {}
         singles: dict[str, tuple[int, ...]] = {}
         dropped: set[int] = set()
+        angles: dict[int, float] = {}
         for name, items in by_zone.items():
             grouping = group_items(items, zone_of[name].reading_direction)
+            angles.update(row_angles(grouping, items, zone_of[name].reading_direction))
             rows[name], singles[name] = grouping.groups, grouping.singles
             dropped.update(grouping.second_corners)
         meld_rows = [row for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
                      for row in rows[name]]
-        shares = {key: tr.shares() for key, tr in tracks.items() if key not in dropped}
+        shares = {key: self._shares(tr) for key, tr in tracks.items() if key not in dropped}
         reading = resolve_labels(self.variant, shares, meld_rows)
         problems.extend(reading.problems)
+        labels = dict(reading.labels)
+        # a person's word beats the rules' guess too (a 6 they say is a 6 stays one)
+        labels.update((key, pin.label) for key, pin in self._pins.items() if key in labels)
 
         def item(key: int) -> Item:
-            return parse_item(reading.labels[key])
+            return parse_item(labels[key])
 
         position = {p.key: p.position for p in placed}
         meld_rows_found: list[tuple[int, ...]] = []
         seats: dict[int, list[tuple[Item, ...]]] = {}
+        seat_keys: dict[int, list[tuple[int, ...]]] = {}
         discards: list[Item] = []
         unplaced: list[int] = list(outside)
         for name, zone in sorted(zone_of.items()):
@@ -160,9 +325,10 @@ class TableWatcher:
                 unplaced.extend(singles[name])
             elif zone.kind == "seat":
                 assert zone.seat is not None
-                seat_rows = [tuple(item(k) for k in row) for row in rows[name]]
-                seat_rows.extend((item(k),) for k in singles[name])
-                seats.setdefault(zone.seat, []).extend(seat_rows)
+                seat_rows = [*rows[name], *((k,) for k in singles[name])]
+                seat_keys.setdefault(zone.seat, []).extend(seat_rows)
+                seats.setdefault(zone.seat, []).extend(tuple(item(k) for k in row)
+                                                       for row in seat_rows)
             elif zone.kind == "discard":
                 keys = [k for row in rows[name] for k in row] + list(singles[name])
                 d = zone.reading_direction
@@ -176,8 +342,8 @@ class TableWatcher:
         meld_rows_found.sort(key=lambda row: (
             round(min(position[k][1] for k in row) / 10), min(position[k][0] for k in row)))
         seen = tuple(
-            SeenItem(item(key), key, position[key], 0.0,
-                     round(tracks[key].shares().get(reading.labels[key], 0.0), 4))
+            SeenItem(item(key), key, position[key], angles.get(key, 0.0),
+                     round(shares[key].get(labels[key], 0.0), 4))
             for key in sorted(shares))
         snapshot = TableSnapshot(
             t=t,
@@ -188,7 +354,30 @@ class TableWatcher:
             items=seen,
             problems=tuple(problems),
         )
-        return snapshot, tuple(problems)
+        table_rows = (*meld_rows_found, *(row for seat in sorted(seat_keys)
+                                          for row in seat_keys[seat]))
+        return snapshot, tuple(problems), tuple(table_rows)
+
+
+def table_melds(snapshot: TableSnapshot) -> tuple[tuple[Item, ...], ...]:
+    """The melds in the order the game's ``table`` event lists them: the shared melds,
+    then each seat's, seat by seat; the order corrections count in."""
+    return (*snapshot.melds, *(meld for seat in sorted(snapshot.seats)
+                               for meld in snapshot.seats[seat]))
+
+
+def _bare(token: str) -> str:
+    """A token as the camera sees it: a joker is a joker whatever it stands for."""
+    try:
+        item = parse_item(token)
+    except ValueError:
+        return token.strip().upper()
+    return str(item.bare()) if isinstance(item, Joker) else str(item)
+
+
+def _copy(track: Track) -> Track:
+    """A track frozen as it is: the tracker changes boxes and votes in place."""
+    return replace(track, box=track.box.copy(), votes=dict(track.votes))
 
 
 def _content(snapshot: TableSnapshot) -> tuple[object, ...]:

@@ -1,8 +1,11 @@
 """``tabletop calibration``: the table plane and zones of a setup.
 
     tabletop calibration markers --out sheet.png [--pdf] [--side-mm 60]
+    tabletop calibration charuco --out board.png [--pdf] [--squares 5x7] [--square-mm 30]
+    tabletop calibration intrinsics --images VIEW... [--board charuco|chessboard] --out lens.json
     tabletop calibration table --image FRAME --table-mm 900x600 --out setup.json
     tabletop calibration table --corners x,y;x,y;x,y;x,y --table-mm 900x600 --out setup.json
+    tabletop calibration table ... --intrinsics lens.json   (undistort before the table plane)
     tabletop calibration zones --variant ID --players N --table-mm 900x600 --out zones.json
 
 Imports OpenCV only when run.
@@ -37,6 +40,66 @@ def _corners(text: str) -> list[list[float]]:
     return points
 
 
+def _squares(text: str) -> tuple[int, int]:
+    try:
+        cols, rows = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"squares must be COLUMNSxROWS, e.g. 5x7, not {text!r}") from None
+    if cols < 2 or rows < 2:
+        raise ValueError(f"a board needs 2 or more columns and rows of squares, not {text!r}")
+    return cols, rows
+
+
+CHARUCO_DEFAULT_SQUARES = "5x7"
+CHESSBOARD_DEFAULT_SQUARES = "10x7"  # OpenCV's sample board: 9 x 6 inner corners
+
+
+def cmd_charuco(args: argparse.Namespace) -> int:
+    from calibration.intrinsics import write_charuco_board
+
+    out = write_charuco_board(args.out, _squares(args.squares), args.square_mm, args.marker_mm,
+                              args.dictionary, dpi=args.dpi, pdf=args.pdf)
+    print(json.dumps({"board": str(out), "squares": args.squares, "square_mm": args.square_mm,
+                      "marker_mm": args.marker_mm, "dictionary": args.dictionary})
+          if args.json else out)
+    return 0
+
+
+def cmd_intrinsics(args: argparse.Namespace) -> int:
+    import cv2
+
+    from calibration.files import write_json
+    from calibration.intrinsics import charuco_intrinsics, chessboard_intrinsics
+
+    images = []
+    for path in args.images:
+        image = cv2.imread(path)
+        if image is None:
+            raise ValueError(f"cannot read the image {path!r}")
+        images.append(image)
+    if args.board == "charuco":
+        squares = _squares(args.squares or CHARUCO_DEFAULT_SQUARES)
+        intrinsics = charuco_intrinsics(images, squares, args.square_mm, args.marker_mm,
+                                        args.dictionary)
+    else:
+        cols, rows = _squares(args.squares or CHESSBOARD_DEFAULT_SQUARES)
+        intrinsics = chessboard_intrinsics(images, (cols - 1, rows - 1), args.square_mm)
+    write_json(args.out, intrinsics.to_json())
+    print(json.dumps(intrinsics.to_json()) if args.json
+          else f"intrinsics written to {args.out} (reprojection error {intrinsics.rms_px:.3f} px)")
+    return 0
+
+
+def _intrinsics(path: str | None) -> Any:
+    """The ``CameraIntrinsics`` in ``path`` (written by ``calibration intrinsics``), or None."""
+    if path is None:
+        return None
+    from calibration.files import read_json
+    from calibration.intrinsics import CameraIntrinsics, IntrinsicsError
+
+    return CameraIntrinsics.from_json(read_json(path, IntrinsicsError, "intrinsics"))
+
+
 def cmd_markers(args: argparse.Namespace) -> int:
     from calibration.markers import write_marker_sheet
 
@@ -49,15 +112,17 @@ def cmd_table(args: argparse.Namespace) -> int:
     from calibration.table import TableCalibration
 
     size = _size(args.table_mm)
+    intrinsics = _intrinsics(args.intrinsics)
     if args.corners:
-        calibration = TableCalibration.from_corners(_corners(args.corners), size)
+        calibration = TableCalibration.from_corners(_corners(args.corners), size,
+                                                    intrinsics=intrinsics)
     elif args.image:
         import cv2
 
         image = cv2.imread(args.image)
         if image is None:
             raise ValueError(f"cannot read the image {args.image!r}")
-        calibration = TableCalibration.from_markers(image, size)
+        calibration = TableCalibration.from_markers(image, size, intrinsics)
     else:
         raise ValueError("give --image (a frame showing the four markers) or --corners")
     calibration.save(args.out)
@@ -88,10 +153,36 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     markers.add_argument("--dpi", type=int, default=200)
     markers.add_argument("--json", action="store_true")
     markers.set_defaults(handler=cmd_markers)
+    charuco = sub.add_parser("charuco", help="write the printable ChArUco board for intrinsics")
+    charuco.add_argument("--out", required=True, help="PNG (or PDF) file")
+    charuco.add_argument("--pdf", action="store_true", help="write a PDF that prints to scale")
+    charuco.add_argument("--squares", default=CHARUCO_DEFAULT_SQUARES, help="COLUMNSxROWS")
+    charuco.add_argument("--square-mm", type=float, default=30.0, help="printed square side")
+    charuco.add_argument("--marker-mm", type=float, default=22.0, help="printed marker side")
+    charuco.add_argument("--dictionary", default="DICT_5X5_100", help="OpenCV ArUco dictionary")
+    charuco.add_argument("--dpi", type=int, default=200)
+    charuco.add_argument("--json", action="store_true")
+    charuco.set_defaults(handler=cmd_charuco)
+    intrinsics = sub.add_parser(
+        "intrinsics", help="the camera's lens from views of a printed ChArUco board or chessboard")
+    intrinsics.add_argument("--images", nargs="+", required=True,
+                            help="3 or more views of the board, at varied tilts")
+    intrinsics.add_argument("--board", choices=("charuco", "chessboard"), default="charuco")
+    intrinsics.add_argument("--squares", help="COLUMNSxROWS of squares (charuco: 5x7, "
+                                              "chessboard: 10x7)")
+    intrinsics.add_argument("--square-mm", type=float, default=30.0, help="printed square side")
+    intrinsics.add_argument("--marker-mm", type=float, default=22.0,
+                            help="printed marker side (charuco)")
+    intrinsics.add_argument("--dictionary", default="DICT_5X5_100",
+                            help="OpenCV ArUco dictionary (charuco)")
+    intrinsics.add_argument("--out", required=True, help="intrinsics JSON file")
+    intrinsics.add_argument("--json", action="store_true")
+    intrinsics.set_defaults(handler=cmd_intrinsics)
     table = sub.add_parser("table", help="the table plane from the markers or four corners")
     table.add_argument("--image", help="a frame showing the four corner markers")
     table.add_argument("--corners", help="'x,y;x,y;x,y;x,y' image corners, top left first")
     table.add_argument("--table-mm", required=True, help="WIDTHxHEIGHT between the corners")
+    table.add_argument("--intrinsics", help="lens JSON from 'calibration intrinsics' (optional)")
     table.add_argument("--out", required=True, help="calibration JSON file")
     table.add_argument("--json", action="store_true")
     table.set_defaults(handler=cmd_table)

@@ -80,6 +80,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    if args.stage == "reader":
+        return _train_reader(args)
     train = _vision("detector").train
     best = train(
         args.data,
@@ -89,12 +91,39 @@ def cmd_train(args: argparse.Namespace) -> int:
         model=args.model,
         resume=args.resume,
         val=args.val,
-        batch=args.batch,
+        batch=args.batch or 16,
         workers=args.workers,
         device=args.device,
         seed=args.seed,
+        finder=args.stage == "finder",
+        cache=args.cache,
     )
+    if args.export:
+        best = _vision("detector").export_onnx(best, args.imgsz)
     print(json.dumps({"weights": str(best)}) if args.json else f"weights: {best}")
+    return 0
+
+
+def _train_reader(args: argparse.Namespace) -> int:
+    """The reader: crops of the rendered boxes (cached as .npz in OUT), then the
+    crop classifier, exported to OUT/reader.onnx."""
+    from pathlib import Path
+
+    training = _vision("reader_training")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    crops = out / "crops-train.npz"
+    if not crops.is_file():
+        training.extract(args.data, crops, seed=args.seed, workers=args.workers)
+    held = None
+    if args.val:
+        held = out / "crops-held.npz"
+        if not held.is_file():
+            training.extract(args.val, held, seed=args.seed + 1, workers=args.workers)
+    onnx = training.train_reader(crops, held, out, epochs=args.epochs,
+                                 batch=args.batch or 256, seed=args.seed, lr=args.lr,
+                                 init=args.init)
+    print(json.dumps({"weights": str(onnx)}) if args.json else f"weights: {onnx}")
     return 0
 
 
@@ -131,17 +160,29 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     detect.add_argument("images", nargs="+", metavar="IMAGE")
     detect.set_defaults(handler=cmd_detect)
 
-    train = commands.add_parser("train", help="train the detector on rendered data")
+    train = commands.add_parser(
+        "train", help="train the detector on rendered data",
+        description="The shipped model is two-stage: '--stage finder' trains the YOLO "
+        "finder (tile, card index) and '--stage reader' the crop classifier that names "
+        "each box; '--stage single' trains one YOLO detector with every label.")
     train.add_argument("--data", required=True, help="a folder made by 'tabletop synth'")
     train.add_argument("--val", default=None, help="a held-out rendered folder for validation")
     train.add_argument("--out", required=True, help="run folder (weights in OUT/train/weights)")
     train.add_argument("--epochs", type=int, default=100)
     train.add_argument("--imgsz", type=int, default=960)
-    train.add_argument("--batch", type=int, default=16)
+    train.add_argument("--batch", type=int, default=None,
+                       help="images per step (default 16), crops for the reader (256)")
     train.add_argument("--workers", type=int, default=None)
     train.add_argument("--device", default=None, help="cpu, 0, ... (default: cuda if present)")
     train.add_argument("--seed", type=int, default=0)
-    train.add_argument("--model", default="yolov8n.yaml", help="architecture yaml")
+    train.add_argument("--stage", choices=("single", "finder", "reader"), default="single")
+    train.add_argument("--model", default=None,
+                       help="architecture yaml (default: yolov8n.yaml, or the finder's)")
+    train.add_argument("--cache", action="store_true", help="keep decoded images in memory")
+    train.add_argument("--lr", type=float, default=3e-3, help="reader: peak learning rate")
+    train.add_argument("--init", default=None,
+                       help="reader: weights of an earlier run to start from (its best.pt)")
+    train.add_argument("--export", action="store_true", help="also write an ONNX copy")
     train.add_argument("--resume", action="store_true", help="go on from OUT/train/weights/last.pt")
     train.add_argument("--json", action="store_true")
     train.set_defaults(handler=cmd_train)

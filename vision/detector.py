@@ -46,18 +46,33 @@ def default_model() -> Path:
     )
 
 
-def _check_names(names: dict[int, str] | Sequence[str], path: Path) -> None:
+FINDER_NAMES = ("tile", "card")
+"""The two-stage model's finder classes: a whole tile, a card's corner index."""
+
+
+def reader_path(finder: Path) -> Path:
+    """Where a finder's reader lives: ``NAME.reader.onnx`` beside ``NAME.pt|.onnx``."""
+    return finder.with_name(f"{finder.stem}.reader.onnx")
+
+
+def _check_names(names: dict[int, str] | Sequence[str], path: Path) -> bool:
+    """True for a two-stage finder, False for a one-stage detector; else ModelError."""
     listed = [names[i] for i in range(len(names))] if isinstance(names, dict) else list(names)
+    if listed == list(FINDER_NAMES):
+        return True
     if listed != list(CLASS_NAMES):
         raise ModelError(f"model {str(path)!r} has {len(listed)} classes that are not "
                          f"vision.labels.CLASS_NAMES (first: {listed[:3]})")
+    return False
 
 
 def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
-                 scores: npt.NDArray[Any], width: int, height: int) -> Detections:
+                 scores: npt.NDArray[Any], width: int, height: int,
+                 finder: bool = False) -> Detections:
     labels, kinds = [], []
     for c in classes:
-        label, kind = label_of(int(c))
+        # A finder's boxes carry their kind only; the reader names them later.
+        label, kind = (("JK", FINDER_NAMES[int(c)]) if finder else label_of(int(c)))
         labels.append(label)
         kinds.append(kind)
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
@@ -98,7 +113,7 @@ class Detector:
             self._yolo = YOLO(str(self.path), task="detect")
         except Exception as error:  # torch raises many kinds for a broken file
             raise ModelError(f"cannot load {str(self.path)!r}: {error}") from None
-        _check_names(self._yolo.names, self.path)
+        self._load_reader(_check_names(self._yolo.names, self.path))
         trained = getattr(self._yolo.model, "args", {}) or {}
         self.imgsz = int(imgsz or trained.get("imgsz") or DEFAULT_IMGSZ)
 
@@ -116,8 +131,13 @@ class Detector:
         except Exception as error:
             raise ModelError(f"cannot load {str(self.path)!r}: {error}") from None
         meta = self._session.get_modelmeta().custom_metadata_map
+        self.classes = len(CLASS_NAMES)
         if "names" in meta:
-            _check_names(ast.literal_eval(meta["names"]), self.path)
+            names = ast.literal_eval(meta["names"])
+            self.classes = len(names)
+            self._load_reader(_check_names(names, self.path))
+        else:
+            self._load_reader(False)
         shape = self._session.get_inputs()[0].shape
         fixed = shape[2] if isinstance(shape[2], int) else None
         meta_size = ast.literal_eval(meta["imgsz"])[0] if "imgsz" in meta else None
@@ -136,7 +156,7 @@ class Detector:
                                                         interpolation=cv2.INTER_LINEAR)
         blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         out = self._session.run(None, {self._session.get_inputs()[0].name: blob})[0][0]
-        if out.shape[0] != 4 + len(CLASS_NAMES):
+        if out.shape[0] != 4 + self.classes:
             out = out.T  # (anchors, 4 + classes) exports
         scores = out[4:]
         classes = scores.argmax(axis=0)
@@ -152,7 +172,35 @@ class Detector:
                                                         self.confidence, 0.7), int).reshape(-1)
             boxes, classes, best = boxes[picked], classes[picked], best[picked]
         boxes = (boxes - [px, py, px, py]) / scale
-        return _from_arrays(boxes, classes, best, w, h)
+        return _from_arrays(boxes, classes, best, w, h, self.reader is not None)
+
+    # --- the reader of a two-stage model ----------------------------------------------
+    def _load_reader(self, two_stage: bool) -> None:
+        self.reader: Any = None
+        if not two_stage:
+            return
+        path = reader_path(self.path)
+        if not path.is_file():
+            raise ModelError(f"{str(self.path)!r} is a two-stage finder, but its reader "
+                             f"{str(path)!r} is missing")
+        from vision.reader import Reader
+
+        try:
+            self.reader = Reader(path)
+        except Exception as error:
+            raise ModelError(f"cannot load reader {str(path)!r}: {error}") from None
+
+    def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:
+        """Name every found box; drop those the reader calls ``none``.  The
+        confidence is the finder's times the reader's."""
+        if len(found) == 0:
+            return found
+        labels, probabilities = self.reader(image, found.boxes, list(found.kinds))
+        keep = np.array([label is not None for label in labels])
+        return Detections(found.boxes[keep],
+                          tuple(label for label in labels if label is not None),
+                          tuple(k for k, kept in zip(found.kinds, keep, strict=True) if kept),
+                          (found.confidences * probabilities)[keep])
 
     # --- both ------------------------------------------------------------------------
     def __call__(self, image: npt.NDArray[np.uint8]) -> Detections:
@@ -160,26 +208,65 @@ class Detector:
         if image.ndim != 3 or image.shape[2] != 3:
             raise ValueError(f"want a BGR image of shape (H, W, 3), not {image.shape}")
         if self.backend == "onnxruntime":
-            return self._onnx(image)
-        result = self._yolo.predict(image, imgsz=self.imgsz, conf=self.confidence,
-                                    device=self.device or "cpu", verbose=False)[0]
-        boxes = result.boxes
-        return _from_arrays(boxes.xyxy.cpu().numpy(), boxes.cls.cpu().numpy(),
-                            boxes.conf.cpu().numpy(), image.shape[1], image.shape[0])
+            found = self._onnx(image)
+        else:
+            result = self._yolo.predict(image, imgsz=self.imgsz, conf=self.confidence,
+                                        device=self.device or "cpu", verbose=False)[0]
+            boxes = result.boxes
+            found = _from_arrays(boxes.xyxy.cpu().numpy(), boxes.cls.cpu().numpy(),
+                                 boxes.conf.cpu().numpy(), image.shape[1], image.shape[0],
+                                 self.reader is not None)
+        return self._read(image, found) if self.reader is not None else found
 
 
-def training_yaml(data: Path, out: Path, val: Path | None) -> Path:
+FINDER_YAML = Path(__file__).resolve().parent / "models" / "finder.yaml"
+
+
+def kind_dataset(data: Path, out: Path) -> Path:
+    """A copy of a rendered set for the finder: the same images (hard links), labels
+    reduced to the kind (0 tile, 1 card).  Returns the new folder."""
+    import shutil
+
+    from vision.detections import read_jsonl
+
+    target = out / data.name
+    (target / "labels").mkdir(parents=True, exist_ok=True)
+    (target / "images").mkdir(parents=True, exist_ok=True)
+    # Hard links, not a linked folder: ultralytics resolves links and would find
+    # the item labels beside the real images.
+    for image in (data / "images").iterdir():
+        copy = target / "images" / image.name
+        if not copy.exists():
+            try:
+                copy.hardlink_to(image)
+            except OSError:
+                shutil.copy2(image, copy)
+    for record in read_jsonl(data / "annotations.jsonl"):
+        width, height = record.width, record.height
+        lines = []
+        for box, kind in zip(record.detections.boxes, record.detections.kinds, strict=True):
+            x1, y1, x2, y2 = (float(v) for v in box)
+            lines.append(f"{FINDER_NAMES.index(kind)} {(x1 + x2) / 2 / width:.6f} "
+                         f"{(y1 + y2) / 2 / height:.6f} {(x2 - x1) / width:.6f} "
+                         f"{(y2 - y1) / height:.6f}\n")
+        stem = Path(record.image).stem
+        (target / "labels" / f"{stem}.txt").write_text("".join(lines))
+    return target
+
+
+def training_yaml(data: Path, out: Path, val: Path | None,
+                  names: Sequence[str] = CLASS_NAMES) -> Path:
     """A data.yaml with absolute paths (ultralytics resolves relative ones elsewhere)."""
     import json
-
-    from vision.synth.dataset import data_yaml
 
     for folder in (data, *( [val] if val else [])):
         if not (folder / "images").is_dir():
             raise ValueError(f"{str(folder)!r} has no images/ folder (make one with "
                              "'tabletop synth')")
-    text = data_yaml().replace("train: images", f"train: {json.dumps(str(data / 'images'))}")
-    text = text.replace("val: images", f"val: {json.dumps(str((val or data) / 'images'))}")
+    listed = "\n".join(f"  {i}: {json.dumps(name)}" for i, name in enumerate(names))
+    text = (f"train: {json.dumps(str(data / 'images'))}\n"
+            f"val: {json.dumps(str((val or data) / 'images'))}\n"
+            f"nc: {len(names)}\nnames:\n{listed}\n")
     out.mkdir(parents=True, exist_ok=True)
     path = out / "data.yaml"
     path.write_text(text)
@@ -187,13 +274,17 @@ def training_yaml(data: Path, out: Path, val: Path | None) -> Path:
 
 
 def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960,
-          model: str = "yolov8n.yaml", resume: bool = False, val: str | Path | None = None,
+          model: str | None = None, resume: bool = False, val: str | Path | None = None,
           batch: int = 16, workers: int | None = None, device: str | None = None,
-          seed: int = 0, patience: int = 50) -> Path:
+          seed: int = 0, patience: int = 50, finder: bool = False,
+          cache: bool = False) -> Path:
     """Train (or resume) a detector; returns the best weights' path.
 
-    Starts from an architecture yaml, so no weights are downloaded.  Flips are
-    off: a mirrored numeral is not a numeral.  Runs on CUDA when it is there.
+    ``finder`` trains the two-class finder of the two-stage model (its reader is
+    trained by :mod:`vision.reader_training`); otherwise one detector with every
+    label.  Starts from an architecture yaml, so no weights are downloaded.
+    Flips are off: a mirrored numeral is not a numeral.  Runs on CUDA when it is
+    there.
     """
     _offline()
     try:
@@ -209,15 +300,38 @@ def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960
             raise ModelError(f"nothing to resume: {str(last)!r} does not exist")
         YOLO(str(last)).train(resume=True)
     else:
-        data_path = training_yaml(Path(data).resolve(), out,
-                                  Path(val).resolve() if val is not None else None)
+        data_dir = Path(data).resolve()
+        val_dir = Path(val).resolve() if val is not None else None
+        names: Sequence[str] = CLASS_NAMES
+        if finder:
+            names = FINDER_NAMES
+            data_dir = kind_dataset(data_dir, out / "finder-data")
+            val_dir = kind_dataset(val_dir, out / "finder-data") if val_dir else None
+        data_path = training_yaml(data_dir, out, val_dir, names)
         device = device or ("0" if torch.cuda.is_available() else "cpu")
-        YOLO(model).train(
+        YOLO(model or str(FINDER_YAML if finder else "yolov8n.yaml")).train(
             data=str(data_path), epochs=epochs, imgsz=imgsz, batch=batch, device=device,
             project=str(out), name="train", exist_ok=True, plots=False, seed=seed,
-            deterministic=True, fliplr=0.0, flipud=0.0,
+            deterministic=True, fliplr=0.0, flipud=0.0, cache="ram" if cache else False,
             workers=workers if workers is not None else min(8, os.cpu_count() or 1),
             patience=patience, amp=device != "cpu", verbose=True,
+            # the last third without mosaic, as the camera sees whole frames
+            close_mosaic=min(10, max(1, epochs // 3)),
         )
     best = run_dir / "weights" / "best.pt"
     return best if best.is_file() else last
+
+
+def export_onnx(weights: str | Path, imgsz: int | None = None) -> Path:
+    """An ONNX copy of trained weights beside them (same stem), for ONNX Runtime.
+    A finder's reader is looked up beside the ``.onnx`` as beside the ``.pt``."""
+    _offline()
+    from ultralytics import YOLO
+
+    weights = Path(weights)
+    model = YOLO(str(weights))
+    trained = getattr(model.model, "args", {}) or {}
+    size = int(imgsz or trained.get("imgsz") or DEFAULT_IMGSZ)
+    written = Path(model.export(format="onnx", imgsz=size, dynamic=False, simplify=True,
+                                opset=17, device="cpu", verbose=False))
+    return written

@@ -1,0 +1,119 @@
+"""Latency of the shipped detector on 1280x720 frames: ONNX Runtime against
+ultralytics' default PyTorch path, same weights, same frames, one run.
+
+The shipped model is two-stage (vision/reader.py): the finder (YOLO, two
+classes) and the reader (crop classifier, ONNX in both paths).  Timed per
+frame, after warm-up:
+
+* ``finder``: the finder alone, ``models/tabletop.onnx`` through ONNX Runtime
+  against ``models/tabletop.pt`` through ``YOLO.predict`` (letterbox, NMS and
+  the copy back to pixels included in both);
+* ``whole``: finder + reader, the complete ``Detector(image)`` call.
+
+    python -m bench.detect_latency [--frames 30] [--repeat 3] [--threads N]
+
+Frames are rendered held-out scenes (seed 424242, not timed).  Prints
+medians, p95 and the ratio PyTorch / ONNX; ``--json`` for one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def frames(count: int, size: tuple[int, int] = (1280, 720)) -> list[Any]:
+    import cv2
+    import numpy as np
+
+    from vision.synth.dataset import image_seed
+    from vision.synth.scene import render_scene
+
+    out = []
+    for index in range(count):
+        scene = render_scene(image_seed(424242, index), size[0], size[1], "mixed")
+        out.append(cv2.imdecode(np.frombuffer(scene.encoded, np.uint8), cv2.IMREAD_COLOR))
+    return out
+
+
+def time_calls(call: Any, images: list[Any], repeat: int) -> list[float]:
+    for image in images[:3]:
+        call(image)  # warm-up: first calls allocate
+    times = []
+    for _ in range(repeat):
+        for image in images:
+            start = time.perf_counter()
+            call(image)
+            times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def summary(times: list[float]) -> dict[str, float]:
+    return {"median_ms": round(statistics.median(times), 2),
+            "p95_ms": round(percentile(times, 0.95), 2)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--models", default=str(ROOT / "models"))
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    os.environ["YOLO_OFFLINE"] = "1"
+
+    from vision.detector import Detector
+
+    models = Path(args.models)
+    onnx = Detector(models / "tabletop.onnx")
+    torch_path = Detector(models / "tabletop.pt", imgsz=onnx.imgsz)
+    images = frames(args.frames)
+    result: dict[str, Any] = {"frame": "1280x720", "imgsz": onnx.imgsz,
+                              "frames": len(images), "repeat": args.repeat}
+
+    def finder_only(detector: Detector) -> Any:
+        reader = detector.reader
+        detector.reader = None  # the finder's boxes alone
+
+        def call(image: Any) -> Any:
+            if detector.backend == "onnxruntime":
+                return detector._onnx(image)
+            return detector._yolo.predict(image, imgsz=detector.imgsz,
+                                          conf=detector.confidence, device="cpu",
+                                          verbose=False)
+        return call, reader
+
+    for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
+        call, reader = finder_only(detector)
+        result[f"finder_{name}"] = summary(time_calls(call, images, args.repeat))
+        detector.reader = reader
+        result[f"whole_{name}"] = summary(time_calls(detector, images, args.repeat))
+    for part in ("finder", "whole"):
+        result[f"{part}_ratio"] = round(result[f"{part}_ultralytics"]["median_ms"]
+                                        / result[f"{part}_onnxruntime"]["median_ms"], 2)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print(f"1280x720 frames at imgsz {onnx.imgsz}, {len(images)} frames x {args.repeat}")
+        for part in ("finder", "whole"):
+            o, u = result[f"{part}_onnxruntime"], result[f"{part}_ultralytics"]
+            print(f"{part:7s} onnxruntime {o['median_ms']:7.2f} ms (p95 {o['p95_ms']:.2f})   "
+                  f"ultralytics {u['median_ms']:7.2f} ms (p95 {u['p95_ms']:.2f})   "
+                  f"ratio {result[f'{part}_ratio']:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

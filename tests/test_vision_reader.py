@@ -1,0 +1,123 @@
+"""The two-stage model's parts: crop geometry, the reader's decision, and the
+finder + reader pair trained end to end on a tiny rendered set (offline)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+cv2 = pytest.importorskip("cv2")
+
+from vision.crops import CONTEXT, CROP_SIZE, crop, crop_matrix, crops  # noqa: E402
+from vision.labels import CLASS_NAMES, TILE_LABELS, class_id  # noqa: E402
+from vision.reader import NONE_INDEX, READER_CLASSES, decide  # noqa: E402
+
+
+@pytest.mark.parametrize(("box", "centre", "longer"), [
+    ([10, 20, 50, 100], (30, 60), 80),     # upright tile: height is the longer side
+    ([0, 0, 120, 30], (60, 15), 120),      # a card index lying sideways
+    ([5.5, 7.25, 6.5, 8.25], (6.0, 7.75), 1.0),
+])
+def test_crop_matrix_centres_the_box_and_fits_its_longer_side(box: list[float],
+                                                              centre: tuple[float, float],
+                                                              longer: float) -> None:
+    matrix = crop_matrix(box)
+    x, y = matrix @ np.array([*centre, 1.0])
+    assert (x, y) == pytest.approx((CROP_SIZE / 2, CROP_SIZE / 2))
+    assert matrix[0, 0] == pytest.approx(CROP_SIZE / (longer * CONTEXT))
+
+
+def test_crop_shows_the_box_and_pads_outside_the_image() -> None:
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[40:60, 90:110] = 255  # a white square, box exactly on it
+    inside = crop(image, [90, 40, 110, 60])
+    middle = slice(CROP_SIZE // 2 - 4, CROP_SIZE // 2 + 4)
+    centre = inside[middle, middle]
+    assert centre.min() > 200
+    assert inside[1, 1].tolist() == [0, 0, 0]  # the context around the box is the image
+    corner = crop(image, [-40, -40, 0, 0])
+    assert corner[1, 1].tolist() == [114, 114, 114]  # outside the image: letterbox grey
+    assert crops(image, np.zeros((0, 4))).shape == (0, CROP_SIZE, CROP_SIZE, 3)
+
+
+def test_shrinking_a_large_box_keeps_the_geometry() -> None:
+    """Boxes far larger than the crop are pre-shrunk (no aliasing); the box must
+    still land in the same place as with a direct warp."""
+    image = np.zeros((1000, 1000, 3), np.uint8)
+    image[300:700, 300:700] = 255
+    small = crop(image, [300, 300, 700, 700])
+    white = small.mean(axis=2) > 128
+    rows, cols = np.nonzero(white)
+    span = CROP_SIZE / CONTEXT
+    assert rows.min() == pytest.approx((CROP_SIZE - span) / 2, abs=1.5)
+    assert cols.max() == pytest.approx((CROP_SIZE + span) / 2, abs=1.5)
+
+
+def _logits(best: str, kind: str, runner_up: str | None = None) -> np.ndarray:
+    row = np.zeros(len(READER_CLASSES), np.float32)
+    row[class_id(best, kind) if best != "none" else NONE_INDEX] = 9.0
+    if runner_up:
+        row[class_id(runner_up, "tile")] = 5.0
+    return row
+
+
+@pytest.mark.parametrize(("row_best", "row_kind", "runner_up", "asked_kind", "expected"), [
+    ("R7", "tile", None, "tile", "R7"),
+    ("JK", "tile", None, "tile", "JK"),
+    ("JK", "card", None, "card", "JK"),
+    ("none", "tile", None, "tile", None),         # a false alarm of the finder
+    ("7H", "card", "R7", "tile", "R7"),           # the finder said tile: cards are ruled out
+])
+def test_reader_decides_within_the_finders_kind(row_best: str, row_kind: str,
+                                                runner_up: str | None, asked_kind: str,
+                                                expected: str | None) -> None:
+    labels, scores = decide(_logits(row_best, row_kind, runner_up)[None], [asked_kind])
+    assert labels == [expected]
+    assert 0.5 < scores[0] <= 1.0
+
+
+def test_reader_classes_are_the_labels_plus_none() -> None:
+    assert READER_CLASSES[:-1] == CLASS_NAMES
+    assert READER_CLASSES[NONE_INDEX] == "none"
+    assert len(TILE_LABELS) == 53
+
+
+pytest.importorskip("ultralytics")
+pytest.importorskip("onnx")
+
+
+def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.cli import main
+    from vision.detector import Detector, ModelError, reader_path
+    from vision.reader import Reader
+    from vision.synth import generate_dataset
+
+    data = generate_dataset(tmp_path / "data", 6, seed=3, kind="mixed", size=(320, 192),
+                            workers=1)
+    assert main(["train", "--stage", "reader", "--data", str(data), "--val", str(data),
+                 "--out", str(tmp_path / "reader"), "--epochs", "1", "--batch", "64",
+                 "--workers", "1", "--json"]) == 0
+    reader_onnx = Path(json.loads(capsys.readouterr().out.strip().splitlines()[-1])["weights"])
+    assert Reader(reader_onnx).size == CROP_SIZE
+
+    assert main(["train", "--stage", "finder", "--data", str(data), "--out",
+                 str(tmp_path / "finder"), "--epochs", "1", "--imgsz", "160", "--batch", "4",
+                 "--workers", "0", "--device", "cpu", "--export", "--json"]) == 0
+    finder = Path(json.loads(capsys.readouterr().out.strip().splitlines()[-1])["weights"])
+    assert finder.suffix == ".onnx"
+    with pytest.raises(ModelError, match="reader"):
+        Detector(finder)  # a finder without its reader is refused, not run half-blind
+    reader_path(finder).write_bytes(reader_onnx.read_bytes())
+    for model in (finder, finder.with_suffix(".pt")):
+        reader_path(model).write_bytes(reader_onnx.read_bytes())
+        detector = Detector(model, confidence=0.001)
+        assert detector.reader is not None
+        image = cv2.imread(str(sorted((data / "images").glob("*.jpg"))[0]))
+        found = detector(image)
+        for label, kind in zip(found.labels, found.kinds, strict=True):
+            assert class_id(label, kind) >= 0  # named within the finder's kind
+        assert np.all((found.confidences >= 0) & (found.confidences <= 1))

@@ -1,0 +1,94 @@
+"""The reader: a small crop classifier that names what the finder found.
+
+The shipped model is two-stage: a two-class YOLO finder (tile, card index)
+and this reader, run on a square crop of every found box (:mod:`vision.crops`).
+Its classes are :data:`READER_CLASSES`, the detector's classes plus ``none``
+(the finder's false alarms).  The finder's kind restricts the reading to that
+kind's labels, so a tile is never read as a card.
+
+Inference runs in ONNX Runtime (no torch needed); the model is trained by
+:mod:`vision.reader_training`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.crops import CROP_SIZE, crops
+from vision.labels import CLASS_NAMES, TILE_LABELS, Kind, label_of
+
+NONE_CLASS = "none"
+READER_CLASSES: tuple[str, ...] = (*CLASS_NAMES, NONE_CLASS)
+NONE_INDEX = len(CLASS_NAMES)
+
+_KIND_MASKS: dict[str, npt.NDArray[np.bool_]] = {}
+for _kind in ("tile", "card"):
+    _mask = np.zeros(len(READER_CLASSES), bool)
+    if _kind == "tile":
+        _mask[: len(TILE_LABELS)] = True
+    else:
+        _mask[len(TILE_LABELS) : len(CLASS_NAMES)] = True
+    _mask[NONE_INDEX] = True
+    _KIND_MASKS[_kind] = _mask
+
+
+def preprocess(batch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """(N, H, W, 3) BGR uint8 crops -> (N, 3, H, W) RGB floats in 0..1."""
+    return np.ascontiguousarray(batch[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
+
+
+def softmax(logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    shifted = logits.astype(np.float64) - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+def decide(logits: npt.NDArray[np.float32], kinds: Any
+           ) -> tuple[list[str | None], npt.NDArray[np.float64]]:
+    """Per crop: the label within its kind (None for ``none``) and its probability."""
+    probabilities = softmax(logits)
+    labels: list[str | None] = []
+    scores = np.zeros(len(probabilities))
+    for i, (row, kind) in enumerate(zip(probabilities, kinds, strict=True)):
+        mask = _KIND_MASKS[kind]
+        within = np.where(mask, row, 0.0)
+        best = int(within.argmax())
+        scores[i] = within[best] / max(float(within.sum()), 1e-12)
+        labels.append(None if best == NONE_INDEX else label_of(best)[0])
+    return labels, scores
+
+
+class Reader:
+    """A loaded reader: ``reader(image, boxes, kinds) -> (labels, probabilities)``."""
+
+    def __init__(self, path: str | Path) -> None:
+        import onnxruntime as ort
+
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise FileNotFoundError(f"reader model {str(self.path)!r} does not exist")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = os.cpu_count() or 1
+        self._session = ort.InferenceSession(str(self.path), options,
+                                             providers=["CPUExecutionProvider"])
+        shape = self._session.get_inputs()[0].shape
+        self.size = int(shape[2]) if isinstance(shape[2], int) else CROP_SIZE
+        outputs = self._session.get_outputs()[0].shape[-1]
+        if outputs != len(READER_CLASSES):
+            raise ValueError(f"reader {str(self.path)!r} has {outputs} classes, "
+                             f"not {len(READER_CLASSES)}")
+
+    def logits(self, batch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        if len(batch) == 0:
+            return np.zeros((0, len(READER_CLASSES)), np.float32)
+        name = self._session.get_inputs()[0].name
+        return self._session.run(None, {name: preprocess(batch)})[0]  # type: ignore[no-any-return]
+
+    def __call__(self, image: npt.NDArray[np.uint8], boxes: Any, kinds: list[Kind]
+                 ) -> tuple[list[str | None], npt.NDArray[np.float64]]:
+        return decide(self.logits(crops(image, boxes, self.size)), kinds)
