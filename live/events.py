@@ -38,6 +38,13 @@ EVENT_FIELDS: dict[str, frozenset[str]] = {
     "hand_shown": frozenset({"items", "value"}),
     "match_over": frozenset({"winner", "totals"}),
     "undo": frozenset({"melds"}),
+    # a person corrected the camera's reading of one item (``was`` -> ``item``, tokens):
+    # not a play, so no check and no turn change.  ``meld``: the meld holding it as it
+    # reads now, or null for an item of a hand laid open; ``value`` (a meld's points as
+    # the variant counts them, null when the meld is not legal) and ``who`` where known;
+    # ``seat``: who laid the item (or holds it).  Not ``item_corrected``: that is the
+    # panel's own log entry for the person's request (panel.state).
+    "reading_corrected": frozenset({"item", "was", "meld"}),
 }
 """The fields each event type must carry besides ``seq``, ``t``, ``type`` and ``seat``."""
 

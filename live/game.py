@@ -30,6 +30,11 @@ What the game can and cannot see, and the choices made for it:
   applies only then, as the whole hand goes down in that turn) or right after
   his turn ended by a discard, before the next player changed anything
   (Rommé: "seine letzte Karte ... verdeckt auf den Abwurfstoß ablegt").
+* A person's correction of a misread item (:meth:`Game.correct_items`, from the
+  panel through the watcher) is not a play: the game swaps the token wherever
+  it remembers that item (the table, the turn's start, the table it waits for,
+  who laid what, the hands laid open), so the next end of turn neither misses
+  the old token nor finds the new one laid, and the correction can be undone.
 * End of round: the players lay their remaining items in their seat areas;
   ``score`` builds the :class:`engine.rounds.RoundInput` from what the game saw
   (who laid what, who went out, the hands laid open) and the match totals carry
@@ -112,6 +117,102 @@ def _take(items: Sequence[Item], bag: Bag) -> list[Item]:
             bag[_key(item)] -= 1
             taken.append(item)
     return taken
+
+
+def _reads_as(a: Sequence[Item], b: Sequence[Item]) -> bool:
+    """The same meld in the same order (jokers as the camera sees them)."""
+    return tuple(map(_key, a)) == tuple(map(_key, b))
+
+
+def _copy_in(meld: Sequence[Item], item: Item, index: int | None = None) -> int | None:
+    """Where a copy of ``item`` lies in ``meld``: at ``index`` if it lies there, else the
+    first copy; None where there is none."""
+    if index is not None and 0 <= index < len(meld) and _key(meld[index]) == _key(item):
+        return index
+    return next((i for i, x in enumerate(meld) if _key(x) == _key(item)), None)
+
+
+def _first_copy(melds: Sequence[Meld], item: Item) -> tuple[int, int] | None:
+    for m, meld in enumerate(melds):
+        i = _copy_in(meld, item)
+        if i is not None:
+            return m, i
+    return None
+
+
+def _with(melds: tuple[Meld, ...], place: tuple[int, int], item: Item) -> tuple[Meld, ...]:
+    m, i = place
+    meld = melds[m]
+    return (*melds[:m], (*meld[:i], item, *meld[i + 1 :]), *melds[m + 1 :])
+
+
+def _table_with(
+    shared: tuple[Meld, ...],
+    seats: dict[int, tuple[Meld, ...]],
+    place: tuple[int, int],
+    item: Item,
+) -> tuple[tuple[Meld, ...], dict[int, tuple[Meld, ...]]]:
+    """(shared, seat melds) with ``item`` at ``place`` of the table they make (the shared
+    melds, then each seat's in seat order, as :meth:`_State.table` lists them)."""
+    m, i = place
+    if m < len(shared):
+        return _with(shared, place, item), seats
+    m -= len(shared)
+    for seat in sorted(seats):
+        if m < len(seats[seat]):
+            return shared, {**seats, seat: _with(seats[seat], (m, i), item)}
+        m -= len(seats[seat])
+    raise IndexError(f"no meld {place[0]!r} on a table of {format_items(_flat(shared))!r}")
+
+
+def _seat_area(shared: tuple[Meld, ...], seats: dict[int, tuple[Meld, ...]], m: int) -> int | None:
+    """The seat in whose area table meld ``m`` lies (None: the shared area)."""
+    m -= len(shared)
+    if m < 0:
+        return None
+    for seat in sorted(seats):
+        if m < len(seats[seat]):
+            return seat
+        m -= len(seats[seat])
+    return None
+
+
+@dataclass(frozen=True)
+class ItemFix:
+    """The item the game knows as ``before`` is really ``after``: a person said so.
+
+    ``meld`` and ``index``: the meld holding it as the game knows it and its place
+    there, to find the right copy where the game holds two (Sabra has two of each
+    tile).  Without them the first copy found is taken."""
+
+    before: Item
+    after: Item
+    meld: tuple[Item, ...] | None = None
+    index: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.meld is None:
+            if self.index is not None:
+                raise GameError(f"index {self.index!r} of which meld? (correcting {self.before})")
+            return
+        if self.index is None:
+            holds = _copy_in(self.meld, self.before) is not None
+        else:
+            holds = 0 <= self.index < len(self.meld) and _reads_as(
+                (self.meld[self.index],), (self.before,)
+            )
+        if not holds:
+            where = "" if self.index is None else f" at {self.index}"
+            raise GameError(f"{format_items(self.meld)!r} does not hold {self.before}{where}")
+
+
+@dataclass(frozen=True)
+class _Fixed:
+    """Where one correction took hold, for its event."""
+
+    seat: int | None
+    meld: Meld | None
+    """The meld holding the item now; None for an item of a hand."""
 
 
 def same_table(a: Sequence[Sequence[Item]], b: Sequence[Sequence[Item]]) -> bool:
@@ -370,6 +471,70 @@ class Game:
         self.state = state
         self.events.emit(t, "undo", state.seat, melds=melds_json(state.table()))
 
+    def correct_item(
+        self,
+        before: Item,
+        after: Item,
+        t: float | None = None,
+        *,
+        meld: Sequence[Item] | None = None,
+        index: int | None = None,
+        who: str | None = None,
+    ) -> bool:
+        """A person says the item the game knows as ``before`` is ``after`` (see
+        :meth:`correct_items`); whether the game held it."""
+        fix = ItemFix(before, after, None if meld is None else tuple(meld), index)
+        return self.correct_items([fix], t, who=who) > 0
+
+    def correct_items(
+        self, fixes: Sequence[ItemFix], t: float | None = None, *, who: str | None = None
+    ) -> int:
+        """Misread items corrected, in order: each token is swapped wherever the game
+        remembers that item (the table, its copy from the turn's start, the table it
+        waits for, the items each seat laid, the hands laid open), so a correction to
+        an item laid in an earlier turn is no play of this one.  No check, no penalty,
+        no turn change; one undo step; the opening's progress is recomputed.  Emits
+        ``reading_corrected`` for each item held, then ``table`` (and ``hand_shown`` for
+        a hand).  Returns how many items the game held (a reading it never took, such as
+        a third copy of a tile it refused, is not in its memory: that snapshot is then
+        simply taken as any other)."""
+        t = self._now(t)
+        self.start(t)
+        state = self.state
+        fixes = [fix for fix in fixes if _key(fix.before) != _key(fix.after)]
+        if not fixes or state.phase == "over":
+            return 0
+        self._push()
+        table_before, hands_before = state.table(), dict(state.hands)
+        done = [(fix, fixed) for fix in fixes if (fixed := self._correct_one(fix)) is not None]
+        if not done:
+            self._history.pop()  # nothing changed: nothing to undo
+            return 0
+        for fix, fixed in done:
+            more: dict[str, Any] = {} if who is None else {"who": who}
+            if fixed.meld is not None:
+                more["value"] = self._meld_value(fixed.meld)
+            self.events.emit(
+                t,
+                "reading_corrected",
+                fixed.seat,
+                item=str(fix.after),
+                was=str(fix.before),
+                meld=None if fixed.meld is None else format_items(fixed.meld),
+                **more,
+            )
+        if state.table() != table_before:
+            self.events.emit(t, "table", state.seat, melds=melds_json(state.table()))
+        for seat, hand in sorted(state.hands.items()):
+            if hand != hands_before.get(seat):
+                self.events.emit(
+                    t, "hand_shown", seat, items=items_json(hand),
+                    value=self.variant.hand_total(hand),
+                )
+        if state.phase == "play" and state.waiting_for is None:
+            self._progress(t)
+        return len(done)
+
     # --- the round as the engine scores it ---------------------------------------------
     def round_input(self) -> RoundInput:
         """The finished round from what the game saw: each final meld shared between
@@ -517,6 +682,115 @@ class Game:
             self.events.emit(
                 t, "table_rearranged", seat, before=melds_json(old), after=melds_json(new)
             )
+
+    def _meld_value(self, meld: Meld) -> int | None:
+        """A meld's points as the variant counts them (its best reading); None if illegal."""
+        analysis = self.variant.analyse(meld)
+        if not analysis.valid:
+            return None
+        return max(self.variant.meld_value(reading) for reading in analysis.readings)
+
+    def _correct_one(self, fix: ItemFix) -> _Fixed | None:
+        """Swap ``fix``'s token in every memory of the game; None where it holds none."""
+        state = self.state
+        table = state.table()
+        place = self._place_now(table, fix)
+        if place is None:
+            # not on the table as the game knows it (the start-of-turn tables hold nothing
+            # the table does not): a hand laid open, or a reading the game never took
+            return self._correct_hand(fix)
+        # where the item lay when the turn began, and in the table waited for
+        start = state.turn_start_table()
+        at_start = self._place_before(start, table, place, fix)
+        if at_start is not None:
+            state.start_shared, state.start_seat_melds = _table_with(
+                state.start_shared, state.start_seat_melds, at_start, fix.after
+            )
+        if state.waiting_for is not None:
+            waited = self._place_before(state.waiting_for, table, place, fix)
+            if waited is not None:
+                state.waiting_for = _with(state.waiting_for, waited, fix.after)
+        area = _seat_area(state.shared, state.seat_melds, place[0])
+        state.shared, state.seat_melds = _table_with(
+            state.shared, state.seat_melds, place, fix.after
+        )
+        meld = state.table()[place[0]]
+        # laid in an ended turn (on the table at this one's start, or the round is over):
+        # the seat that laid it is credited with the right item
+        if at_start is not None or state.phase == "counting":
+            return _Fixed(self._credit(fix, area), meld)
+        return _Fixed(state.seat, meld)  # laid this turn, by the player on turn
+
+    @staticmethod
+    def _place_now(table: Sequence[Meld], fix: ItemFix) -> tuple[int, int] | None:
+        """Where ``fix`` names an item of ``table``: in its meld as read, in that order, else
+        in a meld of the same items in another order; without a meld, the first copy."""
+        if fix.meld is None:
+            return _first_copy(table, fix.before)
+        for m, meld in enumerate(table):
+            if _reads_as(meld, fix.meld):
+                i = _copy_in(meld, fix.before, fix.index)
+                if i is not None:
+                    return m, i
+        for m, meld in enumerate(table):
+            if _meld_key(meld) == _meld_key(fix.meld):
+                i = _copy_in(meld, fix.before)
+                if i is not None:
+                    return m, i
+        return None
+
+    @staticmethod
+    def _place_before(
+        earlier: Sequence[Meld], table: Sequence[Meld], place: tuple[int, int], fix: ItemFix
+    ) -> tuple[int, int] | None:
+        """Where the item at ``place`` of ``table`` lay in ``earlier`` (a table from the
+        turn's start), or None where it was laid since.  Where two copies make that
+        ambiguous the likelier is taken: the same meld unchanged, then the meld it was
+        added to, then (unless a copy was laid since: this one) any copy."""
+        held, index = table[place[0]], place[1]
+        for m, meld in enumerate(earlier):
+            if _reads_as(meld, held):
+                i = _copy_in(meld, fix.before, index)
+                if i is not None:
+                    return m, i
+        for m, meld in enumerate(earlier):
+            i = _copy_in(meld, fix.before)
+            if i is not None and _within(_bag(meld), _bag(held)):
+                return m, i
+        laid_since = _bag(_flat(table)) - _bag(_flat(earlier))
+        if laid_since[_key(fix.before)] > 0:
+            return None
+        return _first_copy(earlier, fix.before)
+
+    def _credit(self, fix: ItemFix, area: int | None) -> int | None:
+        """Swap the item in what its layer laid this round; the layer's seat (None if no
+        one is known to have laid it).  The seat whose area holds the meld goes first."""
+        laid_by = self.state.laid_by
+        seats = sorted(laid_by, key=lambda s: (s != area, s))
+        for seat in seats:
+            items = laid_by[seat]
+            i = _copy_in(items, fix.before)
+            if i is not None:
+                items[i] = fix.after
+                return seat
+        return None
+
+    def _correct_hand(self, fix: ItemFix) -> _Fixed | None:
+        """Swap the item in a hand laid open at the end of the round: the hand of the seat
+        whose area shows ``fix.meld`` (if named), else the first holding it."""
+        state = self.state
+
+        def shows(seat: int) -> bool:
+            seen = _bag(state.hands[seat]) + _bag(_flat(state.seat_melds.get(seat, ())))
+            return fix.meld is None or _within(_bag(fix.meld), seen)
+
+        for seat in sorted(state.hands, key=lambda s: (not shows(s), s)):
+            hand = state.hands[seat]
+            i = _copy_in(hand, fix.before)
+            if i is not None and (fix.meld is None or shows(seat)):
+                state.hands[seat] = (*hand[:i], fix.after, *hand[i + 1 :])
+                return _Fixed(seat, None)
+        return None
 
     def _laid(self) -> list[Item]:
         state = self.state

@@ -17,6 +17,12 @@ No label may be used more often than the variant has copies (jokers: its
 joker count); an item over the limit takes its next candidate if that is
 possible.  A reading that stays impossible is kept as read and reported in
 ``Reading.problems``, never hidden or silently changed.
+
+A label a person gave (a correction on the panel, pinned by the watcher) is
+``fixed``: it is that item's only candidate, so the other items of its meld
+are chosen knowing it (a pinned 9 is never traded for a 6 that would make a
+run of its neighbours' second choices), and the copy limit moves other items,
+never a fixed one.
 """
 
 from __future__ import annotations
@@ -138,11 +144,18 @@ def _meld_valid(variant: Variant, labels: Sequence[str]) -> bool:
 
 
 def resolve_labels(variant: Variant, shares: Mapping[int, Mapping[str, float]],
-                   melds: Sequence[Sequence[int]]) -> Reading:
-    """Labels for every track in ``shares``; ``melds`` are rows of track ids in table order."""
+                   melds: Sequence[Sequence[int]],
+                   fixed: Mapping[int, str] | None = None) -> Reading:
+    """Labels for every track in ``shares``; ``melds`` are rows of track ids in table order.
+
+    ``fixed``: labels people gave, by track id; each is its item's label whatever the
+    votes say (ids not in ``shares``, items not seen now, are ignored)."""
+    fixed = {key: label for key, label in (fixed or {}).items() if key in shares}
     labels: dict[int, str] = {key: max(s.items(), key=lambda kv: kv[1])[0]
                               for key, s in shares.items()}
-    options: dict[int, list[tuple[str, float]]] = {k: candidates(s) for k, s in shares.items()}
+    labels.update(fixed)
+    options: dict[int, list[tuple[str, float]]] = {
+        k: [(fixed[k], 1.0)] if k in fixed else candidates(s) for k, s in shares.items()}
     problems: list[str] = []
     for meld in melds:
         if len(meld) < 2:
@@ -163,7 +176,7 @@ def resolve_labels(variant: Variant, shares: Mapping[int, Mapping[str, float]],
         assert best is not None
         for key, lab in zip(meld, best[1], strict=True):
             labels[key] = lab
-    problems.extend(_enforce_copies(variant, labels, options, shares, melds))
+    problems.extend(_enforce_copies(variant, labels, options, shares, melds, set(fixed)))
     return Reading(labels, tuple(problems))
 
 
@@ -174,15 +187,21 @@ def _limit(variant: Variant, label: str) -> int:
 def _enforce_copies(variant: Variant, labels: dict[int, str],
                     options: Mapping[int, list[tuple[str, float]]],
                     shares: Mapping[int, Mapping[str, float]],
-                    melds: Sequence[Sequence[int]]) -> list[str]:
+                    melds: Sequence[Sequence[int]], fixed: set[int]) -> list[str]:
     problems: list[str] = []
     meld_of = {k: tuple(m) for m in melds for k in m}
     for label, count in sorted(Counter(labels.values()).items()):
         extra = count - _limit(variant, label)
         if extra <= 0:
             continue
-        holders = sorted((k for k, lab in labels.items() if lab == label),
+        # the least voted give way first; a label a person gave never does
+        holders = sorted((k for k, lab in labels.items() if lab == label and k not in fixed),
                          key=lambda k: shares[k].get(label, 0.0))
+        if len(holders) < extra:  # people gave this label more often than it exists
+            problems.append(
+                f"{count} copies of {label} seen but {variant.name} has "
+                f"{_limit(variant, label)}")
+            continue
         for key in holders[:extra]:
             moved = False
             for alternative, _ in options[key]:

@@ -8,8 +8,11 @@ and no model: a demo and a test of everything after the watcher.
 Corrections from the panel (:mod:`live.corrections`) wait in the inbox that
 goes with the bus; ``watch`` applies them between frames, in its own thread
 like everything else that touches the watcher and the game: the watcher pins
-the corrected label and hands back the corrected table, which the game takes
-at once as a committed snapshot.  When the source ends the inbox is closed,
+the corrected label and hands back the corrected table with the items that now
+read differently; the game first swaps those items wherever it remembers them
+(an item laid in an earlier turn is in its start-of-turn table too, so the
+correction is no play) and then takes the corrected table at once as a
+committed snapshot.  When the source ends the inbox is closed,
 so the panel stops waiting for an answer.
 """
 
@@ -26,7 +29,7 @@ from engine.variants import Variant
 from live.bus import Event, EventBus
 from live.corrections import Correction, CorrectionInbox, find_inbox
 from live.events import JsonlWriter
-from live.game import Game, GameOptions
+from live.game import Game, GameOptions, ItemFix
 from live.scenario import apply_step, load_scenario
 
 SCENARIO_PREFIX = "scenario:"
@@ -83,6 +86,19 @@ class FrameWriter:
             self.last_t = t
 
 
+def apply_correction(watcher: Any, game: Game, correction: Correction) -> Any:
+    """A person's correction through the live table: ``watcher`` (a
+    :class:`live.watcher.TableWatcher`) pins it and reads the committed table again, the
+    game swaps each item that now reads differently wherever it remembers it, then takes
+    the corrected table.  Returns the watcher's :class:`live.watcher.Corrected`; its
+    CorrectionError (refused, nothing changed) passes through."""
+    corrected = watcher.correct(correction)
+    fixes = [ItemFix(c.before, c.after, c.row, c.index) for c in corrected.changes]
+    game.correct_items(fixes, corrected.snapshot.t, who=correction.who)
+    game.update(corrected.snapshot)
+    return corrected
+
+
 def watch(
     frames: Iterable[Any],
     detector: Callable[[Any], Any],
@@ -102,7 +118,7 @@ def watch(
 
     def take(correction: Correction) -> None:
         nonlocal snapshots
-        game.update(watcher.correct(correction))  # CorrectionError: refused, nothing changed
+        apply_correction(watcher, game, correction)
         snapshots += 1
 
     with inbox.serving() if inbox is not None else contextlib.nullcontext():

@@ -26,8 +26,12 @@ a new track at nearly the same place (within ``correction_reach`` of the
 item's smaller side) read with the same wrong label (or the right one), and
 passes to it.  An item taken away and laid elsewhere is a new item to the
 camera and is read afresh.  ``correct`` re-reads the committed table with
-the pin at once and returns the corrected snapshot, so the game can take it
-without waiting for the next commit.
+the pin at once and returns it as :class:`Corrected`: the corrected snapshot,
+and each item of the committed table that now reads differently (the pinned
+one first; the rules-helped reading, knowing the pin, may read a neighbour in
+its meld anew too), so the game can fix what it remembers of those items
+(``live.game.Game.correct_items``) and take the snapshot without waiting for
+the next commit.
 """
 
 from __future__ import annotations
@@ -88,6 +92,37 @@ class Pin:
     """How far (pixels) from ``centre`` a new track may lie to inherit the pin."""
     lost_since: float | None = None
     """When its track was dropped; None while the track lives."""
+
+
+@dataclass(frozen=True)
+class Reread:
+    """One item of the committed table that a correction made read differently."""
+
+    meld: int
+    """Its meld's index in the table order corrections count in (see :func:`table_melds`)."""
+    index: int
+    """Its index in that meld."""
+    before: Item
+    after: Item
+    row: tuple[Item, ...]
+    """Its meld as read just before this change: the committed reading with the changes
+    listed ahead of it applied, so a game applying them in order finds it as given."""
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """What :meth:`TableWatcher.correct` did: the table read again with the pin."""
+
+    snapshot: TableSnapshot
+    """The corrected table (also the watcher's new ``last``)."""
+    before: Item
+    """The corrected item as the committed table read it."""
+    after: Item
+    """The item as the person gave it (a joker bare, as the camera sees one)."""
+    changes: tuple[Reread, ...]
+    """Every item of the table's melds that reads differently now, the corrected one
+    first, then the others in table order; empty when the person confirmed the
+    reading."""
 
 
 @dataclass(frozen=True)
@@ -157,11 +192,12 @@ class TableWatcher:
         return snapshot
 
     # --- corrections ---------------------------------------------------------------
-    def correct(self, correction: Correction) -> TableSnapshot:
+    def correct(self, correction: Correction) -> Corrected:
         """Pin ``correction``'s token to the item it names in the last committed table and
-        return that table read again with it (also the new ``last``).  Raises
-        CorrectionError, changing nothing, for an item that is not there, one that no
-        longer reads as the sender saw it, or a token that is not this game's."""
+        return that table read again with it (its snapshot is also the new ``last``) and
+        what now reads differently.  Raises CorrectionError, changing nothing, for an item
+        that is not there, one that no longer reads as the sender saw it, or a token that
+        is not this game's."""
         committed, last = self._committed, self.last
         where = f"item {correction.index} of meld {correction.meld}"
         if committed is None or last is None:
@@ -192,8 +228,9 @@ class TableWatcher:
         track = next(tr for tr in committed.tracks if tr.track_id == key)
         live = self.tracker.tracks.get(key)
         seen = live if live is not None else track
+        label = str(item.bare()) if isinstance(item, Joker) else str(item)
         self._pins[key] = Pin(
-            label=str(item.bare()) if isinstance(item, Joker) else str(item),
+            label=label,
             misread=track.label,
             who=correction.who,
             kind=track.kind,
@@ -205,7 +242,8 @@ class TableWatcher:
         snapshot, problems, rows_now = self._read(t, committed.tracks)
         self.last, self.problems = snapshot, problems
         self._committed = _Committed(committed.tracks, rows_now)
-        return snapshot
+        changes = _rereads(last, rows, snapshot, first=key)
+        return Corrected(snapshot, current, parse_item(label), changes)
 
     def _follow_pins(self, t: float) -> None:
         """Keep each pin on its item: follow its track, and past the track's loss, hand it
@@ -304,11 +342,12 @@ class TableWatcher:
         meld_rows = [row for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
                      for row in rows[name]]
         shares = {key: self._shares(tr) for key, tr in tracks.items() if key not in dropped}
-        reading = resolve_labels(self.variant, shares, meld_rows)
+        # a person's word beats the rules' guess too (a 6 they say is a 6 stays one), and
+        # the rest of its meld is read knowing it
+        fixed = {key: pin.label for key, pin in self._pins.items()}
+        reading = resolve_labels(self.variant, shares, meld_rows, fixed)
         problems.extend(reading.problems)
         labels = dict(reading.labels)
-        # a person's word beats the rules' guess too (a 6 they say is a 6 stays one)
-        labels.update((key, pin.label) for key, pin in self._pins.items() if key in labels)
 
         def item(key: int) -> Item:
             return parse_item(labels[key])
@@ -364,6 +403,24 @@ def table_melds(snapshot: TableSnapshot) -> tuple[tuple[Item, ...], ...]:
     then each seat's, seat by seat; the order corrections count in."""
     return (*snapshot.melds, *(meld for seat in sorted(snapshot.seats)
                                for meld in snapshot.seats[seat]))
+
+
+def _rereads(before: TableSnapshot, rows: Sequence[Sequence[int]], after: TableSnapshot,
+             *, first: int) -> tuple[Reread, ...]:
+    """The items of ``before``'s melds (track ids ``rows``) that ``after`` reads otherwise,
+    the track ``first`` ahead of the rest, each with its meld as it reads at its turn."""
+    now = {seen.track_id: seen.item for seen in after.items}
+    melds = [list(meld) for meld in table_melds(before)]
+    places = [(m, i, key) for m, row in enumerate(rows) for i, key in enumerate(row)]
+    places.sort(key=lambda place: place[2] != first)  # stable: table order otherwise
+    changes = []
+    for m, i, key in places:
+        old, new = melds[m][i], now.get(key)
+        if new is None or new == old:
+            continue
+        changes.append(Reread(m, i, old, new, tuple(melds[m])))
+        melds[m][i] = new
+    return tuple(changes)
 
 
 def _bare(token: str) -> str:

@@ -111,6 +111,7 @@
       case "undo": return `${e.who} undid a ${e.undone_type || "change"}`;
       case "score_edited": return `${e.who} edited round ${e.round}`;
       case "item_corrected": return `${e.who}: ${e.was || "?"} → ${e.item}`;
+      case "reading_corrected": return `Reading fixed: ${e.was} → ${e.item}` + (e.meld ? ` in ${e.meld}` : "");
       case "setup": return `${e.who} set up ${e.variant} for ${(e.players || []).join(", ")}`;
       default: return `${e.type.replace(/_/g, " ")} ${p(e.seat)}`;
     }
