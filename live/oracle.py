@@ -155,10 +155,13 @@ class Replay:
 
 
 def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None,
-                 seed: int = 0, on_frame: Any = None, bus: Any = None) -> Replay:
+                 seed: int = 0, on_frame: Any = None, bus: Any = None,
+                 detector: Any = None) -> Replay:
     """The whole pipeline after the model on a rendered video: source, oracle, watcher with
     the default zones and the camera's calibration, game; the header's button presses are
-    pressed at their video times, after the frame that reaches them."""
+    pressed at their video times, after the frame that reaches them.  ``detector``
+    (e.g. the trained :class:`vision.detector.Detector`) replaces the oracle; the truth
+    file still gives the calibration and the presses."""
     from live.bus import EventBus
     from live.events import collector
     from live.game import Game
@@ -168,8 +171,9 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
     from live.watcher import TableWatcher
     from live.zones import default_layout
 
-    detector = OracleDetector.for_video(video, noise=noise, seed=seed)
-    header = detector.header
+    oracle = OracleDetector.for_video(video, noise=noise, seed=seed)
+    header = oracle.header
+    detector = detector if detector is not None else oracle
     zones = default_layout(scenario.variant.id, len(scenario.players),
                            tuple(header["table_mm"]))
     watcher = TableWatcher(scenario.variant, zones, calibration_from(header))

@@ -112,12 +112,17 @@ def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
     with pytest.raises(ModelError, match="reader"):
         Detector(finder)  # a finder without its reader is refused, not run half-blind
     reader_path(finder).write_bytes(reader_onnx.read_bytes())
+    image = cv2.imread(str(sorted((data / "images").glob("*.jpg"))[0]))
     for model in (finder, finder.with_suffix(".pt")):
         reader_path(model).write_bytes(reader_onnx.read_bytes())
-        detector = Detector(model, confidence=0.001)
-        assert detector.reader is not None
-        image = cv2.imread(str(sorted((data / "images").glob("*.jpg"))[0]))
-        found = detector(image)
-        for label, kind in zip(found.labels, found.kinds, strict=True):
-            assert class_id(label, kind) >= 0  # named within the finder's kind
-        assert np.all((found.confidences >= 0) & (found.confidences <= 1))
+        counts = []
+        for threshold in (0.001, 0.02, 0.3):
+            detector = Detector(model, confidence=threshold)
+            assert detector.reader is not None
+            found = detector(image)
+            for label, kind in zip(found.labels, found.kinds, strict=True):
+                assert class_id(label, kind) >= 0  # named within the finder's kind
+            # the final confidence (finder x reader) passes the threshold too
+            assert np.all((found.confidences >= threshold) & (found.confidences <= 1))
+            counts.append(len(found))
+        assert counts == sorted(counts, reverse=True)

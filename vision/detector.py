@@ -125,6 +125,9 @@ class Detector:
             raise ModelError("an .onnx model needs onnxruntime: pip install onnxruntime") from None
         options = ort.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1
+        # Two sessions run one after the other per frame; a spinning thread pool
+        # would hold the cores the other session needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self._session = ort.InferenceSession(str(self.path), options,
                                                  providers=["CPUExecutionProvider"])
@@ -140,6 +143,7 @@ class Detector:
             self._load_reader(False)
         shape = self._session.get_inputs()[0].shape
         fixed = shape[2] if isinstance(shape[2], int) else None
+        self._fixed_input = fixed is not None
         meta_size = ast.literal_eval(meta["imgsz"])[0] if "imgsz" in meta else None
         self.imgsz = int(fixed or imgsz or meta_size or DEFAULT_IMGSZ)
 
@@ -150,8 +154,11 @@ class Detector:
         size = self.imgsz
         scale = min(size / w, size / h)
         nw, nh = round(w * scale), round(h * scale)
-        px, py = (size - nw) // 2, (size - nh) // 2
-        canvas = np.full((size, size, 3), 114, np.uint8)
+        # The smallest padded rectangle (sides multiples of the stride), as
+        # ultralytics does: a 16:9 frame costs 56 % of the square.
+        cw, ch = (size, size) if self._fixed_input else (-(-nw // 32) * 32, -(-nh // 32) * 32)
+        px, py = (cw - nw) // 2, (ch - nh) // 2
+        canvas = np.full((ch, cw, 3), 114, np.uint8)
         canvas[py : py + nh, px : px + nw] = cv2.resize(image, (nw, nh),
                                                         interpolation=cv2.INTER_LINEAR)
         blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
@@ -192,15 +199,19 @@ class Detector:
 
     def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:
         """Name every found box; drop those the reader calls ``none``.  The
-        confidence is the finder's times the reader's."""
+        confidence is the finder's times the reader's, and must pass the same
+        threshold as the finder's alone."""
         if len(found) == 0:
             return found
         labels, probabilities = self.reader(image, found.boxes, list(found.kinds))
-        keep = np.array([label is not None for label in labels])
+        confidences = found.confidences * probabilities
+        keep = np.array([label is not None for label in labels]) & (
+            confidences >= self.confidence)
         return Detections(found.boxes[keep],
-                          tuple(label for label in labels if label is not None),
+                          tuple(str(label) for label, kept in zip(labels, keep, strict=True)
+                                if kept),
                           tuple(k for k, kept in zip(found.kinds, keep, strict=True) if kept),
-                          (found.confidences * probabilities)[keep])
+                          confidences[keep])
 
     # --- both ------------------------------------------------------------------------
     def __call__(self, image: npt.NDArray[np.uint8]) -> Detections:
@@ -332,6 +343,6 @@ def export_onnx(weights: str | Path, imgsz: int | None = None) -> Path:
     model = YOLO(str(weights))
     trained = getattr(model.model, "args", {}) or {}
     size = int(imgsz or trained.get("imgsz") or DEFAULT_IMGSZ)
-    written = Path(model.export(format="onnx", imgsz=size, dynamic=False, simplify=True,
+    written = Path(model.export(format="onnx", imgsz=size, dynamic=True, simplify=True,
                                 opset=17, device="cpu", verbose=False))
     return written

@@ -74,6 +74,9 @@ class Reader:
             raise FileNotFoundError(f"reader model {str(self.path)!r} does not exist")
         options = ort.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1
+        # Two sessions run one after the other per frame; a spinning thread pool
+        # would hold the cores the other session needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(self.path), options,
                                              providers=["CPUExecutionProvider"])
         shape = self._session.get_inputs()[0].shape
