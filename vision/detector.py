@@ -3,6 +3,11 @@
 Nothing here downloads anything: ``YOLO_OFFLINE=1`` is set before ultralytics
 is imported, models are local files, training starts from a yaml architecture.
 The rest of the project sees only :class:`Detector` and :class:`Detections`.
+
+A model is one-stage (a YOLO with every label of :mod:`vision.labels`) or
+two-stage, as shipped: a YOLO *finder* with the classes ``tile`` and ``card``
+and, beside it as ``NAME.reader.onnx``, the crop classifier of
+:mod:`vision.reader` that names each found box.
 """
 
 from __future__ import annotations
