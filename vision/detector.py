@@ -29,6 +29,9 @@ DEFAULT_MODELS = (REPO_ROOT / "models" / "tabletop.onnx", REPO_ROOT / "models" /
 """Looked for in this order when no ``--model`` is given."""
 DEFAULT_CONFIDENCE = 0.25
 DEFAULT_IMGSZ = 960
+NMS_IOU = 0.5
+"""Tiles lie flat side by side and card indices overlap little, so two boxes
+overlapping this much are one item (ultralytics defaults to 0.7)."""
 
 
 class ModelError(ValueError):
@@ -181,7 +184,7 @@ class Detector:
             rects = [[float(x1), float(y1), float(x2 - x1), float(y2 - y1)]
                      for x1, y1, x2, y2 in boxes]
             picked = np.asarray(cv2.dnn.NMSBoxesBatched(rects, best.tolist(), classes.tolist(),
-                                                        self.confidence, 0.7), int).reshape(-1)
+                                                        self.confidence, NMS_IOU), int).reshape(-1)
             boxes, classes, best = boxes[picked], classes[picked], best[picked]
         boxes = (boxes - [px, py, px, py]) / scale
         return _from_arrays(boxes, classes, best, w, h, self.reader is not None)
@@ -227,7 +230,8 @@ class Detector:
             found = self._onnx(image)
         else:
             result = self._yolo.predict(image, imgsz=self.imgsz, conf=self.confidence,
-                                        device=self.device or "cpu", verbose=False)[0]
+                                        iou=NMS_IOU, device=self.device or "cpu",
+                                        verbose=False)[0]
             boxes = result.boxes
             found = _from_arrays(boxes.xyxy.cpu().numpy(), boxes.cls.cpu().numpy(),
                                  boxes.conf.cpu().numpy(), image.shape[1], image.shape[0],
