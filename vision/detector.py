@@ -248,6 +248,7 @@ def kind_dataset(data: Path, out: Path) -> Path:
     import shutil
 
     from vision.detections import read_jsonl
+    from vision.synth.dataset import yolo_lines
 
     target = out / data.name
     (target / "labels").mkdir(parents=True, exist_ok=True)
@@ -262,15 +263,10 @@ def kind_dataset(data: Path, out: Path) -> Path:
             except OSError:
                 shutil.copy2(image, copy)
     for record in read_jsonl(data / "annotations.jsonl"):
-        width, height = record.width, record.height
-        lines = []
-        for box, kind in zip(record.detections.boxes, record.detections.kinds, strict=True):
-            x1, y1, x2, y2 = (float(v) for v in box)
-            lines.append(f"{FINDER_NAMES.index(kind)} {(x1 + x2) / 2 / width:.6f} "
-                         f"{(y1 + y2) / 2 / height:.6f} {(x2 - x1) / width:.6f} "
-                         f"{(y2 - y1) / height:.6f}\n")
+        lines = yolo_lines(record.detections, record.width, record.height,
+                           lambda _label, kind: FINDER_NAMES.index(kind))
         stem = Path(record.image).stem
-        (target / "labels" / f"{stem}.txt").write_text("".join(lines))
+        (target / "labels" / f"{stem}.txt").write_text("".join(line + "\n" for line in lines))
     return target
 
 

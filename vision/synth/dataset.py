@@ -30,13 +30,16 @@ def image_seed(master_seed: int, index: int) -> int:
     return int(np.random.SeedSequence([int(master_seed), int(index)]).generate_state(1)[0])
 
 
-def yolo_lines(detections: Detections, width: int, height: int) -> list[str]:
+def yolo_lines(detections: Detections, width: int, height: int,
+               class_of: Callable[[str, str], int] = class_id) -> list[str]:
+    """YOLO label lines; ``class_of(label, kind)`` gives the class id (the
+    detector's by default, the finder's kind-only ids for its data)."""
     lines = []
     for box, label, kind in zip(detections.boxes, detections.labels, detections.kinds,
                                 strict=True):
         x1, y1, x2, y2 = (float(v) for v in box)
         lines.append(
-            f"{class_id(label, kind)} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+            f"{class_of(label, kind)} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
             f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
         )
     return lines
