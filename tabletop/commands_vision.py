@@ -97,9 +97,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         seed=args.seed,
         finder=args.stage == "finder",
         cache=args.cache,
+        scale=args.scale,
     )
     if args.export:
-        best = _vision("detector").export_onnx(best, args.imgsz)
+        best = _vision("detector").export_onnx(best)
     print(json.dumps({"weights": str(best)}) if args.json else f"weights: {best}")
     return 0
 
@@ -179,6 +180,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     train.add_argument("--model", default=None,
                        help="architecture yaml (default: yolov8n.yaml, or the finder's)")
     train.add_argument("--cache", action="store_true", help="keep decoded images in memory")
+    train.add_argument("--scale", type=float, default=1.0,
+                       help="finder: train on --imgsz crops of the images resized by this "
+                       "(e.g. 0.75: small card indices stay findable); the model then runs "
+                       "at the frame's long side times it")
     train.add_argument("--lr", type=float, default=3e-3, help="reader: peak learning rate")
     train.add_argument("--init", default=None,
                        help="reader: weights of an earlier run to start from (its best.pt)")

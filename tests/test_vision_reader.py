@@ -85,6 +85,50 @@ def test_reader_classes_are_the_labels_plus_none() -> None:
     assert len(TILE_LABELS) == 53
 
 
+def _striped_set(folder: Path, width: int, height: int,
+                 boxes: list[list[float]]) -> Path:
+    """One image whose every column's grey level is its x / 2, with card boxes."""
+    (folder / "images").mkdir(parents=True)
+    column = (np.arange(width) // 2).astype(np.uint8)
+    cv2.imwrite(str(folder / "images" / "a.png"),
+                np.repeat(np.tile(column, (height, 1))[..., None], 3, axis=2))
+    items = [{"label": "AS", "kind": "card", "box": box} for box in boxes]
+    (folder / "annotations.jsonl").write_text(json.dumps(
+        {"image": "images/a.png", "width": width, "height": height, "detections": items}) + "\n")
+    return folder
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_finder_crops_keep_the_scale_and_the_items_mostly_inside(tmp_path: Path,
+                                                                 seed: int) -> None:
+    from vision.detector import MIN_CROPPED_SHARE, kind_dataset
+
+    # 40-pixel boxes every 30 pixels along a 400x100 image; scale 0.5, crop 50
+    boxes = [[x, 20.0, x + 40.0, 80.0] for x in range(0, 361, 30)]
+    data = _striped_set(tmp_path / "set", 400, 100, boxes)
+    target = kind_dataset(data, tmp_path / "out", scale=0.5, crop=50, seed=seed)
+    window = cv2.imread(str(target / "images" / "a.jpg"))
+    assert window.shape == (50, 50, 3)
+    # the window's left edge, read back from the grey levels: x / 2 before
+    # scaling is x after it
+    x0 = round(float(window[:, 0, 0].mean()))
+    lines = (target / "labels" / "a.txt").read_text().split()
+    written = np.array(lines, float).reshape(-1, 5)
+    assert set(written[:, 0]) <= {1.0}  # cards are the finder's class 1
+    centres = written[:, 1] * 50 + x0
+    widths = written[:, 3] * 50
+    expected = []
+    for x1, _, x2, _ in boxes:
+        left, right = max(x1 * 0.5, x0), min(x2 * 0.5, x0 + 50)
+        if right - left >= MIN_CROPPED_SHARE * (x2 - x1) * 0.5:
+            expected.append(((left + right) / 2, right - left))
+    assert len(expected) >= 2
+    got = np.array(sorted(zip(centres, widths, strict=True))).ravel()
+    assert got == pytest.approx(np.array(sorted(expected)).ravel(), abs=1.5)
+    # y: 10..40 of the 50 rows, never cut
+    assert (written[:, 2], written[:, 4]) == (pytest.approx(0.5), pytest.approx(0.6))
+
+
 pytest.importorskip("ultralytics")
 pytest.importorskip("onnx")
 
@@ -104,9 +148,11 @@ def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
     reader_onnx = Path(json.loads(capsys.readouterr().out.strip().splitlines()[-1])["weights"])
     assert Reader(reader_onnx).size == CROP_SIZE
 
+    # 128-pixel crops of the 320x192 frames at half size: run at 160 afterwards
     assert main(["train", "--stage", "finder", "--data", str(data), "--out",
-                 str(tmp_path / "finder"), "--epochs", "1", "--imgsz", "160", "--batch", "4",
-                 "--workers", "0", "--device", "cpu", "--export", "--json"]) == 0
+                 str(tmp_path / "finder"), "--epochs", "1", "--imgsz", "128", "--scale", "0.5",
+                 "--batch", "4", "--workers", "0", "--device", "cpu", "--export",
+                 "--json"]) == 0
     finder = Path(json.loads(capsys.readouterr().out.strip().splitlines()[-1])["weights"])
     assert finder.suffix == ".onnx"
     with pytest.raises(ModelError, match="reader"):
@@ -119,6 +165,7 @@ def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
         for threshold in (0.001, 0.02, 0.3):
             detector = Detector(model, confidence=threshold)
             assert detector.reader is not None
+            assert detector.imgsz == 160  # the stamped frame size, not the crop's
             found = detector(image)
             for label, kind in zip(found.labels, found.kinds, strict=True):
                 assert class_id(label, kind) >= 0  # named within the finder's kind

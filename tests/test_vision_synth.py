@@ -186,3 +186,45 @@ def test_synth_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_synth_bad_input_exits_2(tmp_path: Path, argv: list[str]) -> None:
     base = ["synth", "--out", str(tmp_path / "s"), "--images", "1", "--seed", "1"]
     assert main(base + argv) == 2
+
+
+def _faces() -> list[str]:
+    from vision.synth.shapes import FONTS
+
+    return list(FONTS)
+
+
+@pytest.mark.parametrize("font", _faces())
+def test_every_face_draws_every_numeral_and_rank_distinctly(font: str) -> None:
+    from vision.synth.shapes import text_mask
+
+    texts = [str(n) for n in range(1, 14)] + ["A", "J", "Q", "K"]
+    masks = {text: text_mask(text, font, 800, 48, 40) for text in texts}
+    for text, mask in masks.items():
+        assert mask.shape == (48, 40)
+        assert 0.08 < float(mask.mean()) < 0.9, text  # ink, but not a filled box
+    # squeezed to one box size, every text still looks unlike every other
+    for a in texts:
+        for b in texts:
+            if a < b:
+                assert float(np.abs(masks[a] - masks[b]).mean()) > 0.04, (font, a, b)
+
+
+def test_truetype_faces_serif_and_sans_differ_and_missing_ones_are_named() -> None:
+    from vision.synth import shapes
+
+    installed = [name for name in shapes.TRUETYPE_FONTS if name in shapes.FONTS]
+    if "serif" not in installed:
+        pytest.skip("fonts-liberation is not installed")
+    serif = shapes.text_mask("K", "serif", 400, 60, 50)
+    sans = shapes.text_mask("K", "sans", 400, 60, 50)
+    assert float(np.abs(serif - sans).mean()) > 0.05
+    bold = shapes.text_mask("K", "serif", 900, 60, 50)
+    assert bold.mean() > serif.mean() * 1.2  # the bold file from BOLD_FROM up
+    saved = shapes._TRUETYPE_DIRS
+    try:
+        shapes._TRUETYPE_DIRS = (Path("/nonexistent"),)
+        with pytest.raises(ValueError, match="not installed"):
+            shapes._glyph_ink.__wrapped__("K", "serif", 400)
+    finally:
+        shapes._TRUETYPE_DIRS = saved

@@ -123,7 +123,8 @@ class Detector:
             raise ModelError(f"cannot load {str(self.path)!r}: {error}") from None
         self._load_reader(_check_names(self._yolo.names, self.path))
         trained = getattr(self._yolo.model, "args", {}) or {}
-        self.imgsz = int(imgsz or trained.get("imgsz") or DEFAULT_IMGSZ)
+        self.imgsz = int(imgsz or inference_imgsz(self._yolo) or trained.get("imgsz")
+                         or DEFAULT_IMGSZ)
 
     # --- ONNX Runtime --------------------------------------------------------------
     def _load_onnx(self, imgsz: int | None) -> None:
@@ -242,31 +243,84 @@ class Detector:
 FINDER_YAML = Path(__file__).resolve().parent / "models" / "finder.yaml"
 
 
-def kind_dataset(data: Path, out: Path) -> Path:
-    """A copy of a rendered set for the finder: the same images (hard links), labels
-    reduced to the kind (0 tile, 1 card).  Returns the new folder."""
+MIN_CROPPED_SHARE = 0.6
+"""An item cut by a finder crop stays labelled when this much of its box is inside."""
+
+
+def kind_dataset(data: Path, out: Path, scale: float = 1.0, crop: int | None = None,
+                 seed: int = 0) -> Path:
+    """A copy of a rendered set for the finder, labels reduced to the kind (0 tile,
+    1 card).  Returns the new folder.
+
+    With ``scale`` and ``crop`` every image is resized by ``scale`` and one
+    ``crop``-pixel window of it (at a seeded random place) is kept: ultralytics
+    fits each training image into ``imgsz``, so a crop of that size trains the
+    finder at ``scale`` of the rendered resolution for the price of ``imgsz``.
+    Small card indices stay large enough to find.  Items cut by the window keep
+    their label when ``MIN_CROPPED_SHARE`` of their box is inside it.
+    """
     import shutil
 
     from vision.detections import read_jsonl
     from vision.synth.dataset import yolo_lines
 
+    def class_of(_label: str, kind: str) -> int:
+        return FINDER_NAMES.index(kind)
+
     target = out / data.name
     (target / "labels").mkdir(parents=True, exist_ok=True)
     (target / "images").mkdir(parents=True, exist_ok=True)
-    # Hard links, not a linked folder: ultralytics resolves links and would find
-    # the item labels beside the real images.
-    for image in (data / "images").iterdir():
-        copy = target / "images" / image.name
-        if not copy.exists():
-            try:
-                copy.hardlink_to(image)
-            except OSError:
-                shutil.copy2(image, copy)
-    for record in read_jsonl(data / "annotations.jsonl"):
-        lines = yolo_lines(record.detections, record.width, record.height,
-                           lambda _label, kind: FINDER_NAMES.index(kind))
+    records = read_jsonl(data / "annotations.jsonl")
+    if crop is None:
+        # Hard links, not a linked folder: ultralytics resolves links and would
+        # find the item labels beside the real images.
+        for image in (data / "images").iterdir():
+            copy = target / "images" / image.name
+            if not copy.exists():
+                try:
+                    copy.hardlink_to(image)
+                except OSError:
+                    shutil.copy2(image, copy)
+        for record in records:
+            lines = yolo_lines(record.detections, record.width, record.height, class_of)
+            stem = Path(record.image).stem
+            (target / "labels" / f"{stem}.txt").write_text("".join(f"{x}\n" for x in lines))
+        return target
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    for record in records:
+        picture = cv2.imread(str(data / record.image), cv2.IMREAD_COLOR)
+        if picture is None:
+            raise ValueError(f"cannot read {str(data / record.image)!r}")
+        if scale != 1.0:
+            picture = cv2.resize(picture, (round(picture.shape[1] * scale),
+                                           round(picture.shape[0] * scale)),
+                                 interpolation=cv2.INTER_AREA)
+        h, w = picture.shape[:2]
+        cw, ch = min(crop, w), min(crop, h)
+        x0 = int(rng.integers(0, w - cw + 1))
+        y0 = int(rng.integers(0, h - ch + 1))
+        window = picture[y0 : y0 + ch, x0 : x0 + cw]
+        found = record.detections
+        boxes = found.boxes * scale - [x0, y0, x0, y0]
+        clipped = boxes.copy()
+        clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, cw)
+        clipped[:, [1, 3]] = clipped[:, [1, 3]].clip(0, ch)
+
+        def area(b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+            return np.maximum(0, b[:, 2] - b[:, 0]) * np.maximum(0, b[:, 3] - b[:, 1])
+
+        keep = area(clipped) >= MIN_CROPPED_SHARE * np.maximum(area(boxes), 1e-9)
+        kept = Detections(clipped[keep], tuple(x for x, k in zip(found.labels, keep,
+                                                                  strict=True) if k),
+                          tuple(x for x, k in zip(found.kinds, keep, strict=True) if k),
+                          found.confidences[keep])
         stem = Path(record.image).stem
-        (target / "labels" / f"{stem}.txt").write_text("".join(line + "\n" for line in lines))
+        cv2.imwrite(str(target / "images" / f"{stem}.jpg"), window,
+                    [cv2.IMWRITE_JPEG_QUALITY, 95])
+        lines = yolo_lines(kept, cw, ch, class_of)
+        (target / "labels" / f"{stem}.txt").write_text("".join(f"{x}\n" for x in lines))
     return target
 
 
@@ -293,7 +347,7 @@ def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960
           model: str | None = None, resume: bool = False, val: str | Path | None = None,
           batch: int = 16, workers: int | None = None, device: str | None = None,
           seed: int = 0, patience: int = 50, finder: bool = False,
-          cache: bool = False) -> Path:
+          cache: bool = False, scale: float = 1.0) -> Path:
     """Train (or resume) a detector; returns the best weights' path.
 
     ``finder`` trains the two-class finder of the two-stage model (its reader is
@@ -301,13 +355,24 @@ def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960
     label.  Starts from an architecture yaml, so no weights are downloaded.
     Flips are off: a mirrored numeral is not a numeral.  Runs on CUDA when it is
     there.
+
+    A finder with ``scale`` below 1 trains on ``imgsz`` crops of its images
+    resized by ``scale`` (see :func:`kind_dataset`); the frame size it should
+    then be run at (the rendered frame's long side times ``scale``) is stamped
+    into the weights and read by :class:`Detector` and :func:`export_onnx`.
     """
+    import json
+
     _offline()
     try:
         import torch
         from ultralytics import YOLO
     except ImportError:
         raise ModelError("training needs ultralytics: pip install -e '.[vision]'") from None
+    if device == "cpu" or (device is None and not torch.cuda.is_available()):
+        # ultralytics keeps one core free for its data loader (cpu_count - 1
+        # threads), but loads on the main thread on CPU: a 2-core machine at half.
+        torch.set_num_threads(os.cpu_count() or 1)
     out = Path(out).resolve()
     run_dir = out / "train"
     last = run_dir / "weights" / "last.pt"
@@ -321,8 +386,18 @@ def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960
         names: Sequence[str] = CLASS_NAMES
         if finder:
             names = FINDER_NAMES
-            data_dir = kind_dataset(data_dir, out / "finder-data")
-            val_dir = kind_dataset(val_dir, out / "finder-data") if val_dir else None
+            crop = imgsz if scale != 1.0 else None
+            if crop is not None:
+                from vision.detections import read_jsonl
+
+                first = read_jsonl(data_dir / "annotations.jsonl")[0]
+                frame = max(first.width, first.height) * scale
+                (out / "inference.json").parent.mkdir(parents=True, exist_ok=True)
+                (out / "inference.json").write_text(
+                    json.dumps({"imgsz": int(round(frame / 32) * 32)}))
+            data_dir = kind_dataset(data_dir, out / "finder-data", scale, crop, seed)
+            val_dir = (kind_dataset(val_dir, out / "finder-data", scale, crop, seed + 1)
+                       if val_dir else None)
         data_path = training_yaml(data_dir, out, val_dir, names)
         device = device or ("0" if torch.cuda.is_available() else "cpu")
         YOLO(model or str(FINDER_YAML if finder else "yolov8n.yaml")).train(
@@ -335,7 +410,33 @@ def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960
             close_mosaic=min(10, max(1, epochs // 3)),
         )
     best = run_dir / "weights" / "best.pt"
+    stamp = out / "inference.json"
+    if stamp.is_file():
+        for weights in (best, last):
+            if weights.is_file():
+                stamp_inference(weights, int(json.loads(stamp.read_text())["imgsz"]))
     return best if best.is_file() else last
+
+
+INFERENCE_KEY = "tabletop_inference"
+"""Checkpoint entry with the frame size a scaled finder is to be run at."""
+
+
+def stamp_inference(weights: str | Path, imgsz: int) -> None:
+    """Record in a checkpoint the frame size its finder is to be run at."""
+    import torch
+
+    checkpoint = torch.load(weights, map_location="cpu", weights_only=False)
+    checkpoint[INFERENCE_KEY] = {"imgsz": int(imgsz)}
+    torch.save(checkpoint, weights)
+
+
+def inference_imgsz(model: Any) -> int | None:
+    """The stamped inference size of a loaded ultralytics ``YOLO``, if any."""
+    checkpoint = getattr(model, "ckpt", None)
+    if isinstance(checkpoint, dict) and isinstance(checkpoint.get(INFERENCE_KEY), dict):
+        return int(checkpoint[INFERENCE_KEY]["imgsz"])
+    return None
 
 
 def export_onnx(weights: str | Path, imgsz: int | None = None) -> Path:
@@ -347,7 +448,7 @@ def export_onnx(weights: str | Path, imgsz: int | None = None) -> Path:
     weights = Path(weights)
     model = YOLO(str(weights))
     trained = getattr(model.model, "args", {}) or {}
-    size = int(imgsz or trained.get("imgsz") or DEFAULT_IMGSZ)
+    size = int(imgsz or inference_imgsz(model) or trained.get("imgsz") or DEFAULT_IMGSZ)
     written = Path(model.export(format="onnx", imgsz=size, dynamic=True, simplify=True,
                                 opset=17, device="cpu", verbose=False))
     return written

@@ -82,10 +82,10 @@ def random_design(rng: np.random.Generator) -> DeckDesign:
         red=jitter((40.0, 30.0, 200.0), 12),
         font=str(rng.choice(FONTS)),
         weight=int(rng.integers(450, 900)),
-        index_height=rng.uniform(0.085, 0.13),
-        index_stretch=rng.uniform(0.75, 1.15),
-        index_x=rng.uniform(0.04, 0.08),
-        index_y=rng.uniform(0.03, 0.06),
+        index_height=rng.uniform(0.06, 0.13),  # bridge decks ~0.07, jumbo index ~0.13
+        index_stretch=rng.uniform(0.6, 1.15),  # condensed index fonts too
+        index_x=rng.uniform(0.025, 0.08),
+        index_y=rng.uniform(0.02, 0.06),
         suit_scale=rng.uniform(0.6, 0.9),
         pip_scale=rng.uniform(0.12, 0.17),
         border=bool(rng.random() < 0.3),

@@ -7,6 +7,7 @@ so nothing is downloaded and rendering is byte-for-byte reproducible.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -15,15 +16,57 @@ import numpy.typing as npt
 Mask = npt.NDArray[np.float32]
 Points = npt.NDArray[np.float64]
 
-FONTS: tuple[str, ...] = ("sans", "italic", "uni")
+BUILTIN_FONTS: tuple[str, ...] = ("sans", "italic", "uni")
 """OpenCV 5's built-in faces: a variable-weight sans, its italic, and a plain
 face; with weights, stretching and hand-drawn zeros they give many looks."""
+
+_TRUETYPE_DIRS = (Path("/usr/share/fonts/truetype"),)
+TRUETYPE_FONTS: dict[str, tuple[str, str]] = {
+    # name: (regular file, bold file), under a folder of _TRUETYPE_DIRS; Debian's
+    # fonts-liberation and fonts-dejavu-core.  Serif faces are what most card
+    # decks print; the narrow and condensed ones are the tall thin indices.
+    "serif": ("liberation/LiberationSerif-Regular.ttf", "liberation/LiberationSerif-Bold.ttf"),
+    "serif-italic": ("liberation/LiberationSerif-Italic.ttf",
+                     "liberation/LiberationSerif-BoldItalic.ttf"),
+    "dejavu-serif": ("dejavu/DejaVuSerifCondensed.ttf", "dejavu/DejaVuSerif-Bold.ttf"),
+    "sans-narrow": ("liberation/LiberationSansNarrow-Regular.ttf",
+                    "liberation/LiberationSansNarrow-Bold.ttf"),
+    "liberation-sans": ("liberation/LiberationSans-Regular.ttf",
+                        "liberation/LiberationSans-Bold.ttf"),
+    "dejavu-sans": ("dejavu/DejaVuSansCondensed.ttf", "dejavu/DejaVuSans-Bold.ttf"),
+    "mono": ("liberation/LiberationMono-Regular.ttf", "liberation/LiberationMono-Bold.ttf"),
+}
+BOLD_FROM = 650
+"""A TrueType face's bold file is used from this weight up."""
+
+
+def _truetype_file(font: str, weight: int) -> Path | None:
+    files = TRUETYPE_FONTS.get(font)
+    if files is None:
+        return None
+    name = files[1] if weight >= BOLD_FROM else files[0]
+    for folder in _TRUETYPE_DIRS:
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+FONTS: tuple[str, ...] = BUILTIN_FONTS + tuple(
+    name for name in TRUETYPE_FONTS
+    if _truetype_file(name, 400) is not None and _truetype_file(name, 900) is not None)
+"""Every face the renderer draws with: the built-in ones and the TrueType
+faces installed here (a seed gives the same images where the same are)."""
+
+SANS_FONTS: tuple[str, ...] = tuple(
+    name for name in ("sans", "uni", "liberation-sans", "sans-narrow", "dejavu-sans")
+    if name in FONTS)
+"""The plain upright sans faces (tile makers' numerals)."""
 
 SUPERSAMPLE = 4
 _DRAW_SIZE = 160
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=32)
 def _face(name: str) -> cv2.FontFace:
     return cv2.FontFace(name)
 
@@ -33,7 +76,13 @@ def _glyph_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     """``text`` drawn large, cropped to its ink."""
     size = _DRAW_SIZE
     canvas = np.zeros((size * 2, size * (len(text) + 1)), np.uint8)
-    cv2.putText(canvas, text, (size // 4, int(size * 1.4)), 255, _face(font), size, weight)
+    truetype = _truetype_file(font, weight)
+    if font in TRUETYPE_FONTS and truetype is None:
+        raise ValueError(f"font {font!r} is not installed (apt-get install fonts-liberation "
+                         "fonts-dejavu-core)")
+    face = _face(str(truetype) if truetype is not None else font)
+    cv2.putText(canvas, text, (size // 4, int(size * 1.4)), 255, face, size,
+                400 if truetype is not None else weight)
     if font == "uni" and weight > 450:
         # The plain face has one weight: embolden it by growing the strokes.
         grow = max(1, round((weight - 400) / 600 * size * 0.09))
@@ -49,7 +98,7 @@ def _glyph_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
 def _ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     """The ink of ``text``; a zero is drawn by hand as an oval ring, because the
     built-in sans slashes its zeros and no tile or card prints them that way."""
-    if "0" not in text or font == "uni":
+    if "0" not in text or font not in ("sans", "italic"):
         return _glyph_ink(text, font, weight)
     parts = [_glyph_ink(ch, font, weight) for ch in text.replace("0", "")]
     one = parts[0]

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from vision.synth.shapes import (
     FONTS,
+    SANS_FONTS,
     Mask,
     Points,
     arc_mask,
@@ -71,7 +72,7 @@ def random_style(rng: np.random.Generator) -> TileStyle:
     if family == "classic":
         inks = {"K": (28.0, 28.0, 30.0), "B": (185.0, 95.0, 25.0), "O": (25.0, 135.0, 240.0),
                 "R": (45.0, 35.0, 205.0)}
-        font, weight = str(rng.choice(["sans", "sans", "uni"])), int(rng.integers(750, 1000))
+        font, weight = str(rng.choice(("sans", *SANS_FONTS))), int(rng.integers(750, 1000))
         mark, joker, hollow = "logo", "face", bool(rng.random() < 0.8)
         face = cream
     elif family == "remi":
