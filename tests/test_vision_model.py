@@ -24,11 +24,12 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 SHIPPED_ONNX = MODELS / "tabletop.onnx"
 SHIPPED_PT = MODELS / "tabletop.pt"
 HELD_OUT_SEED = 31337
-HELD_OUT_IDENTITY_FLOOR = 0.55
+HELD_OUT_IDENTITY_FLOOR = 0.62
 HELD_OUT_PRECISION_FLOOR = 0.75
-"""Below the model card's figures on 200 held-out images (identity 0.69,
-precision 0.93), leaving room for the variance of 12 images; a model that
-stopped reading falls far below them."""
+"""Below the shipped model's figures on these 12 scenes (identity 0.73,
+precision 0.84) and on the model card's 200 held-out images (0.80, 0.91),
+leaving room for a retrained model's variance; a model that stopped reading
+falls far below them."""
 
 pytestmark = pytest.mark.skipif(not SHIPPED_ONNX.is_file(), reason="no model shipped")
 
@@ -97,8 +98,8 @@ def test_detect_command_uses_the_shipped_model(tmp_path: Path,
 
 def test_the_model_reads_the_sabra_sample_video() -> None:
     """Issue 5's sample video (640x360, tiles only) read frame by frame by the
-    shipped model against the renderer's truth; the model card gives 0.97
-    identity on every 5th frame."""
+    shipped model against the renderer's truth; the model card gives 1.00
+    identity and precision on every 5th frame."""
     from live.oracle import EXACT, OracleDetector
     from live.sources import open_source
 
@@ -112,5 +113,5 @@ def test_the_model_reads_the_sabra_sample_video() -> None:
     finally:
         source.close()
     result = evaluate(pairs, "sabra video")
-    assert result.identity >= 0.9, result.to_text()
-    assert result.precision >= 0.85, result.to_text()
+    assert result.identity >= 0.95, result.to_text()
+    assert result.precision >= 0.95, result.to_text()
