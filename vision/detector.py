@@ -303,19 +303,14 @@ def kind_dataset(data: Path, out: Path, scale: float = 1.0, crop: int | None = N
         y0 = int(rng.integers(0, h - ch + 1))
         window = picture[y0 : y0 + ch, x0 : x0 + cw]
         found = record.detections
-        boxes = found.boxes * scale - [x0, y0, x0, y0]
-        clipped = boxes.copy()
+        shifted = found.boxes * scale - [x0, y0, x0, y0]
+        clipped = shifted.copy()
         clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, cw)
         clipped[:, [1, 3]] = clipped[:, [1, 3]].clip(0, ch)
-
-        def area(b: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-            return np.maximum(0, b[:, 2] - b[:, 0]) * np.maximum(0, b[:, 3] - b[:, 1])
-
-        keep = area(clipped) >= MIN_CROPPED_SHARE * np.maximum(area(boxes), 1e-9)
-        kept = Detections(clipped[keep], tuple(x for x, k in zip(found.labels, keep,
-                                                                  strict=True) if k),
-                          tuple(x for x, k in zip(found.kinds, keep, strict=True) if k),
-                          found.confidences[keep])
+        inside = (clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1])
+        keep = inside >= MIN_CROPPED_SHARE * np.maximum(found.areas * scale * scale, 1e-9)
+        chosen = found.filter(keep)
+        kept = Detections(clipped[keep], chosen.labels, chosen.kinds, chosen.confidences)
         stem = Path(record.image).stem
         cv2.imwrite(str(target / "images" / f"{stem}.jpg"), window,
                     [cv2.IMWRITE_JPEG_QUALITY, 95])
