@@ -8,7 +8,10 @@ frame, after warm-up:
 * ``finder``: the finder alone, ``models/tabletop.onnx`` through ONNX Runtime
   against ``models/tabletop.pt`` through ``YOLO.predict`` (letterbox, NMS and
   the copy back to pixels included in both);
-* ``whole``: finder + reader, the complete ``Detector(image)`` call.
+* ``whole``: finder + reader, the complete ``Detector(image)`` call, one
+  reader crop per box (the live pipeline's setting);
+* ``views5``: the same reading each box from five nudged crops
+  (``--views 5``).
 
     python -m bench.detect_latency [--frames 30] [--repeat 3] [--threads N]
 
@@ -100,14 +103,17 @@ def main(argv: list[str] | None = None) -> int:
         result[f"finder_{name}"] = summary(time_calls(call, images, args.repeat))
         detector.reader = reader
         result[f"whole_{name}"] = summary(time_calls(detector, images, args.repeat))
-    for part in ("finder", "whole"):
+        detector.views = 5
+        result[f"views5_{name}"] = summary(time_calls(detector, images, args.repeat))
+        detector.views = 1
+    for part in ("finder", "whole", "views5"):
         result[f"{part}_ratio"] = round(result[f"{part}_ultralytics"]["median_ms"]
                                         / result[f"{part}_onnxruntime"]["median_ms"], 2)
     if args.json:
         print(json.dumps(result))
     else:
         print(f"1280x720 frames at imgsz {onnx.imgsz}, {len(images)} frames x {args.repeat}")
-        for part in ("finder", "whole"):
+        for part in ("finder", "whole", "views5"):
             o, u = result[f"{part}_onnxruntime"], result[f"{part}_ultralytics"]
             print(f"{part:7s} onnxruntime {o['median_ms']:7.2f} ms (p95 {o['p95_ms']:.2f})   "
                   f"ultralytics {u['median_ms']:7.2f} ms (p95 {u['p95_ms']:.2f})   "

@@ -50,7 +50,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    detector = _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf)
+    detector = _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
+                                              views=args.views)
     evaluate_predictor = _vision("evaluate").evaluate_predictor
     results = [evaluate_predictor(detector, data, limit=args.limit) for data in args.data]
     if args.json:
@@ -65,7 +66,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_detect(args: argparse.Namespace) -> int:
     cv2 = importlib.import_module("cv2")
     image_detections = _vision("detections").ImageDetections
-    detector = _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf)
+    detector = _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
+                                              views=args.views)
     for path in args.images:
         image = cv2.imread(path, cv2.IMREAD_COLOR)
         if image is None:
@@ -113,9 +115,14 @@ def _train_reader(args: argparse.Namespace) -> int:
     training = _vision("reader_training")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    crops = out / "crops-train.npz"
-    if not crops.is_file():
-        training.extract(args.data, crops, seed=args.seed, workers=args.workers)
+    # one crops file per --data folder (the first keeps its old name, so a
+    # run folder made before --data could repeat still resumes)
+    crops = []
+    for index, data in enumerate(args.data):
+        part = out / ("crops-train.npz" if index == 0 else f"crops-train-{index}.npz")
+        if not part.is_file():
+            training.extract(data, part, seed=args.seed + 2 * index, workers=args.workers)
+        crops.append(part)
     held = None
     if args.val:
         held = out / "crops-held.npz"
@@ -143,6 +150,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         sub.add_argument("--model", default=None, help="a .pt or .onnx file (default: models/)")
         sub.add_argument("--imgsz", type=int, default=None, help="inference size")
         sub.add_argument("--conf", type=float, default=0.25, help="confidence threshold")
+        sub.add_argument("--views", type=int, default=1,
+                         help="nudged crops the reader averages per box (1..5, default "
+                              "1; more costs that many times the reader's time)")
         sub.add_argument("--json", action="store_true")
 
     evaluate = commands.add_parser("eval", help="score a model on labelled JSONL sets")
@@ -166,7 +176,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         description="The shipped model is two-stage: '--stage finder' trains the YOLO "
         "finder (tile, card index) and '--stage reader' the crop classifier that names "
         "each box; '--stage single' trains one YOLO detector with every label.")
-    train.add_argument("--data", required=True, help="a folder made by 'tabletop synth'")
+    train.add_argument("--data", required=True, action="append",
+                       help="a folder made by 'tabletop synth' (repeatable: trained on "
+                            "together)")
     train.add_argument("--val", default=None, help="a held-out rendered folder for validation")
     train.add_argument("--out", required=True, help="run folder (weights in OUT/train/weights)")
     train.add_argument("--epochs", type=int, default=100)

@@ -129,6 +129,100 @@ def test_finder_crops_keep_the_scale_and_the_items_mostly_inside(tmp_path: Path,
     assert (written[:, 2], written[:, 4]) == (pytest.approx(0.5), pytest.approx(0.6))
 
 
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_training_yaml_lists_every_training_folder(tmp_path: Path, count: int) -> None:
+    from vision.detector import FINDER_NAMES, training_yaml
+
+    folders = [_striped_set(tmp_path / f"set{i}", 40, 40, [[0, 0, 9, 9]]) for i in range(count)]
+    text = training_yaml(folders, tmp_path / "run", None, FINDER_NAMES).read_text()
+    train_line = next(line for line in text.splitlines() if line.startswith("train:"))
+    listed = json.loads(train_line.removeprefix("train:").strip())
+    assert (listed if count > 1 else [listed]) == [str(f / "images") for f in folders]
+    assert f'val: "{folders[0] / "images"}"' in text  # no --val: the first folder
+
+
+@pytest.mark.parametrize(("folders", "message"), [
+    (lambda tmp: [], "no training folder"),
+    (lambda tmp: [tmp / "set0", tmp / "missing"], "has no images/ folder"),
+])
+def test_training_yaml_refuses_missing_folders(tmp_path: Path, folders: object,
+                                               message: str) -> None:
+    from vision.detector import training_yaml
+
+    _striped_set(tmp_path / "set0", 40, 40, [[0, 0, 9, 9]])
+    with pytest.raises(ValueError, match=message):
+        training_yaml(folders(tmp_path), tmp_path / "run", None)  # type: ignore[operator]
+
+
+def test_scaled_finder_refuses_folders_of_different_frame_sizes(tmp_path: Path) -> None:
+    pytest.importorskip("ultralytics")
+    from vision.detector import train
+
+    small = _striped_set(tmp_path / "small", 400, 100, [[0, 20, 40, 80]])
+    large = _striped_set(tmp_path / "large", 800, 200, [[0, 20, 40, 80]])
+    with pytest.raises(ValueError, match=r"different sizes \[\(400, 100\), \(800, 200\)\]"):
+        train([small, large], tmp_path / "run", epochs=1, imgsz=64, finder=True, scale=0.5)
+    assert not (tmp_path / "run" / "train").exists()  # refused before any training
+
+
+def test_reader_trains_on_several_crop_files_together(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.reader_training import extract, train_reader
+    from vision.synth import generate_dataset
+
+    parts = []
+    for seed in (1, 2):
+        data = generate_dataset(tmp_path / f"data{seed}", 2, seed=seed, kind="tiles",
+                                size=(320, 192), workers=1)
+        parts.append(extract(data, tmp_path / f"crops{seed}.npz", seed=seed, workers=1))
+    sizes = [len(np.load(part)["labels"]) for part in parts]
+    said: list[str] = []
+    train_reader(parts, None, tmp_path / "run", epochs=1, batch=64, log=said.append)
+    assert f"{sum(sizes)} training crops from 2 file(s)" in said
+    with pytest.raises(ValueError, match="at least one crops file"):
+        train_reader([], None, tmp_path / "run2", epochs=1)
+
+
+SHIPPED_READER = Path(__file__).resolve().parents[1] / "models" / "tabletop.reader.onnx"
+
+
+@pytest.mark.parametrize("views", [2, 3, 5])
+def test_reading_from_several_views_averages_the_nudged_crops(views: int) -> None:
+    pytest.importorskip("onnxruntime")
+    from vision.reader import VIEW_SHIFTS, Reader, choose, softmax
+    from vision.synth.scene import render_scene
+
+    reader = Reader(SHIPPED_READER)
+    scene = render_scene(21, kind="mixed")
+    boxes, kinds = scene.detections.boxes, list(scene.detections.kinds)
+    assert len(boxes) >= 5
+    expected = np.mean([softmax(reader.logits(np.stack(
+        [crop(scene.image, box, reader.size, shift=shift) for box in boxes])))
+        for shift in VIEW_SHIFTS[:views]], axis=0)
+    labels, probabilities = reader(scene.image, boxes, kinds, views)
+    expected_labels, expected_probabilities = choose(expected, kinds)
+    assert labels == expected_labels
+    assert np.allclose(probabilities, expected_probabilities)
+    # one view is the plain reading of the box's own crop
+    single, _ = reader(scene.image, boxes, kinds)
+    assert single == decide(reader.logits(crops(scene.image, boxes, reader.size)), kinds)[0]
+    none_labels, none_probabilities = reader(scene.image, np.zeros((0, 4)), [], views)
+    assert none_labels == [] and none_probabilities.shape == (0,)
+
+
+@pytest.mark.parametrize("views", [0, 6, -1])
+def test_views_out_of_range_are_refused(views: int) -> None:
+    pytest.importorskip("onnxruntime")
+    from vision.detector import Detector
+    from vision.reader import Reader
+
+    with pytest.raises(ValueError, match=f"views must be 1..5, not {views}"):
+        Reader(SHIPPED_READER)(np.zeros((64, 64, 3), np.uint8), [[0, 0, 9, 9]], ["tile"], views)
+    with pytest.raises(ValueError, match="views must be"):
+        Detector(views=views)
+
+
 pytest.importorskip("ultralytics")
 pytest.importorskip("onnx")
 

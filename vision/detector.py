@@ -92,15 +92,25 @@ def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
 
 
 class Detector:
-    """A loaded model: ``detector(image_bgr) -> Detections`` in the image's pixels."""
+    """A loaded model: ``detector(image_bgr) -> Detections`` in the image's pixels.
+
+    ``views``: how many nudged crops the reader of a two-stage model averages per
+    box (:data:`vision.reader.VIEW_SHIFTS`), at that many times the reader's cost.
+    """
 
     def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
-                 confidence: float = DEFAULT_CONFIDENCE, device: str | None = None) -> None:
+                 confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
+                 views: int = 1) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
         self.confidence = confidence
         self.device = device
+        from vision.reader import VIEW_SHIFTS
+
+        if not 1 <= views <= len(VIEW_SHIFTS):
+            raise ValueError(f"views must be 1..{len(VIEW_SHIFTS)}, not {views!r}")
+        self.views = views
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
             self._load_onnx(imgsz)
@@ -212,7 +222,7 @@ class Detector:
         threshold as the finder's alone."""
         if len(found) == 0:
             return found
-        labels, probabilities = self.reader(image, found.boxes, list(found.kinds))
+        labels, probabilities = self.reader(image, found.boxes, list(found.kinds), self.views)
         confidences = found.confidences * probabilities
         keep = np.array([label is not None for label in labels]) & (
             confidences >= self.confidence)
@@ -319,18 +329,23 @@ def kind_dataset(data: Path, out: Path, scale: float = 1.0, crop: int | None = N
     return target
 
 
-def training_yaml(data: Path, out: Path, val: Path | None,
+def training_yaml(data: Path | Sequence[Path], out: Path, val: Path | None,
                   names: Sequence[str] = CLASS_NAMES) -> Path:
-    """A data.yaml with absolute paths (ultralytics resolves relative ones elsewhere)."""
+    """A data.yaml with absolute paths (ultralytics resolves relative ones elsewhere);
+    several training folders are listed together."""
     import json
 
-    for folder in (data, *( [val] if val else [])):
+    folders = [data] if isinstance(data, Path) else list(data)
+    if not folders:
+        raise ValueError("no training folder given")
+    for folder in (*folders, *( [val] if val else [])):
         if not (folder / "images").is_dir():
             raise ValueError(f"{str(folder)!r} has no images/ folder (make one with "
                              "'tabletop synth')")
     listed = "\n".join(f"  {i}: {json.dumps(name)}" for i, name in enumerate(names))
-    text = (f"train: {json.dumps(str(data / 'images'))}\n"
-            f"val: {json.dumps(str((val or data) / 'images'))}\n"
+    train_images = [str(folder / "images") for folder in folders]
+    text = (f"train: {json.dumps(train_images[0] if len(folders) == 1 else train_images)}\n"
+            f"val: {json.dumps(str((val or folders[0]) / 'images'))}\n"
             f"nc: {len(names)}\nnames:\n{listed}\n")
     out.mkdir(parents=True, exist_ok=True)
     path = out / "data.yaml"
@@ -338,10 +353,10 @@ def training_yaml(data: Path, out: Path, val: Path | None,
     return path
 
 
-def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960,
-          model: str | None = None, resume: bool = False, val: str | Path | None = None,
-          batch: int = 16, workers: int | None = None, device: str | None = None,
-          seed: int = 0, patience: int = 50, finder: bool = False,
+def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int = 100,
+          imgsz: int = 960, model: str | None = None, resume: bool = False,
+          val: str | Path | None = None, batch: int = 16, workers: int | None = None,
+          device: str | None = None, seed: int = 0, patience: int = 50, finder: bool = False,
           cache: bool = False, scale: float = 1.0) -> Path:
     """Train (or resume) a detector; returns the best weights' path.
 
@@ -349,7 +364,7 @@ def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960
     trained by :mod:`vision.reader_training`); otherwise one detector with every
     label.  Starts from an architecture yaml, so no weights are downloaded.
     Flips are off: a mirrored numeral is not a numeral.  Runs on CUDA when it is
-    there.
+    there.  ``data`` may be several rendered folders, trained on together.
 
     A finder with ``scale`` below 1 trains on ``imgsz`` crops of its images
     resized by ``scale`` (see :func:`kind_dataset`); the frame size it should
@@ -376,7 +391,10 @@ def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960
             raise ModelError(f"nothing to resume: {str(last)!r} does not exist")
         YOLO(str(last)).train(resume=True)
     else:
-        data_dir = Path(data).resolve()
+        data_dirs = [Path(folder).resolve() for folder in
+                     ([data] if isinstance(data, (str, Path)) else data)]
+        if not data_dirs:
+            raise ValueError("no training folder given")
         val_dir = Path(val).resolve() if val is not None else None
         names: Sequence[str] = CLASS_NAMES
         if finder:
@@ -385,15 +403,23 @@ def train(data: str | Path, out: str | Path, epochs: int = 100, imgsz: int = 960
             if crop is not None:
                 from vision.detections import read_jsonl
 
-                first = read_jsonl(data_dir / "annotations.jsonl")[0]
-                frame = max(first.width, first.height) * scale
+                sizes = {(first.width, first.height) for first in
+                         (read_jsonl(folder / "annotations.jsonl")[0] for folder in data_dirs)}
+                if len(sizes) > 1:
+                    raise ValueError(f"the training folders have frames of different sizes "
+                                     f"{sorted(sizes)}: a scaled finder runs at one size")
+                frame = max(next(iter(sizes))) * scale
                 (out / "inference.json").parent.mkdir(parents=True, exist_ok=True)
                 (out / "inference.json").write_text(
                     json.dumps({"imgsz": int(round(frame / 32) * 32)}))
-            data_dir = kind_dataset(data_dir, out / "finder-data", scale, crop, seed)
+            # folder i is cropped with seed + 2i (the validation folder has seed + 1);
+            # each gets its own place, as two may share a name
+            data_dirs = [kind_dataset(folder, out / "finder-data" / (str(i) if i else ""),
+                                      scale, crop, seed + 2 * i)
+                         for i, folder in enumerate(data_dirs)]
             val_dir = (kind_dataset(val_dir, out / "finder-data", scale, crop, seed + 1)
                        if val_dir else None)
-        data_path = training_yaml(data_dir, out, val_dir, names)
+        data_path = training_yaml(data_dirs, out, val_dir, names)
         device = device or ("0" if torch.cuda.is_available() else "cpu")
         YOLO(model or str(FINDER_YAML if finder else "yolov8n.yaml")).train(
             data=str(data_path), epochs=epochs, imgsz=imgsz, batch=batch, device=device,

@@ -22,7 +22,7 @@ import multiprocessing
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -197,13 +197,15 @@ def export_onnx(net: Any, path: str | Path) -> Path:
     return path
 
 
-def train_reader(crops_file: str | Path, held_file: str | Path | None, out: str | Path,
+def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str | Path | None,
+                 out: str | Path,
                  epochs: int = 10, batch: int = 256, lr: float = 3e-3, seed: int = 0,
                  threads: int | None = None, init: str | Path | None = None,
                  log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)
                  ) -> Path:
     """Train (resuming from OUT/last.pt if there) and export OUT/reader.onnx.
 
+    ``crops_file``: one :func:`extract` file or several, trained on together.
     ``init``: weights (a ``best.pt`` of an earlier run) to start from, with a
     fresh schedule: a second, longer run goes on from the first's result."""
     torch = _torch()
@@ -211,8 +213,13 @@ def train_reader(crops_file: str | Path, held_file: str | Path | None, out: str 
         torch.set_num_threads(threads)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    data = np.load(crops_file)
-    images, labels = data["images"], data["labels"].astype(np.int64)
+    files = [crops_file] if isinstance(crops_file, (str, Path)) else list(crops_file)
+    if not files:
+        raise ValueError("train_reader needs at least one crops file")
+    parts = [np.load(file) for file in files]
+    images = np.concatenate([part["images"] for part in parts])
+    labels = np.concatenate([part["labels"] for part in parts]).astype(np.int64)
+    log(f"{len(images)} training crops from {len(files)} file(s)")
     held = np.load(held_file) if held_file else None
     torch.manual_seed(seed)
     net = build_net()

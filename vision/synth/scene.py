@@ -28,6 +28,11 @@ TILE_MIN_VISIBLE = 0.6
 INDEX_MIN_VISIBLE = 0.8
 """A card index needs nearly all of itself in sight to be read."""
 MIN_BOX_SIDE = 5.0
+TILE_HEIGHT = (0.07, 0.19)
+"""Tile height as a share of the frame's height: a camera over the whole table."""
+CLOSE_UP_TILE_HEIGHT = (0.19, 0.34)
+"""... and for a camera held close over a rack or one meld (a phone, a low webcam)."""
+CLOSE_UP_SHARE = 0.25
 
 
 @dataclass(frozen=True)
@@ -462,7 +467,8 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
     amount = 0.6 if kind == "mixed" else 1.0
     up = np.array([0.0, -1.0])
     if tiles:
-        th = height * rng.uniform(0.07, 0.19)
+        close_up = rng.random() < CLOSE_UP_SHARE
+        th = height * rng.uniform(*(CLOSE_UP_TILE_HEIGHT if close_up else TILE_HEIGHT))
         thickness_len = th * rng.uniform(0.06, 0.14) * (0.5 + tilt)
         _tile_layout(plane, rng, sampler, th, (float(-up[0] * thickness_len),
                                                float(-up[1] * thickness_len)), amount)
