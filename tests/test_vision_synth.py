@@ -228,3 +228,27 @@ def test_truetype_faces_serif_and_sans_differ_and_missing_ones_are_named() -> No
             shapes._glyph_ink.__wrapped__("K", "serif", 400)
     finally:
         shapes._TRUETYPE_DIRS = saved
+
+
+def _median_tile_side(seed: int) -> float:
+    """The median tile box's longer side in a 640x360 tile scene, over the height."""
+    boxes = render_scene(seed, 640, 360, "tiles").detections.boxes
+    sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    return float(np.median(sides)) / 360 if len(sides) else 0.0
+
+
+@pytest.mark.parametrize(("close_up_share", "least", "most"), [
+    (0.0, 0, 0),    # a camera over the whole table: tiles stay small
+    (None, 3, 16),  # the default: about a quarter of the scenes are close-ups
+    (1.0, 16, 32),  # every scene close up: most show tiles larger than any far one
+])
+def test_close_up_scenes_show_large_tiles(monkeypatch: pytest.MonkeyPatch,
+                                          close_up_share: float | None, least: int,
+                                          most: int) -> None:
+    import vision.synth.scene as scene_module
+
+    if close_up_share is not None:
+        monkeypatch.setattr(scene_module, "CLOSE_UP_SHARE", close_up_share)
+    # far tiles only reach 0.19 of the height (0.22 as a rotated box's longer side)
+    large = sum(_median_tile_side(seed) > 0.24 for seed in range(32))
+    assert least <= large <= most
