@@ -64,10 +64,10 @@ def crop(image: npt.NDArray[np.uint8], box: Any, size: int = CROP_SIZE,
 
 
 def crops(image: npt.NDArray[np.uint8], boxes: Any, size: int = CROP_SIZE,
-          context: float = CONTEXT) -> npt.NDArray[np.uint8]:
-    """Crops of every box, shape (N, size, size, 3)."""
+          context: float = CONTEXT, **jitter: Any) -> npt.NDArray[np.uint8]:
+    """Crops of every box, shape (N, size, size, 3); ``jitter`` as for :func:`crop`."""
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     out = np.empty((len(boxes), size, size, 3), np.uint8)
     for i, box in enumerate(boxes):
-        out[i] = crop(image, box, size, context)
+        out[i] = crop(image, box, size, context, **jitter)
     return out

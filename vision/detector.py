@@ -106,11 +106,9 @@ class Detector:
             raise ModelError(f"model file {str(self.path)!r} does not exist")
         self.confidence = confidence
         self.device = device
-        from vision.reader import VIEW_SHIFTS
+        from vision.reader import check_views
 
-        if not 1 <= views <= len(VIEW_SHIFTS):
-            raise ValueError(f"views must be 1..{len(VIEW_SHIFTS)}, not {views!r}")
-        self.views = views
+        self.views = check_views(views)
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
             self._load_onnx(imgsz)

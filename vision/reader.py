@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.crops import CROP_SIZE, crop, crops
+from vision.crops import CROP_SIZE, crops
 from vision.labels import CLASS_NAMES, TILE_LABELS, Kind, label_of
 
 NONE_CLASS = "none"
@@ -55,6 +55,13 @@ box's longer side): the box itself, then nudged right, left, down and up.
 Averaging five measured +0.8 points on tiles and +1.5 on card indices of the
 rendered held-out set given the true boxes, but only +0.4 points of identity
 with the finder's boxes (see models/README.md), so one view is the default."""
+
+
+def check_views(views: int) -> int:
+    """``views`` if it is a number of :data:`VIEW_SHIFTS` to read from, else ValueError."""
+    if not 1 <= views <= len(VIEW_SHIFTS):
+        raise ValueError(f"views must be 1..{len(VIEW_SHIFTS)}, not {views!r}")
+    return views
 
 
 def decide(logits: npt.NDArray[np.float32], kinds: Any
@@ -109,16 +116,11 @@ class Reader:
     def __call__(self, image: npt.NDArray[np.uint8], boxes: Any, kinds: list[Kind],
                  views: int = 1) -> tuple[list[str | None], npt.NDArray[np.float64]]:
         """Name each box.  With ``views`` > 1 each box is read from that many crops
-        (:data:`VIEW_SHIFTS`) and their probabilities are averaged: steadier on
-        still photos, at ``views`` times the cost."""
-        if not 1 <= views <= len(VIEW_SHIFTS):
-            raise ValueError(f"views must be 1..{len(VIEW_SHIFTS)}, not {views!r}")
-        if views == 1:
-            return decide(self.logits(crops(image, boxes, self.size)), kinds)
-        boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-        if len(boxes) == 0:
-            return [], np.zeros(0)
-        batch = np.stack([crop(image, box, self.size, shift=shift)
-                          for shift in VIEW_SHIFTS[:views] for box in boxes])
-        probabilities = softmax(self.logits(batch)).reshape(views, len(boxes), -1)
+        (:data:`VIEW_SHIFTS`) and their probabilities are averaged, at ``views``
+        times the cost."""
+        check_views(views)
+        # the plain crop is the first view, so one view is the plain reading
+        batch = np.concatenate([crops(image, boxes, self.size, shift=shift)
+                                for shift in VIEW_SHIFTS[:views]])
+        probabilities = softmax(self.logits(batch)).reshape(views, -1, len(READER_CLASSES))
         return choose(probabilities.mean(axis=0), kinds)
