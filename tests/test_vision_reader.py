@@ -13,7 +13,7 @@ cv2 = pytest.importorskip("cv2")
 
 from vision.crops import CONTEXT, CROP_SIZE, crop, crop_matrix, crops  # noqa: E402
 from vision.labels import CLASS_NAMES, TILE_LABELS, class_id  # noqa: E402
-from vision.reader import NONE_INDEX, READER_CLASSES, decide  # noqa: E402
+from vision.reader import NONE_INDEX, READER_CLASSES, decide, softmax  # noqa: E402
 
 
 @pytest.mark.parametrize(("box", "centre", "longer"), [
@@ -74,7 +74,8 @@ def _logits(best: str, kind: str, runner_up: str | None = None) -> np.ndarray:
 def test_reader_decides_within_the_finders_kind(row_best: str, row_kind: str,
                                                 runner_up: str | None, asked_kind: str,
                                                 expected: str | None) -> None:
-    labels, scores = decide(_logits(row_best, row_kind, runner_up)[None], [asked_kind])
+    labels, scores = decide(softmax(_logits(row_best, row_kind, runner_up)[None]),
+                            [asked_kind])
     assert labels == [expected]
     assert 0.5 < scores[0] <= 1.0
 
@@ -190,7 +191,7 @@ SHIPPED_READER = Path(__file__).resolve().parents[1] / "models" / "tabletop.read
 @pytest.mark.parametrize("views", [2, 3, 5])
 def test_reading_from_several_views_averages_the_nudged_crops(views: int) -> None:
     pytest.importorskip("onnxruntime")
-    from vision.reader import VIEW_SHIFTS, Reader, choose, softmax
+    from vision.reader import VIEW_SHIFTS, Reader
     from vision.synth.scene import render_scene
 
     reader = Reader(SHIPPED_READER)
@@ -201,12 +202,13 @@ def test_reading_from_several_views_averages_the_nudged_crops(views: int) -> Non
         [crop(scene.image, box, reader.size, shift=shift) for box in boxes])))
         for shift in VIEW_SHIFTS[:views]], axis=0)
     labels, probabilities = reader(scene.image, boxes, kinds, views)
-    expected_labels, expected_probabilities = choose(expected, kinds)
+    expected_labels, expected_probabilities = decide(expected, kinds)
     assert labels == expected_labels
     assert np.allclose(probabilities, expected_probabilities)
     # one view is the plain reading of the box's own crop
     single, _ = reader(scene.image, boxes, kinds)
-    assert single == decide(reader.logits(crops(scene.image, boxes, reader.size)), kinds)[0]
+    assert single == decide(softmax(reader.logits(crops(scene.image, boxes, reader.size))),
+                           kinds)[0]
     none_labels, none_probabilities = reader(scene.image, np.zeros((0, 4)), [], views)
     assert none_labels == [] and none_probabilities.shape == (0,)
 

@@ -64,15 +64,10 @@ def check_views(views: int) -> int:
     return views
 
 
-def decide(logits: npt.NDArray[np.float32], kinds: Any
+def decide(probabilities: npt.NDArray[np.float64], kinds: Any
            ) -> tuple[list[str | None], npt.NDArray[np.float64]]:
-    """Per crop: the label within its kind (None for ``none``) and its probability."""
-    return choose(softmax(logits), kinds)
-
-
-def choose(probabilities: npt.NDArray[np.float64], kinds: Any
-           ) -> tuple[list[str | None], npt.NDArray[np.float64]]:
-    """:func:`decide` for class probabilities instead of logits."""
+    """Per crop, from its class probabilities: the label within its kind (None for
+    ``none``) and that label's probability among the kind's labels."""
     labels: list[str | None] = []
     scores = np.zeros(len(probabilities))
     for i, (row, kind) in enumerate(zip(probabilities, kinds, strict=True)):
@@ -123,4 +118,4 @@ class Reader:
         batch = np.concatenate([crops(image, boxes, self.size, shift=shift)
                                 for shift in VIEW_SHIFTS[:views]])
         probabilities = softmax(self.logits(batch)).reshape(views, -1, len(READER_CLASSES))
-        return choose(probabilities.mean(axis=0), kinds)
+        return decide(probabilities.mean(axis=0), kinds)
