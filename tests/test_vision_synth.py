@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from vision.labels import CARD_LABELS, CLASS_NAMES, TILE_LABELS, label_of  # noq
 from vision.synth import RenderOptions, generate_dataset, render_scene  # noqa: E402
 from vision.synth.cards import random_design, render_card  # noqa: E402
 from vision.synth.scene import INDEX_MIN_VISIBLE, TILE_MIN_VISIBLE  # noqa: E402
-from vision.synth.tiles import random_style, render_tile  # noqa: E402
+from vision.synth.tiles import JOKERS, numeral_mask, random_style, render_tile  # noqa: E402
 
 SMALL = (480, 288)
 
@@ -71,13 +72,15 @@ def test_hidden_items_get_no_box() -> None:
 
 
 def _face_bounds(image: np.ndarray, box: np.ndarray, pad: int = 6) -> tuple[int, ...] | None:
-    """Bounding box of bright tile-face pixels near ``box`` (the felt is dark)."""
+    """Bounding box of bright tile-face pixels near ``box`` (the felt is dark, and the
+    tile's edge, drawn below the face, is darker than the face by at least 15 %)."""
     x1, y1, x2, y2 = box
     h, w = image.shape[:2]
     x0, y0 = max(0, int(x1) - pad), max(0, int(y1) - pad)
     xe, ye = min(w, int(np.ceil(x2)) + pad), min(h, int(np.ceil(y2)) + pad)
     roi = image[y0:ye, x0:xe].astype(int)
-    bright = roi.min(axis=2) > 150
+    level = roi.min(axis=2)
+    bright = level > max(150.0, 0.86 * float(np.percentile(level, 90)))
     ys, xs = np.nonzero(bright)
     if len(xs) == 0:
         return None
@@ -89,7 +92,7 @@ def test_tile_boxes_sit_on_the_drawn_tiles() -> None:
     options = RenderOptions(perspective=False, effects=False, occluders=False, surface="felt",
                             jpeg=False)
     checked = 0
-    for seed in range(6):
+    for seed in range(12):
         scene = render_scene(500 + seed, 640, 384, kind="tiles", options=options)
         boxes = scene.detections.boxes
         for i, box in enumerate(boxes):
@@ -252,3 +255,66 @@ def test_close_up_scenes_show_large_tiles(monkeypatch: pytest.MonkeyPatch,
     # far tiles only reach 0.19 of the height (0.22 as a rotated box's longer side)
     large = sum(_median_tile_side(seed) > 0.24 for seed in range(32))
     assert least <= large <= most
+
+
+def _style(**changes: object) -> object:
+    base = random_style(np.random.default_rng(4))
+    return dataclasses.replace(base, font="sans", weight=800, digit_stretch=1.0, **changes)
+
+
+def _ink_columns(mask: np.ndarray) -> np.ndarray:
+    return (mask > 0.5).any(axis=0)
+
+
+@pytest.mark.parametrize(("gap", "squeeze"), [(-0.02, 1.0), (0.0, 1.0), (0.08, 1.0),
+                                              (0.16, 1.0), (0.08, 0.62)])
+def test_two_digit_numerals_are_set_with_the_styles_gap_and_squeeze(gap: float,
+                                                                    squeeze: float) -> None:
+    style = _style(digit_gap=gap, pair_squeeze=squeeze)
+    mask = numeral_mask("12", style, 60.0, 1000.0)  # type: ignore[arg-type]
+    one = numeral_mask("1", style, 60.0, 1000.0)  # type: ignore[arg-type]
+    two = numeral_mask("2", style, 60.0, 1000.0)  # type: ignore[arg-type]
+    assert mask.shape[0] == 60
+    # the width is the two digits' (squeezed only when paired) plus the gap
+    expected = (one.shape[1] + two.shape[1]) * squeeze + gap * 60
+    assert abs(mask.shape[1] - expected) <= 2
+    columns = _ink_columns(mask)
+    blank = int((~columns[one.shape[1] // 2 : -two.shape[1] // 2]).sum())
+    if gap >= 0.08:
+        assert blank >= round(gap * 60 * 0.8)  # a visible space between the digits
+    else:
+        assert blank <= 1
+
+
+def test_a_numeral_too_wide_for_its_tile_is_shrunk_to_fit() -> None:
+    style = _style(digit_gap=0.16, pair_squeeze=1.0)
+    roomy = numeral_mask("13", style, 60.0, 1000.0)  # type: ignore[arg-type]
+    tight = numeral_mask("13", style, 60.0, roomy.shape[1] * 0.7)  # type: ignore[arg-type]
+    assert tight.shape[0] == 60 and tight.shape[1] <= round(roomy.shape[1] * 0.7) + 1
+    # the face's own spacing is kept when the style has no gap of its own
+    own = numeral_mask("13", _style(digit_gap=None, pair_squeeze=1.0), 60.0,  # type: ignore[arg-type]
+                       1000.0)
+    assert not np.array_equal(own.shape, roomy.shape)
+
+
+def test_every_joker_face_is_drawn_and_unlike_the_others() -> None:
+    faces = {}
+    for kind in JOKERS:
+        style = _style(joker=kind, joker_inks=("R", "K", "O"), digit_gap=None, pair_squeeze=1.0)
+        tile = render_tile("JK", style, 120)  # type: ignore[arg-type]
+        x1, y1, x2, y2 = (round(v) for v in tile.numeral_box)
+        patch = tile.image[y1:y2, x1:x2]
+        face = np.asarray(style.face, np.float32)  # type: ignore[attr-defined]
+        assert (np.abs(patch - face).max(axis=2) > 40).mean() > 0.05, kind  # ink is there
+        faces[kind] = tile.image
+    kinds = list(faces)
+    for i, a in enumerate(kinds):
+        for b in kinds[i + 1 :]:
+            assert float(np.abs(faces[a] - faces[b]).mean()) > 3.0, (a, b)
+
+
+def test_a_lone_zero_in_the_builtin_faces_is_a_ring() -> None:
+    from vision.synth.shapes import text_mask
+
+    zero = text_mask("0", "sans", 800, 48, 32)
+    assert zero[24, 16] < 0.2 and zero[24, :8].max() > 0.8  # hollow middle, inked side

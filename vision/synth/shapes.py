@@ -20,7 +20,7 @@ BUILTIN_FONTS: tuple[str, ...] = ("sans", "italic", "uni")
 """OpenCV 5's built-in faces: a variable-weight sans, its italic, and a plain
 face; with weights, stretching and hand-drawn zeros they give many looks."""
 
-_TRUETYPE_DIRS = (Path("/usr/share/fonts/truetype"),)
+_TRUETYPE_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
 TRUETYPE_FONTS: dict[str, tuple[str, str]] = {
     # name: (regular file, bold file), under a folder of _TRUETYPE_DIRS; Debian's
     # fonts-liberation and fonts-dejavu-core.  Serif faces are what most card
@@ -35,6 +35,16 @@ TRUETYPE_FONTS: dict[str, tuple[str, str]] = {
                         "liberation/LiberationSans-Bold.ttf"),
     "dejavu-sans": ("dejavu/DejaVuSansCondensed.ttf", "dejavu/DejaVuSans-Bold.ttf"),
     "mono": ("liberation/LiberationMono-Regular.ttf", "liberation/LiberationMono-Bold.ttf"),
+    # Rounded, geometric and condensed sans faces, as tile makers print their
+    # numerals (Debian's fonts-dosis, -quicksand, -comfortaa, -league-spartan,
+    # -lato, -open-sans): rounded stroke ends, tight two-digit numerals.
+    "rounded-narrow": ("dosis/Dosis-SemiBold.otf", "dosis/Dosis-ExtraBold.otf"),
+    "rounded": ("quicksand/Quicksand-Medium.ttf", "quicksand/Quicksand-Bold.ttf"),
+    "rounded-wide": ("comfortaa/Comfortaa-Regular.ttf", "comfortaa/Comfortaa-Bold.ttf"),
+    "geometric": ("league-spartan/LeagueSpartan-SemiBold.otf",
+                  "league-spartan/LeagueSpartan-Black.otf"),
+    "humanist": ("lato/Lato-Bold.ttf", "lato/Lato-Black.ttf"),
+    "humanist-narrow": ("open-sans/OpenSans-Semibold.ttf", "open-sans/OpenSans-CondBold.ttf"),
 }
 BOLD_FROM = 650
 """A TrueType face's bold file is used from this weight up."""
@@ -58,7 +68,9 @@ FONTS: tuple[str, ...] = BUILTIN_FONTS + tuple(
 faces installed here (a seed gives the same images where the same are)."""
 
 SANS_FONTS: tuple[str, ...] = tuple(
-    name for name in ("sans", "uni", "liberation-sans", "sans-narrow", "dejavu-sans")
+    name for name in ("sans", "uni", "liberation-sans", "sans-narrow", "dejavu-sans",
+                      "rounded-narrow", "rounded", "rounded-wide", "geometric", "humanist",
+                      "humanist-narrow")
     if name in FONTS)
 """The plain upright sans faces (tile makers' numerals)."""
 
@@ -78,8 +90,8 @@ def _glyph_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     canvas = np.zeros((size * 2, size * (len(text) + 1)), np.uint8)
     truetype = _truetype_file(font, weight)
     if font in TRUETYPE_FONTS and truetype is None:
-        raise ValueError(f"font {font!r} is not installed (apt-get install fonts-liberation "
-                         "fonts-dejavu-core)")
+        raise ValueError(f"font {font!r} is not installed (its file {TRUETYPE_FONTS[font]!r} "
+                         "comes with a Debian fonts-* package that .ci/run installs)")
     face = _face(str(truetype) if truetype is not None else font)
     cv2.putText(canvas, text, (size // 4, int(size * 1.4)), 255, face, size,
                 400 if truetype is not None else weight)
@@ -100,8 +112,8 @@ def _ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     built-in sans slashes its zeros and no tile or card prints them that way."""
     if "0" not in text or font not in ("sans", "italic"):
         return _glyph_ink(text, font, weight)
-    parts = [_glyph_ink(ch, font, weight) for ch in text.replace("0", "")]
-    one = parts[0]
+    # The ring is sized from the other digits, or from a 1 when there are none.
+    one = _glyph_ink(text.replace("0", "")[:1] or "1", font, weight)
     height = one.shape[0]
     stem = int(np.count_nonzero(one[height // 2] > 128)) or max(2, height // 8)
     zero_w = int(max(height * 0.6, 2.0 * stem + height * 0.2))

@@ -32,7 +32,7 @@ Colour = tuple[float, float, float]
 Image = npt.NDArray[np.float32]
 
 MARKS = ("logo", "bar", "dot", "ring", "arc", "triangle")
-JOKERS = ("face", "smiley", "star")
+JOKERS = ("face", "smiley", "star", "jester", "letter")
 
 
 @dataclass(frozen=True)
@@ -50,10 +50,13 @@ class TileStyle:
     digit_height: float  # numeral height / tile height
     digit_stretch: float  # numeral width multiplier (condensed < 1 < wide)
     digit_y: float  # numeral centre / tile height
+    digit_gap: float | None  # space between two digits / numeral height; None: the face's own
+    pair_squeeze: float  # two-digit numerals' width multiplier (makers condense them to fit)
     mark: str
     mark_colour: Colour
     mark_y: float  # mark centre / tile height
     joker: str
+    joker_inks: tuple[str, str, str]  # ink keys of the joker's outline, features and fill
     hollow: bool  # a lighter round hollow behind the numeral (classic sets)
 
     def ink(self, colour: str) -> Colour:
@@ -80,7 +83,8 @@ def random_style(rng: np.random.Generator) -> TileStyle:
                 "R": (35.0, 35.0, 200.0)}
         font, weight = str(rng.choice(FONTS)), int(rng.integers(650, 1000))
         mark = str(rng.choice(["bar", "dot", "logo", "triangle"]))
-        joker, hollow = "smiley", bool(rng.random() < 0.3)
+        joker = str(rng.choice(["smiley", "jester", "letter"], p=[0.6, 0.25, 0.15]))
+        hollow = bool(rng.random() < 0.3)
         face = _jitter(rng, (225.0, 238.0, 242.0), 6) if rng.random() < 0.6 else cream
     else:
         inks = {"K": (40.0, 35.0, 30.0), "B": (200.0, 120.0, 30.0), "O": (30.0, 150.0, 245.0),
@@ -100,6 +104,9 @@ def random_style(rng: np.random.Generator) -> TileStyle:
     )
     digit_height = rng.uniform(0.36, 0.48)
     digit_y = rng.uniform(0.36, 0.44)
+    # Classic jokers are red and black; other sets use any of their four inks.
+    joker_inks = (("R", "K", "O") if rng.random() < 0.5 else
+                  tuple(str(k) for k in rng.choice(["K", "B", "O", "R"], 3, replace=False)))
     return TileStyle(
         family=family,
         face=face,
@@ -112,10 +119,13 @@ def random_style(rng: np.random.Generator) -> TileStyle:
         digit_height=digit_height,
         digit_stretch=rng.uniform(0.85, 1.2),
         digit_y=digit_y,
+        digit_gap=None if rng.random() < 0.4 else rng.uniform(-0.02, 0.16),
+        pair_squeeze=1.0 if rng.random() < 0.4 else rng.uniform(0.62, 1.0),
         mark=mark,
         mark_colour=mark_colour,  # type: ignore[arg-type]
         mark_y=min(0.88, digit_y + digit_height / 2 + rng.uniform(0.14, 0.24)),
         joker=joker,
+        joker_inks=joker_inks,  # type: ignore[arg-type]
         hollow=hollow,
     )
 
@@ -136,7 +146,7 @@ def _draw_joker(img: Image, kind: str, style: TileStyle, box: tuple[int, int, in
     h, w = y2 - y1, x2 - x1
     shape = img.shape[:2]
     cx, cy, r = x1 + w / 2, y1 + h / 2, min(w, h) / 2
-    black, red = style.ink("K"), style.ink("R")
+    red, black, fill = (style.ink(key) for key in style.joker_inks)
     if kind == "face":
         # Classic: a round face drawn in black with a red or black outline.
         paint(img, ellipse_mask(shape, (cx, cy), (r, r), thickness=max(1, round(r * 0.12))), red)
@@ -148,13 +158,42 @@ def _draw_joker(img: Image, kind: str, style: TileStyle, box: tuple[int, int, in
         paint(img, arc_mask(shape, (cx, cy - 0.45 * r), (r * 0.5, r * 0.3), 200, 340,
                             max(1.0, r * 0.08)), black)
     elif kind == "smiley":
-        paint(img, ellipse_mask(shape, (cx, cy), (r, r)), style.ink("O"))
+        paint(img, ellipse_mask(shape, (cx, cy), (r, r)), fill)
         paint(img, ellipse_mask(shape, (cx, cy), (r, r), thickness=max(1, round(r * 0.1))), red)
         for dx in (-0.35, 0.35):
             paint(img, ellipse_mask(shape, (cx + dx * r, cy - 0.25 * r), (r * 0.11, r * 0.17)),
                   black)
         paint(img, arc_mask(shape, (cx, cy + 0.05 * r), (r * 0.55, r * 0.45), 15, 165,
                             max(1.0, r * 0.12)), red)
+    elif kind == "jester":
+        # A jester's face under a three-pointed cap with a bell on each point.
+        face_r = r * 0.55
+        fy = cy + r * 0.3
+        paint(img, ellipse_mask(shape, (cx, fy), (face_r, face_r),
+                                thickness=max(1, round(r * 0.1))), black)
+        brim = fy - face_r * 0.75
+        cap = np.array([(cx - face_r * 1.1, brim), (cx - r * 0.95, cy - r * 0.75),
+                        (cx - face_r * 0.35, brim - face_r * 0.5), (cx, cy - r),
+                        (cx + face_r * 0.35, brim - face_r * 0.5),
+                        (cx + r * 0.95, cy - r * 0.75), (cx + face_r * 1.1, brim)])
+        paint(img, fill_mask(shape, [cap]), red)
+        bells = ((cx - r * 0.95, cy - r * 0.75), (cx, cy - r), (cx + r * 0.95, cy - r * 0.75))
+        for bx, by in bells:
+            paint(img, ellipse_mask(shape, (bx, by), (r * 0.1, r * 0.1)), fill)
+        for dx in (-0.35, 0.35):
+            paint(img, ellipse_mask(shape, (cx + dx * face_r, fy - 0.1 * face_r),
+                                    (face_r * 0.12, face_r * 0.16)), black)
+        paint(img, arc_mask(shape, (cx, fy + 0.1 * face_r), (face_r * 0.5, face_r * 0.4), 20, 160,
+                            max(1.0, r * 0.08)), red)
+    elif kind == "letter":
+        # A large J, and a small star beside it.
+        paint(img, text_mask("J", style.font, style.weight, round(h * 0.8), round(w * 0.45)),
+              red, round(cx - w * 0.3), round(cy - h * 0.4))
+        t = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
+        radii = np.where(np.arange(10) % 2 == 0, r * 0.35, r * 0.15)
+        star = np.stack([cx + r * 0.55 + radii * np.cos(t), cy + r * 0.55 + radii * np.sin(t)],
+                        axis=1)
+        paint(img, fill_mask(shape, [star]), black)
     else:
         t = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
         radii = np.where(np.arange(10) % 2 == 0, r, r * 0.45)
@@ -197,6 +236,31 @@ def _draw_mark(img: Image, style: TileStyle, w: int, h: int) -> tuple[float, flo
     return (w / 2 - mw / 2, cy - mh / 2, w / 2 + mw / 2, cy + mh / 2)
 
 
+def numeral_mask(number: str, style: TileStyle, height: float, max_width: float) -> Mask:
+    """The ink of a tile's numeral, ``height`` px tall and at most ``max_width`` wide.
+
+    Two digits are set one by one with the style's gap (tight or even
+    touching, as on many sets) unless the style keeps the face's own spacing."""
+    stretch = style.digit_stretch * (style.pair_squeeze if len(number) > 1 else 1.0)
+    dh = max(1, round(height))
+    if len(number) == 1 or style.digit_gap is None:
+        dw = min(max_width, height * text_aspect(number, style.font, style.weight) * stretch)
+        return text_mask(number, style.font, style.weight, dh, max(1, round(dw)))
+    widths = [height * text_aspect(d, style.font, style.weight) * stretch for d in number]
+    gap = style.digit_gap * height
+    fit = min(1.0, max_width / (sum(widths) + gap * (len(number) - 1)))
+    widths, gap = [v * fit for v in widths], gap * fit
+    out = np.zeros((dh, max(1, round(sum(widths) + gap * (len(number) - 1)))), np.float32)
+    x = 0.0
+    for digit, width in zip(number, widths, strict=True):
+        piece = text_mask(digit, style.font, style.weight, dh, max(1, round(width)))
+        left = min(max(0, round(x)), out.shape[1] - piece.shape[1])
+        region = out[:, left : left + piece.shape[1]]
+        np.maximum(region, piece[:, : region.shape[1]], out=region)
+        x += width + gap
+    return out
+
+
 @lru_cache(maxsize=256)
 def render_tile(label: str, style: TileStyle, height: int) -> TileRender:
     """The face of tile ``label`` (K1..R13 or JK; "" for a tile face down), ``height`` px tall."""
@@ -231,10 +295,8 @@ def render_tile(label: str, style: TileStyle, height: int) -> TileRender:
         mark_box = None
     else:
         colour, number = label[0], label[1:]
-        dw = min(w * 0.86, dh * text_aspect(number, style.font, style.weight)
-                 * style.digit_stretch)
-        x, y = round(w / 2 - dw / 2), round(cy - dh / 2)
-        mask = text_mask(number, style.font, style.weight, max(1, round(dh)), max(1, round(dw)))
+        mask = numeral_mask(number, style, dh, w * 0.86)
+        x, y = round(w / 2 - mask.shape[1] / 2), round(cy - dh / 2)
         paint(img, mask, style.ink(colour), x, y)
         numeral_box = (float(x), float(y), float(x + mask.shape[1]), float(y + mask.shape[0]))
         mark_box = _draw_mark(img, style, w, h)
