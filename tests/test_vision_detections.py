@@ -15,7 +15,9 @@ from vision.detections import (  # noqa: E402
     DetectionsError,
     ImageDetections,
     iou_matrix,
+    overlap_of_smaller,
     read_jsonl,
+    without_duplicates,
 )
 from vision.labels import CLASS_NAMES, class_id, label_of  # noqa: E402
 
@@ -132,6 +134,48 @@ def test_iou_by_hand() -> None:
     b = np.array([[0, 0, 10, 10], [5, 0, 15, 10], [2, 0, 12, 10], [20, 20, 30, 30]])
     # overlaps 100/100, 50/150, 80/120 and none
     assert iou_matrix(a, b)[0].tolist() == pytest.approx([1.0, 1 / 3, 2 / 3, 0.0])
+
+
+def test_overlap_of_smaller_by_hand() -> None:
+    inside = np.array([[0, 0, 10, 10]])
+    boxes = np.array([[2, 2, 6, 6], [5, 0, 15, 10], [20, 20, 30, 30], [3, 3, 3, 8]])
+    assert overlap_of_smaller(inside, boxes).tolist() == [[1.0, 0.5, 0.0, 0.0]]
+
+
+# (why, boxes, labels, confidences, the positions kept)
+DUPLICATES = [
+    ("a shifted second box of one tile (IoU 0.52, NMS kept it)",
+     [[97, 84, 118, 98], [95, 87, 116, 102]], ["B2", "B2"], [0.77, 0.27], [0]),
+    ("the more confident one stays whatever the order",
+     [[95, 87, 116, 102], [97, 84, 118, 98]], ["B2", "B2"], [0.27, 0.77], [1]),
+    ("same place, different labels: both stay (the tracker and rules judge them)",
+     [[97, 84, 118, 98], [95, 87, 116, 102]], ["B2", "B3"], [0.77, 0.27], [0, 1]),
+    ("two copies side by side in a rack",
+     [[0, 0, 20, 28], [21, 0, 41, 28]], ["R5", "R5"], [0.9, 0.8], [0, 1]),
+    ("slightly overlapping copies (under the threshold)",
+     [[0, 0, 20, 28], [10, 0, 30, 28]], ["R5", "R5"], [0.9, 0.8], [0, 1]),
+    ("a partial box inside the whole one",
+     [[0, 0, 20, 28], [2, 10, 18, 27]], ["K13", "K13"], [0.6, 0.9], [1]),
+    ("a chain: the middle one goes, the outer two do not overlap each other",
+     [[0, 0, 20, 28], [4, 0, 24, 28], [16, 0, 36, 28]], ["O1", "O1", "O1"], [0.9, 0.5, 0.8],
+     [0, 2]),
+]
+
+
+@pytest.mark.parametrize(("why", "boxes", "labels", "conf", "kept"), DUPLICATES,
+                         ids=[d[0] for d in DUPLICATES])
+def test_same_label_duplicates_are_merged(why: str, boxes: Any, labels: list[str],
+                                          conf: list[float], kept: list[int]) -> None:
+    found = make(boxes, labels, ["tile"] * len(labels), conf)
+    result = without_duplicates(found)
+    assert result.boxes.tolist() == found.boxes[kept].tolist()
+    assert list(result.labels) == [labels[k] for k in kept]
+
+
+@pytest.mark.parametrize("overlap", [0.0, -0.1, 1.5])
+def test_duplicate_overlap_must_be_a_share(overlap: float) -> None:
+    with pytest.raises(ValueError, match="overlap must be in"):
+        without_duplicates(make(*GOOD), overlap)
 
 
 def test_class_ids_cover_both_jokers() -> None:

@@ -305,10 +305,57 @@ def iou_matrix(a: FloatArray, b: FloatArray) -> FloatArray:
     return result
 
 
+def overlap_of_smaller(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Intersection over the smaller area, for every box of ``a`` with every box of ``b``:
+    1.0 when one box lies inside the other, however different their sizes."""
+    a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
+    b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    smaller = np.minimum(area_a[:, None], area_b[None, :])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(smaller > 0, inter / smaller, 0.0)
+
+
+DUPLICATE_OVERLAP = 0.6
+"""Two boxes of one label that share this much of the smaller are one item seen twice."""
+
+
+def without_duplicates(detections: Detections, overlap: float = DUPLICATE_OVERLAP
+                       ) -> Detections:
+    """Keep the most confident of each group of same-label boxes sharing ``overlap`` of
+    the smaller box.  Two copies of a tile or card cannot lie in one place, but the
+    finder's NMS keeps a shifted second box of one item when their IoU is under its
+    threshold, and a reader names both alike."""
+    if not 0.0 < overlap <= 1.0:
+        raise ValueError(f"overlap must be in (0, 1], not {overlap!r}")
+    if len(detections) < 2:
+        return detections
+    order = np.argsort(-detections.confidences, kind="stable")
+    shared = overlap_of_smaller(detections.boxes, detections.boxes)
+    keep = np.ones(len(detections), bool)
+    for rank, i in enumerate(order):
+        if not keep[i]:
+            continue
+        for j in order[rank + 1:]:
+            if keep[j] and detections.labels[j] == detections.labels[i] and \
+                    shared[i, j] >= overlap:
+                keep[j] = False
+    return detections.filter(keep)
+
+
 __all__ = [
+    "DUPLICATE_OVERLAP",
     "Detections",
     "DetectionsError",
     "ImageDetections",
     "iou_matrix",
+    "overlap_of_smaller",
     "read_jsonl",
+    "without_duplicates",
 ]

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.detections import Detections
+from vision.detections import Detections, without_duplicates
 from vision.labels import CLASS_NAMES, label_of
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -224,11 +224,11 @@ class Detector:
         confidences = found.confidences * probabilities
         keep = np.array([label is not None for label in labels]) & (
             confidences >= self.confidence)
-        return Detections(found.boxes[keep],
-                          tuple(str(label) for label, kept in zip(labels, keep, strict=True)
-                                if kept),
-                          tuple(k for k, kept in zip(found.kinds, keep, strict=True) if kept),
-                          confidences[keep])
+        return without_duplicates(Detections(
+            found.boxes[keep],
+            tuple(str(label) for label, kept in zip(labels, keep, strict=True) if kept),
+            tuple(k for k, kept in zip(found.kinds, keep, strict=True) if kept),
+            confidences[keep]))
 
     # --- both ------------------------------------------------------------------------
     def __call__(self, image: npt.NDArray[np.uint8]) -> Detections:
