@@ -288,8 +288,9 @@ def read_jsonl(path: str | Path) -> list[ImageDetections]:
     return lines
 
 
-def iou_matrix(a: FloatArray, b: FloatArray) -> FloatArray:
-    """Intersection over union of every box of ``a`` (N x 4) with every box of ``b`` (M x 4)."""
+def _intersections(a: FloatArray, b: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Intersection areas of every box of ``a`` (N x 4) with every box of ``b`` (M x 4),
+    and the two boxes' areas."""
     a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
     b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
     x1 = np.maximum(a[:, None, 0], b[None, :, 0])
@@ -299,24 +300,21 @@ def iou_matrix(a: FloatArray, b: FloatArray) -> FloatArray:
     inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter, area_a, area_b
+
+
+def iou_matrix(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Intersection over union of every box of ``a`` (N x 4) with every box of ``b`` (M x 4)."""
+    inter, area_a, area_b = _intersections(a, b)
     union = area_a[:, None] + area_b[None, :] - inter
     with np.errstate(invalid="ignore", divide="ignore"):
-        result = np.where(union > 0, inter / union, 0.0)
-    return result
+        return np.where(union > 0, inter / union, 0.0)
 
 
 def overlap_of_smaller(a: FloatArray, b: FloatArray) -> FloatArray:
     """Intersection over the smaller area, for every box of ``a`` with every box of ``b``:
     1.0 when one box lies inside the other, however different their sizes."""
-    a = np.asarray(a, dtype=np.float64).reshape(-1, 4)
-    b = np.asarray(b, dtype=np.float64).reshape(-1, 4)
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    inter, area_a, area_b = _intersections(a, b)
     smaller = np.minimum(area_a[:, None], area_b[None, :])
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(smaller > 0, inter / smaller, 0.0)
