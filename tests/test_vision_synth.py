@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -211,6 +212,97 @@ def test_every_face_draws_every_numeral_and_rank_distinctly(font: str) -> None:
         for b in texts:
             if a < b:
                 assert float(np.abs(masks[a] - masks[b]).mean()) > 0.04, (font, a, b)
+
+
+def _stroke_faces() -> list[str]:
+    from vision.synth.shapes import STROKE_FONTS
+
+    return list(STROKE_FONTS)
+
+
+@pytest.mark.parametrize("font", _stroke_faces())
+def test_every_stroke_face_draws_every_numeral_distinctly(font: str) -> None:
+    from vision.synth.shapes import text_mask
+
+    texts = [str(n) for n in range(1, 14)]
+    masks = {text: text_mask(text, font, 800, 48, 40) for text in texts}
+    for text, mask in masks.items():
+        assert 0.08 < float(mask.mean()) < 0.9, text
+    for a in texts:
+        for b in texts:
+            if a < b:
+                assert float(np.abs(masks[a] - masks[b]).mean()) > 0.04, (font, a, b)
+    # a 9 is a 6 turned half round (the tile's mark tells them apart), not a mirror image
+    six, nine = text_mask("6", font, 800, 48, 30), text_mask("9", font, 800, 48, 30)
+    assert float(np.abs(np.rot90(six, 2) - nine).mean()) < 0.03
+    assert float(np.abs(np.fliplr(six) - nine).mean()) > 0.06
+
+
+def _natural(digit: str, face: str) -> Any:
+    """The digit 60 px tall at its own width, ink as booleans."""
+    from vision.synth.shapes import text_aspect, text_mask
+
+    width = round(60 * text_aspect(digit, face, 800))
+    return text_mask(digit, face, 800, 60, width) > 0.5
+
+
+def _apex(face: str) -> float:
+    """Ink in the 4's top right corner, where a closed 4's strokes meet."""
+    four = _natural("4", face)
+    return float(four[:8, four.shape[1] * 2 // 3 :].mean())
+
+
+def _foot(face: str) -> float:
+    one = _natural("1", face)
+    return one[-3].sum() / one[30].sum()
+
+
+def _flag(face: str) -> float:
+    one = _natural("1", face)
+    stem = one[45].nonzero()[0].min()  # left edge of the stem, below the flag
+    return stem / 60
+
+
+def _bow(face: str) -> float:
+    seven = _natural("7", face)
+    middle = seven[30].nonzero()[0].mean()
+    return (middle - (seven[8].nonzero()[0].max() + seven[-3].nonzero()[0].mean()) / 2) / 60
+
+
+# (what differs, how it is measured, the face with more of it, the face with less)
+STROKE_SHAPES = [
+    ("a foot under the 1", _foot, "stroke-flag", "stroke", 2.0),
+    ("a longer flag on the 1", _flag, "stroke-long", "stroke", 0.1),
+    ("a bowed 7", _bow, "stroke-flag", "stroke", 0.03),
+    ("a 4 closed at the top", _apex, "stroke", "stroke-flag", 0.15),
+]
+
+
+@pytest.mark.parametrize(("why", "measure", "more", "less", "by"), STROKE_SHAPES,
+                         ids=[s[0] for s in STROKE_SHAPES])
+def test_stroke_faces_differ_where_they_say(why: str, measure: Any, more: str, less: str,
+                                            by: float) -> None:
+    assert measure(more) - measure(less) >= by, (why, measure(more), measure(less))
+
+
+def test_a_stroke_face_has_digits_only_and_letters_fall_back_to_sans() -> None:
+    from vision.synth import shapes
+
+    assert np.array_equal(shapes.text_mask("J", "stroke", 800, 40, 24),
+                          shapes.text_mask("J", "sans", 800, 40, 24))
+    with pytest.raises(ValueError, match="no stroke digit"):
+        shapes._stroke_paths("x", shapes.STROKE_FONTS["stroke"])
+
+
+def test_stroke_faces_draw_tile_numerals_but_never_card_indices() -> None:
+    from vision.synth.shapes import FONTS, STROKE_FONTS
+
+    styles = [random_style(np.random.default_rng(seed)) for seed in range(300)]
+    stroked = [s for s in styles if s.font in STROKE_FONTS]
+    assert 0.05 < len(stroked) / len(styles) < 0.35
+    assert not set(STROKE_FONTS) & set(FONTS)  # decks choose from FONTS
+    for style in stroked[:3]:
+        assert render_tile("R7", style, 64).image.std() > 10
 
 
 def test_truetype_faces_serif_and_sans_differ_and_missing_ones_are_named() -> None:

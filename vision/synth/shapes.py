@@ -6,6 +6,8 @@ so nothing is downloaded and rendering is byte-for-byte reproducible.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -75,6 +77,109 @@ SANS_FONTS: tuple[str, ...] = tuple(
 """The plain upright sans faces (tile makers' numerals)."""
 
 SUPERSAMPLE = 4
+
+
+@dataclass(frozen=True)
+class StrokeFace:
+    """Numerals drawn as strokes with round ends, as many tile makers print them:
+    no font file, and the shapes that tell 1 from 7 and 4 from 9 set per face."""
+
+    flag: float  # the 1's flag, as a share of the numeral's height
+    base: bool  # the 1 stands on a foot
+    seven_bow: float  # how far the 7's stem bows out (0: straight)
+    open_four: bool  # the 4's two strokes do not meet at the top
+
+
+STROKE_FONTS: dict[str, StrokeFace] = {
+    "stroke": StrokeFace(flag=0.16, base=False, seven_bow=0.0, open_four=False),
+    "stroke-flag": StrokeFace(flag=0.34, base=True, seven_bow=0.14, open_four=True),
+    "stroke-long": StrokeFace(flag=0.3, base=False, seven_bow=0.06, open_four=False),
+}
+"""Tile numeral faces drawn here (other characters fall back to ``sans``)."""
+
+_STROKE_WIDTH = 0.56
+"""A stroke digit's width / height, before the tile's own stretch."""
+
+
+def _arc(cx: float, cy: float, rx: float, ry: float, start: float, stop: float,
+         n: int = 28) -> list[tuple[float, float]]:
+    """Points along an ellipse, angles in degrees (0 right, 90 down: image axes)."""
+    return [(cx + rx * math.cos(math.radians(a)), cy + ry * math.sin(math.radians(a)))
+            for a in np.linspace(start, stop, n)]
+
+
+def _bezier(p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, float],
+            n: int = 16) -> list[tuple[float, float]]:
+    return [((1 - t) ** 2 * p0[0] + 2 * (1 - t) * t * p1[0] + t * t * p2[0],
+             (1 - t) ** 2 * p0[1] + 2 * (1 - t) * t * p1[1] + t * t * p2[1])
+            for t in np.linspace(0, 1, n)]
+
+
+def _stroke_paths(digit: str, face: StrokeFace) -> list[list[tuple[float, float]]]:
+    """The strokes of one digit in a box ``_STROKE_WIDTH`` wide and 1 tall."""
+    w = _STROKE_WIDTH
+    if digit == "0":
+        return [_arc(w / 2, 0.5, w / 2, 0.5, 0, 360, 48)]
+    if digit == "1":
+        stem = 0.62 * w
+        paths = [[(stem, 0.0), (stem, 1.0)], [(stem, 0.0), (stem - face.flag, face.flag * 0.8)]]
+        return paths + ([[(0.12 * w, 1.0), (w, 1.0)]] if face.base else [])
+    if digit == "2":
+        return [[*_arc(w / 2, 0.27, 0.46 * w, 0.27, 195, 400), (0.02, 1.0), (w, 1.0)]]
+    if digit == "3":
+        return [_arc(w / 2, 0.26, 0.44 * w, 0.24, 205, 450),
+                _arc(w / 2, 0.73, 0.5 * w, 0.27, 270, 515)]
+    if digit == "4":
+        stem, bar = 0.76 * w, 0.68
+        if face.open_four:
+            return [[(stem, 0.3), (stem, 1.0)], [(0.36 * w, 0.0), (0.0, bar), (w, bar)]]
+        return [[(stem, 1.0), (stem, 0.0), (0.0, bar), (w, bar)]]
+    if digit == "5":
+        return [[(0.94 * w, 0.0), (0.14 * w, 0.0), (0.1 * w, 0.44),
+                 *_arc(w / 2, 0.68, 0.5 * w, 0.32, 220, 505)]]
+    if digit in "69":
+        six = [_arc(w / 2, 0.68, 0.48 * w, 0.32, 0, 360, 40),
+               _arc(0.92 * w, 0.72, 0.9 * w, 0.7, 262, 180)]
+        if digit == "6":
+            return six
+        return [[(w - x, 1.0 - y) for x, y in path] for path in six]
+    if digit == "7":
+        top, foot = (w, 0.0), (0.3 * w, 1.0)
+        bow = ((top[0] + foot[0]) / 2 + face.seven_bow, 0.5)
+        return [[(0.0, 0.0), top], _bezier(top, bow, foot)]
+    if digit == "8":
+        return [_arc(w / 2, 0.25, 0.4 * w, 0.25, 0, 360, 40),
+                _arc(w / 2, 0.73, 0.5 * w, 0.27, 0, 360, 40)]
+    raise ValueError(f"no stroke digit {digit!r}")
+
+
+@lru_cache(maxsize=256)
+def _stroke_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
+    """Digits drawn as round-ended strokes, 7-13 % of their height thick by weight."""
+    face = STROKE_FONTS[font]
+    size = _DRAW_SIZE
+    thick = max(2, round(size * (0.07 + 0.06 * (min(max(weight, 400), 1000) - 400) / 600)))
+    margin = thick
+    pieces = []
+    for digit in text:
+        canvas = np.zeros((size + 2 * margin, round(_STROKE_WIDTH * size) + 2 * margin),
+                          np.uint8)
+        for path in _stroke_paths(digit, face):
+            points = np.array([[(margin + x * size) * 16, (margin + y * size) * 16]
+                               for x, y in path], np.int32)
+            cv2.polylines(canvas, [points], False, 255, thick, cv2.LINE_AA, shift=4)
+        ys, xs = np.nonzero(canvas > 40)
+        pieces.append(canvas[:, xs.min() : xs.max() + 1])
+    gap = max(2, size // 10)
+    out = np.zeros((size + 2 * margin, sum(p.shape[1] for p in pieces) + gap * (len(pieces) - 1)),
+                   np.uint8)
+    x = 0
+    for piece in pieces:
+        out[:, x : x + piece.shape[1]] = piece
+        x += piece.shape[1] + gap
+    ys, _ = np.nonzero(out > 40)
+    return out[ys.min() : ys.max() + 1]
+
 _DRAW_SIZE = 160
 
 
@@ -86,6 +191,10 @@ def _face(name: str) -> cv2.FontFace:
 @lru_cache(maxsize=2048)
 def _glyph_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     """``text`` drawn large, cropped to its ink."""
+    if font in STROKE_FONTS:
+        if text.isdigit():
+            return _stroke_ink(text, font, weight)
+        font = "sans"  # a stroke face has digits only (a letter joker's J)
     size = _DRAW_SIZE
     canvas = np.zeros((size * 2, size * (len(text) + 1)), np.uint8)
     truetype = _truetype_file(font, weight)

@@ -17,6 +17,7 @@ import numpy.typing as npt
 from vision.synth.shapes import (
     FONTS,
     SANS_FONTS,
+    STROKE_FONTS,
     Mask,
     Points,
     arc_mask,
@@ -63,6 +64,10 @@ class TileStyle:
         return dict(self.inks)[colour]
 
 
+TILE_FONTS: tuple[str, ...] = FONTS + tuple(STROKE_FONTS)
+"""Tile numerals are drawn in any face, or in strokes (digits only, so not on cards)."""
+
+
 def _jitter(rng: np.random.Generator, colour: Colour, amount: float) -> Colour:
     c = np.clip(np.asarray(colour) + rng.normal(0, amount, 3), 0, 255)
     return (float(c[0]), float(c[1]), float(c[2]))
@@ -75,13 +80,14 @@ def random_style(rng: np.random.Generator) -> TileStyle:
     if family == "classic":
         inks = {"K": (28.0, 28.0, 30.0), "B": (185.0, 95.0, 25.0), "O": (25.0, 135.0, 240.0),
                 "R": (45.0, 35.0, 205.0)}
-        font, weight = str(rng.choice(("sans", *SANS_FONTS))), int(rng.integers(750, 1000))
+        font = str(rng.choice(("sans", *SANS_FONTS, *STROKE_FONTS)))
+        weight = int(rng.integers(750, 1000))
         mark, joker, hollow = "logo", "face", bool(rng.random() < 0.8)
         face = cream
     elif family == "remi":
         inks = {"K": (30.0, 30.0, 30.0), "B": (170.0, 80.0, 20.0), "O": (10.0, 195.0, 235.0),
                 "R": (35.0, 35.0, 200.0)}
-        font, weight = str(rng.choice(FONTS)), int(rng.integers(650, 1000))
+        font, weight = str(rng.choice(TILE_FONTS)), int(rng.integers(650, 1000))
         mark = str(rng.choice(["bar", "dot", "logo", "triangle"]))
         joker = str(rng.choice(["smiley", "jester", "letter"], p=[0.6, 0.25, 0.15]))
         hollow = bool(rng.random() < 0.3)
@@ -91,7 +97,7 @@ def random_style(rng: np.random.Generator) -> TileStyle:
                 "R": (40.0, 40.0, 215.0)}
         if rng.random() < 0.3:
             inks["B"] = (150.0, 110.0, 20.0)  # teal-ish blue of some makes
-        font, weight = str(rng.choice(FONTS)), int(rng.integers(550, 1000))
+        font, weight = str(rng.choice(TILE_FONTS)), int(rng.integers(550, 1000))
         mark, joker = str(rng.choice(MARKS)), str(rng.choice(JOKERS))
         hollow = bool(rng.random() < 0.4)
         face = _jitter(rng, (225.0, 235.0, 238.0), 14)
