@@ -77,6 +77,7 @@ SANS_FONTS: tuple[str, ...] = tuple(
 """The plain upright sans faces (tile makers' numerals)."""
 
 SUPERSAMPLE = 4
+_DRAW_SIZE = 160
 
 
 @dataclass(frozen=True)
@@ -179,8 +180,6 @@ def _stroke_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
         x += piece.shape[1] + gap
     ys, _ = np.nonzero(out > 40)
     return out[ys.min() : ys.max() + 1]
-
-_DRAW_SIZE = 160
 
 
 @lru_cache(maxsize=32)
