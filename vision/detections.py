@@ -334,16 +334,17 @@ def without_duplicates(detections: Detections, overlap: float = DUPLICATE_OVERLA
         raise ValueError(f"overlap must be in (0, 1], not {overlap!r}")
     if len(detections) < 2:
         return detections
-    order = np.argsort(-detections.confidences, kind="stable")
-    shared = overlap_of_smaller(detections.boxes, detections.boxes)
+    labels = np.asarray(detections.labels)
+    clash = (labels[:, None] == labels[None, :]) & (
+        overlap_of_smaller(detections.boxes, detections.boxes) >= overlap)
+    np.fill_diagonal(clash, False)
+    if not clash.any():
+        return detections  # the usual frame: nothing to merge
     keep = np.ones(len(detections), bool)
-    for rank, i in enumerate(order):
-        if not keep[i]:
-            continue
-        for j in order[rank + 1:]:
-            if keep[j] and detections.labels[j] == detections.labels[i] and \
-                    shared[i, j] >= overlap:
-                keep[j] = False
+    # most confident first: a box still kept here clashes with none kept before it
+    for i in np.argsort(-detections.confidences, kind="stable"):
+        if keep[i]:
+            keep[clash[i]] = False
     return detections.filter(keep)
 
 
