@@ -154,6 +154,18 @@ def _stroke_paths(digit: str, face: StrokeFace) -> list[list[tuple[float, float]
     raise ValueError(f"no stroke digit {digit!r}")
 
 
+def _side_by_side(pieces: list[npt.NDArray[np.uint8]], gap: int) -> npt.NDArray[np.uint8]:
+    """Glyph inks left to right, ``gap`` pixels apart, standing on one baseline."""
+    height = max(piece.shape[0] for piece in pieces)
+    out = np.zeros((height, sum(p.shape[1] for p in pieces) + gap * (len(pieces) - 1)), np.uint8)
+    x = 0
+    for piece in pieces:
+        ph, pw = piece.shape
+        out[height - ph :, x : x + pw] = piece
+        x += pw + gap
+    return out
+
+
 @lru_cache(maxsize=256)
 def _stroke_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     """Digits drawn as round-ended strokes, 7-13 % of their height thick by weight."""
@@ -171,13 +183,7 @@ def _stroke_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
             cv2.polylines(canvas, [points], False, 255, thick, cv2.LINE_AA, shift=4)
         ys, xs = np.nonzero(canvas > 40)
         pieces.append(canvas[:, xs.min() : xs.max() + 1])
-    gap = max(2, size // 10)
-    out = np.zeros((size + 2 * margin, sum(p.shape[1] for p in pieces) + gap * (len(pieces) - 1)),
-                   np.uint8)
-    x = 0
-    for piece in pieces:
-        out[:, x : x + piece.shape[1]] = piece
-        x += piece.shape[1] + gap
+    out = _side_by_side(pieces, max(2, size // 10))
     ys, _ = np.nonzero(out > 40)
     return out[ys.min() : ys.max() + 1]
 
@@ -229,15 +235,7 @@ def _ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     cv2.ellipse(ring, (zero_w // 2, height // 2), (zero_w // 2 - stem // 2 - 1,
                 height // 2 - stem // 2 - 1), 0, 0, 360, 255, stem, cv2.LINE_AA)
     pieces = [ring if ch == "0" else _glyph_ink(ch, font, weight) for ch in text]
-    gap = max(2, height // 16)
-    width = sum(p.shape[1] for p in pieces) + gap * (len(pieces) - 1)
-    out = np.zeros((height, width), np.uint8)
-    x = 0
-    for piece in pieces:
-        ph, pw = piece.shape
-        out[height - ph : height, x : x + pw] = np.maximum(out[height - ph :, x : x + pw], piece)
-        x += pw + gap
-    return out
+    return _side_by_side(pieces, max(2, height // 16))
 
 
 @lru_cache(maxsize=4096)
