@@ -130,9 +130,19 @@ def _train_reader(args: argparse.Namespace) -> int:
             training.extract(args.val, held, seed=args.seed + 1, workers=args.workers)
     onnx = training.train_reader(crops, held, out, epochs=args.epochs,
                                  batch=args.batch or 256, seed=args.seed, lr=args.lr,
-                                 init=args.init)
+                                 init=args.init, widths=args.widths)
     print(json.dumps({"weights": str(onnx)}) if args.json else f"weights: {onnx}")
     return 0
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    try:
+        widths = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not comma-separated channel counts: {text!r}") from None
+    if len(widths) != 7 or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"seven positive channel counts, not {text!r}")
+    return widths
 
 
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -199,6 +209,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     train.add_argument("--lr", type=float, default=3e-3, help="reader: peak learning rate")
     train.add_argument("--init", default=None,
                        help="reader: weights of an earlier run to start from (its best.pt)")
+    train.add_argument("--widths", type=_widths, default=None,
+                       help="reader: the seven conv blocks' channels, comma-separated (default: "
+                       "--init's, else 16,32,48,48,96,96,128); wider than --init's, the "
+                       "run starts from --init widened, reading as it did")
     train.add_argument("--export", action="store_true", help="also write an ONNX copy")
     train.add_argument("--resume", action="store_true", help="go on from OUT/train/weights/last.pt")
     train.add_argument("--json", action="store_true")

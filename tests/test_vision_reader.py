@@ -185,6 +185,97 @@ def test_reader_trains_on_several_crop_files_together(tmp_path: Path) -> None:
         train_reader([], None, tmp_path / "run2", epochs=1)
 
 
+@pytest.mark.parametrize(("narrow", "wide"), [
+    ((16, 32, 48, 48, 96, 96, 128), (16, 32, 48, 48, 144, 192, 256)),  # the shipped step
+    ((4, 4, 4, 4, 4, 4, 4), (5, 9, 4, 12, 4, 7, 30)),                   # some blocks kept
+    ((3, 5, 2, 2, 6, 2, 1), (3, 5, 2, 2, 6, 2, 1)),                      # nothing to add
+])
+def test_widened_reader_reads_exactly_as_the_narrow_one(narrow: tuple[int, ...],
+                                                        wide: tuple[int, ...]) -> None:
+    torch = pytest.importorskip("torch")
+    from vision.reader_training import build_net, net_widths, widen_net
+
+    torch.manual_seed(3)
+    net = build_net(widths=narrow)
+    with torch.no_grad():  # batchnorm statistics that are not the identity
+        for module in net:
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    net.eval()
+    widened = widen_net(net, wide, seed=4).eval()
+    assert net_widths(widened.state_dict()) == wide
+    crops_in = torch.rand(6, 3, CROP_SIZE, CROP_SIZE)
+    with torch.no_grad():
+        before, after = net(crops_in), widened(crops_in)
+    assert torch.allclose(before, after, atol=1e-4 * float(before.abs().max()))
+    # copies split their outgoing weights unevenly: no two columns are alike, so
+    # training can pull them apart
+    columns = widened[-1].weight.detach().T
+    gaps = torch.cdist(columns, columns, compute_mode="donot_use_mm_for_euclid_dist")
+    gaps += torch.eye(len(columns))
+    assert float(gaps.min()) > 1e-6
+
+
+@pytest.mark.parametrize(("widths", "message"), [
+    ((16, 32, 48, 48, 96, 96, 100), "cannot widen a reader of widths"),  # one block narrower
+    ((16, 32, 48), "must be 7 positive channel counts"),
+    ((16, 32, 48, 48, 96, 96, 0), "must be 7 positive channel counts"),
+])
+def test_widening_refuses_narrower_or_malformed_widths(widths: tuple[int, ...],
+                                                       message: str) -> None:
+    pytest.importorskip("torch")
+    from vision.reader_training import build_net, widen_net
+
+    with pytest.raises(ValueError, match=message):
+        widen_net(build_net(), widths)
+
+
+def test_reader_training_widens_its_start_and_resumes_at_that_width(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    onnxruntime = pytest.importorskip("onnxruntime")
+    from vision.reader_training import READER_WIDTHS, extract, net_widths, train_reader
+    from vision.synth import generate_dataset
+
+    data = generate_dataset(tmp_path / "data", 2, seed=5, kind="tiles", size=(320, 192),
+                            workers=1)
+    crops_file = extract(data, tmp_path / "crops.npz", seed=5, workers=1)
+    train_reader(crops_file, None, tmp_path / "narrow", epochs=1, batch=64, log=lambda _: None)
+    assert net_widths(torch.load(tmp_path / "narrow" / "best.pt")) == READER_WIDTHS
+    wide = (16, 32, 48, 48, 112, 128, 160)
+    said: list[str] = []
+    onnx_file = train_reader(crops_file, None, tmp_path / "wide", epochs=1, batch=64,
+                             init=tmp_path / "narrow" / "best.pt", widths=wide, log=said.append)
+    assert any(line.startswith("widened") and str(wide) in line for line in said)
+    assert net_widths(torch.load(tmp_path / "wide" / "best.pt")) == wide
+    session = onnxruntime.InferenceSession(str(onnx_file))
+    logits = session.run(None, {"crops": np.zeros((2, 3, CROP_SIZE, CROP_SIZE), np.float32)})
+    assert logits[0].shape == (2, len(READER_CLASSES))
+    # a finished run folder resumes at its own width, whatever is asked
+    said.clear()
+    train_reader(crops_file, None, tmp_path / "wide", epochs=1, batch=64, log=said.append)
+    assert "resuming after epoch 1" in said
+    assert net_widths(torch.load(tmp_path / "wide" / "best.pt")) == wide
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("16,32,48", "seven positive channel counts, not '16,32,48'"),
+    ("16,32,48,48,96,96,0", "seven positive channel counts"),
+    ("16,32,wide,48,96,96,128", "not comma-separated channel counts: '16,32,wide"),
+])
+def test_train_refuses_malformed_reader_widths(tmp_path: Path, text: str, message: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.cli import EXIT_BAD_INPUT, main
+
+    assert main(["train", "--stage", "reader", "--data", str(tmp_path), "--out",
+                 str(tmp_path / "run"), "--widths", text]) == EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
 SHIPPED_READER = Path(__file__).resolve().parents[1] / "models" / "tabletop.reader.onnx"
 
 

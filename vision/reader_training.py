@@ -104,19 +104,90 @@ def _torch() -> Any:
     return torch
 
 
-def build_net(classes: int = len(READER_CLASSES)) -> Any:
-    """A plain conv net: about 29 M multiply-adds per 64x64 crop, 0.2 M parameters."""
+READER_WIDTHS = (16, 32, 48, 48, 96, 96, 128)
+"""Output channels of the reader's seven conv blocks (sessions 1-5: 0.29 M parameters)."""
+WIDE_READER_WIDTHS = (16, 32, 48, 48, 144, 192, 256)
+"""The same layout with the three 8x8 blocks wider (0.82 M parameters, about 62 M
+multiply-adds per crop): the narrow net had levelled off below its training data."""
+_STRIDES = (2, 1, 2, 1, 2, 1, 1)
+
+
+def build_net(classes: int = len(READER_CLASSES), widths: Sequence[int] = READER_WIDTHS) -> Any:
+    """A plain conv net of seven conv-batchnorm-ReLU blocks (strides 2, 1, 2, 1, 2, 1, 1),
+    global average pooling and one linear layer; ``widths`` gives each block's channels."""
     nn = _torch().nn
+    widths = _checked(widths)
+    layers: list[Any] = []
+    channels = 3
+    for width, stride in zip(widths, _STRIDES, strict=True):
+        layers += [nn.Conv2d(channels, width, 3, stride, 1, bias=False), nn.BatchNorm2d(width),
+                   nn.ReLU(inplace=True)]
+        channels = width
+    return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2),
+                         nn.Linear(channels, classes))
 
-    def block(c_in: int, c_out: int, stride: int) -> list[Any]:
-        return [nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False), nn.BatchNorm2d(c_out),
-                nn.ReLU(inplace=True)]
 
-    return nn.Sequential(
-        *block(3, 16, 2), *block(16, 32, 1), *block(32, 48, 2), *block(48, 48, 1),
-        *block(48, 96, 2), *block(96, 96, 1), *block(96, 128, 1),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, classes),
-    )
+def _checked(widths: Sequence[int]) -> tuple[int, ...]:
+    checked = tuple(int(width) for width in widths)
+    if len(checked) != len(_STRIDES) or min(checked) < 1:
+        raise ValueError(f"reader widths must be {len(_STRIDES)} positive channel counts, "
+                         f"not {tuple(widths)!r}")
+    return checked
+
+
+def net_widths(state: dict[str, Any]) -> tuple[int, ...]:
+    """The block widths of a :func:`build_net` state dict (a ``best.pt``)."""
+    return tuple(int(value.shape[0]) for key, value in state.items()
+                 if key.endswith(".weight") and value.dim() == 4)
+
+
+def widen_net(net: Any, widths: Sequence[int], seed: int = 0) -> Any:
+    """A wider :func:`build_net` computing the same function as ``net`` (Net2WiderNet).
+
+    Each new channel copies a randomly drawn old one (its filter and batchnorm);
+    the next layer's weights for a channel and its copies are split between them
+    with random shares summing to one, so the output is unchanged, yet the copies
+    get different gradients and grow apart in training."""
+    torch = _torch()
+    old_widths = net_widths(net.state_dict())
+    widths = _checked(widths)
+    if any(
+            new < old for new, old in zip(widths, old_widths, strict=True)):
+        raise ValueError(f"cannot widen a reader of widths {old_widths} to {widths!r}: "
+                         "every block must keep at least its channels")
+    wide = build_net(net[-1].out_features, widths)
+    generator = torch.Generator().manual_seed(seed)
+    old_convs = [m for m in net if isinstance(m, torch.nn.Conv2d)]
+    old_norms = [m for m in net if isinstance(m, torch.nn.BatchNorm2d)]
+    new_convs = [m for m in wide if isinstance(m, torch.nn.Conv2d)]
+    new_norms = [m for m in wide if isinstance(m, torch.nn.BatchNorm2d)]
+    with torch.no_grad():
+        # source[i]: the old channel that new channel i copies; share[i]: its
+        # part of that channel's outgoing weight
+        source = torch.arange(3)
+        share = torch.ones(3)
+        for index, (old, new) in enumerate(zip(old_convs, new_convs, strict=True)):
+            weight = old.weight[:, source] * share.view(1, -1, 1, 1)
+            source_out, share_out = _copies(old_widths[index], widths[index], generator)
+            new.weight.copy_(weight[source_out])
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                getattr(new_norms[index], name).copy_(getattr(old_norms[index], name)[source_out])
+            new_norms[index].num_batches_tracked.copy_(old_norms[index].num_batches_tracked)
+            source, share = source_out, share_out
+        wide[-1].weight.copy_(net[-1].weight[:, source] * share.view(1, -1))
+        wide[-1].bias.copy_(net[-1].bias)
+    return wide
+
+
+def _copies(old: int, new: int, generator: Any) -> tuple[Any, Any]:
+    """For ``new`` channels made of ``old`` ones: which old channel each copies
+    (the first ``old`` copy themselves), and shares that sum to one per old channel."""
+    torch = _torch()
+    extra = torch.randint(0, old, (new - old,), generator=generator)
+    source = torch.cat([torch.arange(old), extra])
+    raw = 0.5 + torch.rand(new, generator=generator)
+    totals = torch.zeros(old).index_add_(0, source, raw)
+    return source, raw / totals[source]
 
 
 def _augment(stored: Any, generator: Any, train: bool) -> Any:
@@ -201,13 +272,17 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
                  out: str | Path,
                  epochs: int = 10, batch: int = 256, lr: float = 3e-3, seed: int = 0,
                  threads: int | None = None, init: str | Path | None = None,
+                 widths: Sequence[int] | None = None,
                  log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)
                  ) -> Path:
     """Train (resuming from OUT/last.pt if there) and export OUT/reader.onnx.
 
     ``crops_file``: one :func:`extract` file or several, trained on together.
     ``init``: weights (a ``best.pt`` of an earlier run) to start from, with a
-    fresh schedule: a second, longer run goes on from the first's result."""
+    fresh schedule: a second, longer run goes on from the first's result.
+    ``widths``: the blocks' channels (default: ``init``'s, else
+    :data:`READER_WIDTHS`); wider than ``init``'s, the net starts as
+    :func:`widen_net` of it, reading exactly as ``init`` did."""
     torch = _torch()
     if threads:
         torch.set_num_threads(threads)
@@ -222,17 +297,26 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
     log(f"{len(images)} training crops from {len(files)} file(s)")
     held = np.load(held_file) if held_file else None
     torch.manual_seed(seed)
-    net = build_net()
-    if init is not None:
-        net.load_state_dict(torch.load(init))
+    last = out / "last.pt"
+    resumed = torch.load(last, weights_only=False) if last.is_file() else None
+    if resumed is not None:
+        net = build_net(widths=net_widths(resumed["net"]))
+    elif init is not None:
+        start = torch.load(init)
+        net = build_net(widths=net_widths(start))
+        net.load_state_dict(start)
+        if widths is not None and tuple(widths) != net_widths(start):
+            net = widen_net(net, widths, seed)
+            log(f"widened {init} from {net_widths(start)} to {tuple(widths)}")
+    else:
+        net = build_net(widths=widths if widths is not None else READER_WIDTHS)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     steps_per_epoch = math.ceil(len(images) / batch)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=epochs
                                                    * steps_per_epoch, pct_start=0.15)
     start_epoch, best = 0, -1.0
-    last = out / "last.pt"
-    if last.is_file():
-        state = torch.load(last, weights_only=False)
+    if resumed is not None:
+        state = resumed
         net.load_state_dict(state["net"])
         optimiser.load_state_dict(state["optimiser"])
         schedule.load_state_dict(state["schedule"])
