@@ -151,8 +151,7 @@ def widen_net(net: Any, widths: Sequence[int], seed: int = 0) -> Any:
     torch = _torch()
     old_widths = net_widths(net.state_dict())
     widths = _checked(widths)
-    if any(
-            new < old for new, old in zip(widths, old_widths, strict=True)):
+    if any(new < old for new, old in zip(widths, old_widths, strict=True)):
         raise ValueError(f"cannot widen a reader of widths {old_widths} to {widths!r}: "
                          "every block must keep at least its channels")
     wide = build_net(net[-1].out_features, widths)
@@ -316,11 +315,10 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
                                                    * steps_per_epoch, pct_start=0.15)
     start_epoch, best = 0, -1.0
     if resumed is not None:
-        state = resumed
-        net.load_state_dict(state["net"])
-        optimiser.load_state_dict(state["optimiser"])
-        schedule.load_state_dict(state["schedule"])
-        start_epoch, best = state["epoch"] + 1, state["best"]
+        net.load_state_dict(resumed["net"])
+        optimiser.load_state_dict(resumed["optimiser"])
+        schedule.load_state_dict(resumed["schedule"])
+        start_epoch, best = resumed["epoch"] + 1, resumed["best"]
         log(f"resuming after epoch {start_epoch}")
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     generator = torch.Generator().manual_seed(seed)
