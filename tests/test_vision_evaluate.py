@@ -96,3 +96,60 @@ def test_evaluate_predictor_reads_a_jsonl_set(tmp_path: Path) -> None:
     assert seen == [(50, 100, 3)]
     assert (result.name, result.found, result.identity, result.map50) == (tmp_path.name, 1, 1, 1)
     assert json.loads(json.dumps(result.to_json()))["identity"] == 1
+
+
+def mixed(tiles: list[tuple[str, list[float], float]],
+          cards: list[tuple[str, list[float], float]]) -> Detections:
+    parts = [d for d in (dets(tiles), dets(cards, kind="card")) if len(d)]
+    if not parts:
+        return Detections.empty()
+    return Detections(np.concatenate([d.boxes for d in parts]),
+                      tuple(lab for d in parts for lab in d.labels),
+                      tuple(k for d in parts for k in d.kinds),
+                      np.concatenate([d.confidences for d in parts]))
+
+
+MIXED_TRUTH = mixed([("R1", [0, 0, 10, 10], 1), ("R2", [20, 0, 30, 10], 1)],
+                    [("AS", [40, 0, 46, 12], 1), ("KD", [60, 0, 66, 12], 1)])
+
+BY_KIND_CASES = [
+    # name, predictions, (tile found, identity, precision), (card found, identity, precision)
+    ("all right", mixed([("R1", [0, 0, 10, 10], 0.9), ("R2", [20, 0, 30, 10], 0.9)],
+                        [("AS", [40, 0, 46, 12], 0.9), ("KD", [60, 0, 66, 12], 0.9)]),
+     (1, 1, 1), (1, 1, 1)),
+    # a card misread and one missed: the tiles' figures do not move
+    ("cards wrong", mixed([("R1", [0, 0, 10, 10], 0.9), ("R2", [20, 0, 30, 10], 0.9)],
+                          [("AC", [40, 0, 46, 12], 0.9)]),
+     (1, 1, 1), (0.5, 0, 0)),
+    # a card box on a tile: a miss among the tiles, a false alarm among the cards
+    ("card box on a tile", mixed([("R1", [0, 0, 10, 10], 0.9)],
+                                 [("AS", [20, 0, 30, 10], 0.9), ("AS", [40, 0, 46, 12], 0.9),
+                                  ("KD", [60, 0, 66, 12], 0.9)]),
+     (0.5, 0.5, 1), (1, 1, 2 / 3)),
+]
+
+
+@pytest.mark.parametrize(("name", "predicted", "tiles", "cards"), BY_KIND_CASES,
+                         ids=[c[0] for c in BY_KIND_CASES])
+def test_figures_by_kind(name: str, predicted: Detections, tiles: tuple[float, float, float],
+                         cards: tuple[float, float, float]) -> None:
+    result = evaluate([(MIXED_TRUTH, predicted)], "set")
+    parts = dict(result.by_kind)
+    assert list(parts) == ["tile", "card"]
+    for kind, expected in (("tile", tiles), ("card", cards)):
+        part = parts[kind]
+        assert part.labelled == 2
+        assert (part.found, part.identity, part.precision) == pytest.approx(expected)
+    # the whole set's figures are the two kinds' pooled
+    assert result.labelled == 4
+    assert result.identity == pytest.approx((tiles[1] + cards[1]) / 2)
+    shown = result.to_json()["by_kind"]
+    assert shown["card"]["identity"] == pytest.approx(cards[1], abs=1e-4)
+    assert "tiles:" in result.to_text() and "cards:" in result.to_text()
+
+
+def test_one_kind_has_no_breakdown() -> None:
+    result = evaluate([(TRUTH, dets([("R1", [0, 0, 10, 10], 0.9)]))])
+    assert result.by_kind == ()
+    assert result.to_json()["by_kind"] == {}
+    assert "tiles:" not in result.to_text()

@@ -12,14 +12,17 @@ Definitions (per set):
 * precision = predictions matched to an item and labelled right / predictions;
 * mAP50 = mean over the classes present in the labels of the all-point
   interpolated average precision (VOC 2010+), matching within each class;
-* confusions = the most common (true label, predicted label) pairs among matches.
+* confusions = the most common (true label, predicted label) pairs among matches;
+* by kind: where a set holds tiles and cards, the same figures for each kind
+  alone, labels and predictions of the other kind left out (so a card box on a
+  tile is a miss among the tiles and a false alarm among the cards).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.detections import Detections, ImageDetections, iou_matrix, read_jsonl
+from vision.labels import KINDS
 
 IOU_THRESHOLD = 0.5
 Predictor = Callable[[npt.NDArray[np.uint8]], Detections]
@@ -44,6 +48,7 @@ class Evaluation:
     map50: float
     confusions: tuple[tuple[str, str, int], ...] = field(default=())
     per_class_ap: tuple[tuple[str, float], ...] = field(default=())
+    by_kind: tuple[tuple[str, Evaluation], ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +61,9 @@ class Evaluation:
             "precision": round(self.precision, 4),
             "map50": round(self.map50, 4),
             "confusions": [{"true": t, "predicted": p, "count": n} for t, p, n in self.confusions],
+            "by_kind": {kind: {key: value for key, value in part.to_json().items()
+                               if key not in ("set", "images", "by_kind")}
+                        for kind, part in self.by_kind},
         }
 
     def to_text(self) -> str:
@@ -65,6 +73,9 @@ class Evaluation:
             f"  found {self.found:.3f}  identity {self.identity:.3f}  "
             f"precision {self.precision:.3f}  mAP50 {self.map50:.3f}",
         ]
+        lines.extend(f"  {kind + 's:':<7}{part.labelled:>5} labelled  found {part.found:.3f}  "
+                     f"identity {part.identity:.3f}  precision {part.precision:.3f}  "
+                     f"mAP50 {part.map50:.3f}" for kind, part in self.by_kind)
         if self.confusions:
             lines.append("  most common mistakes (true -> predicted):")
             lines.extend(f"    {t:>6} -> {p:<6} {n}" for t, p, n in self.confusions)
@@ -105,8 +116,20 @@ def average_precision(recall: npt.NDArray[np.float64], precision: npt.NDArray[np
 
 def evaluate(pairs: Iterable[tuple[Detections, Detections]], name: str = "set",
              top_confusions: int = 10) -> Evaluation:
-    """Score (truth, predicted) detections of a set of images."""
+    """Score (truth, predicted) detections of a set of images, and of each kind
+    alone where both kinds are there."""
     pairs = list(pairs)
+    kinds = [kind for kind in KINDS
+             if any(kind in truth.kinds or kind in pred.kinds for truth, pred in pairs)]
+    by_kind = (tuple((kind, _score([(truth.of_kind(kind), pred.of_kind(kind))
+                                    for truth, pred in pairs], f"{name} {kind}s", top_confusions))
+                     for kind in kinds) if len(kinds) > 1 else ())
+    whole = _score(pairs, name, top_confusions)
+    return replace(whole, by_kind=by_kind)
+
+
+def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions: int
+           ) -> Evaluation:
     labelled = sum(len(t) for t, _ in pairs)
     predicted = sum(len(p) for _, p in pairs)
     found = right = 0
