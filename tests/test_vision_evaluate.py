@@ -148,8 +148,13 @@ def test_figures_by_kind(name: str, predicted: Detections, tiles: tuple[float, f
     assert "tiles:" in result.to_text() and "cards:" in result.to_text()
 
 
-def test_one_kind_has_no_breakdown() -> None:
-    result = evaluate([(TRUTH, dets([("R1", [0, 0, 10, 10], 0.9)]))])
+@pytest.mark.parametrize("predicted", [dets([("R1", [0, 0, 10, 10], 0.9)]),
+                                       mixed([("R1", [0, 0, 10, 10], 0.9)],
+                                             [("AS", [40, 0, 46, 12], 0.9)])],
+                         ids=["tiles only", "a card false alarm among tiles"])
+def test_one_labelled_kind_has_no_breakdown(predicted: Detections) -> None:
+    result = evaluate([(TRUTH, predicted)])
     assert result.by_kind == ()
+    assert result.precision == 1 / len(predicted)
     assert result.to_json()["by_kind"] == {}
     assert "tiles:" not in result.to_text()

@@ -117,10 +117,11 @@ def average_precision(recall: npt.NDArray[np.float64], precision: npt.NDArray[np
 def evaluate(pairs: Iterable[tuple[Detections, Detections]], name: str = "set",
              top_confusions: int = 10) -> Evaluation:
     """Score (truth, predicted) detections of a set of images, and of each kind
-    alone where both kinds are there."""
+    alone where both kinds are labelled.  A set labelling one kind gets no
+    breakdown: the other kind's boxes there are false alarms only, already in
+    the whole set's precision."""
     pairs = list(pairs)
-    kinds = [kind for kind in KINDS
-             if any(kind in truth.kinds or kind in pred.kinds for truth, pred in pairs)]
+    kinds = [kind for kind in KINDS if any(kind in truth.kinds for truth, _ in pairs)]
     by_kind = (tuple((kind, _score([(truth.of_kind(kind), pred.of_kind(kind))
                                     for truth, pred in pairs], f"{name} {kind}s", top_confusions))
                      for kind in kinds) if len(kinds) > 1 else ())
