@@ -410,3 +410,17 @@ def test_a_lone_zero_in_the_builtin_faces_is_a_ring() -> None:
 
     zero = text_mask("0", "sans", 800, 48, 32)
     assert zero[24, 16] < 0.2 and zero[24, :8].max() > 0.8  # hollow middle, inked side
+
+
+@pytest.mark.parametrize("spread", [0.0, 6.0])
+def test_cards_laid_from_a_side_lie_square_to_it(spread: float) -> None:
+    from vision.synth.scene import _square_to_a_side
+
+    rng = np.random.default_rng(5)
+    angles = np.array([_square_to_a_side(rng, spread) for _ in range(2000)])
+    quarter = np.round(angles / 90).astype(int) % 4
+    off = np.abs(angles - 90 * np.round(angles / 90))
+    assert off.max() <= 5 * spread + 1e-9
+    shares = np.bincount(quarter, minlength=4) / len(angles)
+    assert shares.min() > 0.15  # every side of the table lays cards
+    assert shares[0] == shares.max()  # the camera's own side most often
