@@ -13,7 +13,7 @@ Definitions (per set):
 * mAP50 = mean over the classes present in the labels of the all-point
   interpolated average precision (VOC 2010+), matching within each class;
 * confusions = the most common (true label, predicted label) pairs among matches;
-* by kind: where a set holds tiles and cards, the same figures for each kind
+* by kind: where a set labels tiles and cards, the same figures for each kind
   alone, labels and predictions of the other kind left out (so a card box on a
   tile is a miss among the tiles and a false alarm among the cards).
 """
