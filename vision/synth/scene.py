@@ -279,11 +279,13 @@ def _place_card(plane: _Plane, card: CardRender, label: str, matrix: npt.NDArray
         plane.entities.append(_Entity(region, label, "card", _apply(matrix, corners), region))
 
 
-def _square_to_a_side(rng: np.random.Generator, spread: float) -> float:
+def _square_to_a_side(rng: np.random.Generator, spread: float, any_turn: float = 0.0) -> float:
     """An angle for cards laid by a player on one of the table's four sides: a quarter
-    turn (the camera's own side most often) give or take ``spread`` degrees.  Melds
-    and dealt rows lie square to the edges, so their index boxes are tall or wide,
-    seldom the near-squares of arbitrary turns."""
+    turn (the camera's own side most often) give or take ``spread`` degrees, or with
+    chance ``any_turn`` any angle.  Melds and dealt rows lie square to the edges, so
+    their index boxes are tall or wide, seldom the near-squares of arbitrary turns."""
+    if any_turn and rng.random() < any_turn:
+        return float(rng.uniform(-180, 180))
     quarter = int(rng.choice(4, p=(0.4, 0.2, 0.2, 0.2)))
     return float(90 * quarter + rng.normal(0, spread))
 
@@ -308,7 +310,7 @@ def _card_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler
                 _place_card(plane, card, label, m, rng)
         else:  # a meld or a row: each card shifted along its width or its height
             n = int(rng.integers(3, 9))
-            angle = rng.uniform(-180, 180) if rng.random() < 0.25 else _square_to_a_side(rng, 6)
+            angle = _square_to_a_side(rng, 6, any_turn=0.25)
             along_width = rng.random() < 0.6
             shift = rng.uniform(0.17, 0.45) if along_width else rng.uniform(0.14, 0.35)
             for i in range(n):
@@ -325,7 +327,7 @@ def _card_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler
         face_down = rng.random() < 0.4
         label = _random_card_label(rng)
         card = render_back(design, ch) if face_down else render_card(label, design, ch)
-        angle = rng.uniform(-180, 180) if rng.random() < 0.5 else _square_to_a_side(rng, 10)
+        angle = _square_to_a_side(rng, 10, any_turn=0.5)
         m = _affine(card.alpha.shape[1], ch, angle, 1.0,
                     sample_point(rng.uniform(0, 1), rng.uniform(0, 1)))
         _place_card(plane, card, "" if face_down else label, m, rng)
