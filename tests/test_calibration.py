@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
 
-from calibration import (
+cv2 = pytest.importorskip("cv2")
+np = pytest.importorskip("numpy")
+
+from calibration import (  # noqa: E402
     CalibrationError,
     CameraDriftMonitor,
     TableCalibration,

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
-import numpy as np
-import numpy.typing as npt
 import pytest
 
-from calibration import (
+cv2 = pytest.importorskip("cv2")
+np = pytest.importorskip("numpy")
+
+import numpy.typing as npt  # noqa: E402
+
+from calibration import (  # noqa: E402
     CameraIntrinsics,
     IntrinsicsError,
     TableCalibration,

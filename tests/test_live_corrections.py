@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("numpy")
+pytest.importorskip("cv2")
 from test_live_seeing import dets, table_frame
 
 from engine.variants import find_variant

@@ -5,18 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import cv2
-import numpy as np
 import pytest
 
-from engine.variants import find_variant
-from live.grouping import Placed, group_items
-from live.reading import MotionMeter, resolve_labels
-from live.sources import Backoff, FolderSource, LiveSource, VideoFileSource, open_source
-from live.tracking import Tracker, id_switches
-from live.watcher import TableWatcher, WatcherSettings
-from live.zones import ZoneLayout, default_layout
-from vision.detections import Detections
+cv2 = pytest.importorskip("cv2")
+np = pytest.importorskip("numpy")
+
+from engine.variants import find_variant  # noqa: E402
+from live.grouping import Placed, group_items  # noqa: E402
+from live.reading import MotionMeter, resolve_labels  # noqa: E402
+from live.sources import Backoff, FolderSource, LiveSource, VideoFileSource, open_source  # noqa: E402
+from live.tracking import Tracker, id_switches  # noqa: E402
+from live.watcher import TableWatcher, WatcherSettings  # noqa: E402
+from live.zones import ZoneLayout, default_layout  # noqa: E402
+from vision.detections import Detections  # noqa: E402
 
 # --- sources ------------------------------------------------------------------------
 

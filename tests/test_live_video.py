@@ -16,10 +16,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
-from live.oracle import (
+np = pytest.importorskip("numpy")
+pytest.importorskip("cv2")
+
+from live.oracle import (  # noqa: E402
     EXACT,
     Noise,
     OracleDetector,
@@ -29,11 +31,11 @@ from live.oracle import (
     replay_video,
     truth_path_for,
 )
-from live.scenario import load_scenario
-from live.snapshot import TableSnapshot
-from live.sources import open_source
-from live.zones import default_layout
-from vision.synth.scripted import TABLE_MM, layout_snapshot, renderable
+from live.scenario import load_scenario  # noqa: E402
+from live.snapshot import TableSnapshot  # noqa: E402
+from live.sources import open_source  # noqa: E402
+from live.zones import default_layout  # noqa: E402
+from vision.synth.scripted import TABLE_MM, layout_snapshot, renderable  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "tabletop" / "samples" / "scenarios"
