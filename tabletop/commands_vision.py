@@ -208,7 +208,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                        "at the frame's long side times it")
     train.add_argument("--lr", type=float, default=3e-3, help="reader: peak learning rate")
     train.add_argument("--init", default=None,
-                       help="reader: weights of an earlier run to start from (its best.pt)")
+                       help="reader: weights to start from: an earlier run's best.pt, or an "
+                       "exported reader .onnx (models/tabletop.reader.onnx: fine-tune the "
+                       "shipped one)")
     train.add_argument("--widths", type=_widths, default=None,
                        help="reader: the seven conv blocks' channels, comma-separated (default: "
                        "--init's, else 16,32,48,48,96,96,128); wider than --init's, the "

@@ -360,3 +360,84 @@ def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
             assert np.all((found.confidences >= threshold) & (found.confidences <= 1))
             counts.append(len(found))
         assert counts == sorted(counts, reverse=True)
+
+
+@pytest.mark.parametrize("widths", [
+    (16, 32, 48, 48, 96, 96, 128),   # the narrow reader
+    (3, 5, 2, 2, 6, 2, 4),           # any widths the file holds
+])
+def test_reader_rebuilt_from_its_export_reads_as_the_file_does(tmp_path: Path,
+                                                               widths: tuple[int, ...]) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    onnxruntime = pytest.importorskip("onnxruntime")
+    from vision.reader_training import (
+        STORED_SIZE,
+        _as_tensor,
+        _augment,
+        build_net,
+        export_onnx,
+        net_from_onnx,
+        net_widths,
+    )
+
+    torch.manual_seed(5)
+    net = build_net(widths=widths)
+    with torch.no_grad():  # batchnorm that folds into something unlike the identity
+        for module in net:
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    onnx_file = export_onnx(net, tmp_path / "reader.onnx")
+    stored = np.random.default_rng(6).integers(0, 256, (40, STORED_SIZE, STORED_SIZE, 3),
+                                               dtype=np.uint8)
+    rebuilt = net_from_onnx(onnx_file, stored)
+    assert net_widths(rebuilt.state_dict()) == widths
+    crops_in = _augment(_as_tensor(stored[:8]), None, train=False)
+    session = onnxruntime.InferenceSession(str(onnx_file))
+    expected = session.run(None, {"crops": crops_in.numpy()})[0]
+    with torch.no_grad():
+        rebuilt.eval()
+        got = rebuilt(crops_in).numpy()
+        # in training mode a batch's own statistics stand in for the running
+        # ones; on the calibration crops themselves they are the same
+        rebuilt.train()
+        rebuilt[-2].p = 0.0  # dropout off, to compare
+        got_training = rebuilt(_augment(_as_tensor(stored), None, train=False))[:8].numpy()
+    scale = float(np.abs(expected).max())
+    assert np.allclose(got, expected, atol=1e-4 * scale)
+    assert np.allclose(got_training, expected, atol=1e-3 * scale)
+    # and the net it rebuilt is not just any net: a fresh one reads otherwise
+    with torch.no_grad():
+        fresh = build_net(widths=widths).eval()(crops_in).numpy()
+    assert not np.allclose(fresh, expected, atol=1e-2 * scale)
+
+
+def test_rebuilding_refuses_an_onnx_file_that_is_not_a_reader(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.reader_training import net_from_onnx
+
+    path = tmp_path / "other.onnx"
+    torch.onnx.export(torch.nn.Linear(4, 2), (torch.zeros(1, 4),), str(path), dynamo=False)
+    with pytest.raises(ValueError, match="not an exported reader"):
+        net_from_onnx(path, np.zeros((1, 96, 96, 3), np.uint8))
+
+
+def test_reader_training_goes_on_from_an_exported_reader(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from vision.reader_training import extract, net_widths, train_reader
+    from vision.synth import generate_dataset
+
+    data = generate_dataset(tmp_path / "data", 2, seed=8, kind="tiles", size=(320, 192),
+                            workers=1)
+    crops_file = extract(data, tmp_path / "crops.npz", seed=8, workers=1)
+    widths = (4, 6, 8, 8, 10, 12, 14)
+    first = train_reader(crops_file, None, tmp_path / "first", epochs=1, batch=64,
+                         widths=widths, log=lambda _: None)
+    train_reader(crops_file, None, tmp_path / "second", epochs=1, batch=64, init=first,
+                 log=lambda _: None)
+    assert net_widths(torch.load(tmp_path / "second" / "best.pt")) == widths

@@ -178,6 +178,64 @@ def widen_net(net: Any, widths: Sequence[int], seed: int = 0) -> Any:
     return wide
 
 
+def net_from_onnx(path: str | Path, calibration: npt.NDArray[np.uint8]) -> Any:
+    """A trainable :func:`build_net` that reads as the exported reader at ``path`` does.
+
+    The export folds each batchnorm into its conv, so the file holds a conv
+    weight and bias per block.  Each block's batchnorm is rebuilt around the
+    statistics of its conv's output on ``calibration`` (stored crops, as
+    :func:`extract` saves them): its running mean and variance are those
+    statistics and its scale and shift undo them again.  In evaluation the net
+    then computes exactly what the file does; in training, where a batch's own
+    statistics replace the running ones, it computes nearly that, so
+    fine-tuning starts from the shipped reader rather than from a net whose
+    normalisation is unlike anything it was trained with."""
+    import onnx
+    from onnx import numpy_helper
+
+    torch = _torch()
+    model = onnx.load(str(path))
+    weights = {item.name: numpy_helper.to_array(item) for item in model.graph.initializer}
+    convs = [node for node in model.graph.node if node.op_type == "Conv"]
+    gemms = [node for node in model.graph.node if node.op_type == "Gemm"]
+    if len(convs) != len(_STRIDES) or len(gemms) != 1 or any(len(n.input) != 3 for n in convs):
+        raise ValueError(f"{path}: not an exported reader (expected {len(_STRIDES)} convs "
+                         "with folded batchnorm and one linear layer)")
+    conv_weights = [weights[node.input[1]] for node in convs]
+    conv_biases = [weights[node.input[2]] for node in convs]
+    linear_weight, linear_bias = weights[gemms[0].input[1]], weights[gemms[0].input[2]]
+    net = build_net(int(linear_bias.shape[0]), [w.shape[0] for w in conv_weights])
+    conv_layers = [m for m in net if isinstance(m, torch.nn.Conv2d)]
+    norm_layers = [m for m in net if isinstance(m, torch.nn.BatchNorm2d)]
+    outputs: list[list[Any]] = [[] for _ in conv_layers]
+    hooks = [conv.register_forward_hook(
+        lambda _m, _i, out, k=k: outputs[k].append(out.detach().transpose(0, 1).flatten(1)))
+        for k, conv in enumerate(conv_layers)]
+    with torch.no_grad():
+        for conv, norm, weight, bias in zip(conv_layers, norm_layers, conv_weights,
+                                            conv_biases, strict=True):
+            conv.weight.copy_(torch.from_numpy(weight.copy()))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(bias.copy()))
+        net[-1].weight.copy_(torch.from_numpy(linear_weight.copy()))
+        net[-1].bias.copy_(torch.from_numpy(linear_bias.copy()))
+        net.eval()
+        for start in range(0, len(calibration), 512):
+            net(_augment(_as_tensor(calibration[start : start + 512]), None, train=False))
+        for hook in hooks:
+            hook.remove()
+        for norm, seen, bias in zip(norm_layers, outputs, conv_biases, strict=True):
+            values = torch.cat(seen, 1)
+            mean, var = values.mean(1), values.var(1)
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            norm.weight.copy_(torch.sqrt(var + norm.eps))
+            norm.bias.copy_(torch.from_numpy(bias.copy()) + mean)
+    return net
+
+
 def _copies(old: int, new: int, generator: Any) -> tuple[Any, Any]:
     """For ``new`` channels made of ``old`` ones: which old channel each copies
     (the first ``old`` copy themselves), and shares that sum to one per old channel."""
@@ -277,8 +335,10 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
     """Train (resuming from OUT/last.pt if there) and export OUT/reader.onnx.
 
     ``crops_file``: one :func:`extract` file or several, trained on together.
-    ``init``: weights (a ``best.pt`` of an earlier run) to start from, with a
-    fresh schedule: a second, longer run goes on from the first's result.
+    ``init``: weights (a ``best.pt`` of an earlier run, or an exported
+    ``reader.onnx`` such as the shipped one, see :func:`net_from_onnx`) to
+    start from, with a fresh schedule: a second, longer run goes on from the
+    first's result.
     ``widths``: the blocks' channels (default: ``init``'s, else
     :data:`READER_WIDTHS`); wider than ``init``'s, the net starts as
     :func:`widen_net` of it, reading exactly as ``init`` did."""
@@ -301,12 +361,15 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
     if resumed is not None:
         net = build_net(widths=net_widths(resumed["net"]))
     elif init is not None:
-        start = torch.load(init)
-        net = build_net(widths=net_widths(start))
-        net.load_state_dict(start)
-        if widths is not None and tuple(widths) != net_widths(start):
+        if Path(init).suffix == ".onnx":
+            net = net_from_onnx(init, images[:: max(1, len(images) // 4096)])
+        else:
+            net = build_net(widths=net_widths(torch.load(init)))
+            net.load_state_dict(torch.load(init))
+        start_widths = net_widths(net.state_dict())
+        if widths is not None and tuple(widths) != start_widths:
             net = widen_net(net, widths, seed)
-            log(f"widened {init} from {net_widths(start)} to {tuple(widths)}")
+            log(f"widened {init} from {start_widths} to {tuple(widths)}")
     else:
         net = build_net(widths=widths if widths is not None else READER_WIDTHS)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)

@@ -47,6 +47,29 @@ TRUETYPE_FONTS: dict[str, tuple[str, str]] = {
                   "league-spartan/LeagueSpartan-Black.otf"),
     "humanist": ("lato/Lato-Bold.ttf", "lato/Lato-Black.ttf"),
     "humanist-narrow": ("open-sans/OpenSans-Semibold.ttf", "open-sans/OpenSans-CondBold.ttf"),
+    # More makers' faces, so a numeral is learnt as a shape and not as one
+    # face's: Helvetica and its narrow cut (URW's Nimbus Sans, fonts-urw-base35),
+    # Avant Garde (URW Gothic), Roboto and Roboto Condensed, Calibri's metric
+    # twin Carlito, the cockpit face B612, Andika (a 1 with a long flag),
+    # Oxygen and the squared technical Jura; and for card indices the
+    # Century Schoolbook, Palatino and Bookman that many decks print (URW's
+    # C059, P052, URW Bookman).
+    "helvetica": ("urw-base35/NimbusSans-Regular.otf", "urw-base35/NimbusSans-Bold.otf"),
+    "helvetica-narrow": ("urw-base35/NimbusSansNarrow-Regular.otf",
+                         "urw-base35/NimbusSansNarrow-Bold.otf"),
+    "gothic": ("urw-base35/URWGothic-Book.otf", "urw-base35/URWGothic-Demi.otf"),
+    "roboto": ("roboto/unhinted/RobotoTTF/Roboto-Medium.ttf",
+               "roboto/unhinted/RobotoTTF/Roboto-Black.ttf"),
+    "roboto-condensed": ("roboto/unhinted/RobotoCondensed-Regular.ttf",
+                         "roboto/unhinted/RobotoCondensed-Bold.ttf"),
+    "carlito": ("crosextra/Carlito-Regular.ttf", "crosextra/Carlito-Bold.ttf"),
+    "b612": ("b612/B612-Regular.otf", "b612/B612-Bold.otf"),
+    "andika": ("andika/Andika-Regular.ttf", "andika/Andika-Bold.ttf"),
+    "oxygen": ("oxygen/Oxygen-Sans.ttf", "oxygen/Oxygen-Sans-Bold.ttf"),
+    "technical": ("jura/Jura-Medium.otf", "jura/Jura-Bold.otf"),
+    "schoolbook": ("urw-base35/C059-Roman.otf", "urw-base35/C059-Bold.otf"),
+    "palatino": ("urw-base35/P052-Roman.otf", "urw-base35/P052-Bold.otf"),
+    "bookman": ("urw-base35/URWBookman-Light.otf", "urw-base35/URWBookman-Demi.otf"),
 }
 BOLD_FROM = 650
 """A TrueType face's bold file is used from this weight up."""
@@ -72,7 +95,8 @@ faces installed here (a seed gives the same images where the same are)."""
 SANS_FONTS: tuple[str, ...] = tuple(
     name for name in ("sans", "uni", "liberation-sans", "sans-narrow", "dejavu-sans",
                       "rounded-narrow", "rounded", "rounded-wide", "geometric", "humanist",
-                      "humanist-narrow")
+                      "humanist-narrow", "helvetica", "helvetica-narrow", "gothic", "roboto",
+                      "roboto-condensed", "carlito", "b612", "andika", "oxygen", "technical")
     if name in FONTS)
 """The plain upright sans faces (tile makers' numerals)."""
 
