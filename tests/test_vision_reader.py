@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,6 +186,21 @@ def test_reader_trains_on_several_crop_files_together(tmp_path: Path) -> None:
         train_reader([], None, tmp_path / "run2", epochs=1)
 
 
+def _with_random_batchnorm(net: Any) -> Any:
+    """``net`` with batchnorm statistics and affines unlike the identity, so a
+    check that a transformed net reads the same cannot pass by accident."""
+    import torch
+
+    with torch.no_grad():
+        for module in net:
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5)
+                module.running_var.uniform_(0.5, 2.0)
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    return net
+
+
 @pytest.mark.parametrize(("narrow", "wide"), [
     ((16, 32, 48, 48, 96, 96, 128), (16, 32, 48, 48, 144, 192, 256)),  # the shipped step
     ((4, 4, 4, 4, 4, 4, 4), (5, 9, 4, 12, 4, 7, 30)),                   # some blocks kept
@@ -196,14 +212,7 @@ def test_widened_reader_reads_exactly_as_the_narrow_one(narrow: tuple[int, ...],
     from vision.reader_training import build_net, net_widths, widen_net
 
     torch.manual_seed(3)
-    net = build_net(widths=narrow)
-    with torch.no_grad():  # batchnorm statistics that are not the identity
-        for module in net:
-            if isinstance(module, torch.nn.BatchNorm2d):
-                module.running_mean.uniform_(-0.5, 0.5)
-                module.running_var.uniform_(0.5, 2.0)
-                module.weight.uniform_(0.5, 1.5)
-                module.bias.uniform_(-0.2, 0.2)
+    net = _with_random_batchnorm(build_net(widths=narrow))
     net.eval()
     widened = widen_net(net, wide, seed=4).eval()
     assert net_widths(widened.state_dict()) == wide
@@ -382,14 +391,7 @@ def test_reader_rebuilt_from_its_export_reads_as_the_file_does(tmp_path: Path,
     )
 
     torch.manual_seed(5)
-    net = build_net(widths=widths)
-    with torch.no_grad():  # batchnorm that folds into something unlike the identity
-        for module in net:
-            if isinstance(module, torch.nn.BatchNorm2d):
-                module.running_mean.uniform_(-0.5, 0.5)
-                module.running_var.uniform_(0.5, 2.0)
-                module.weight.uniform_(0.5, 1.5)
-                module.bias.uniform_(-0.2, 0.2)
+    net = _with_random_batchnorm(build_net(widths=widths))
     onnx_file = export_onnx(net, tmp_path / "reader.onnx")
     stored = np.random.default_rng(6).integers(0, 256, (40, STORED_SIZE, STORED_SIZE, 3),
                                                dtype=np.uint8)

@@ -207,10 +207,18 @@ def net_from_onnx(path: str | Path, calibration: npt.NDArray[np.uint8]) -> Any:
     net = build_net(int(linear_bias.shape[0]), [w.shape[0] for w in conv_weights])
     conv_layers = [m for m in net if isinstance(m, torch.nn.Conv2d)]
     norm_layers = [m for m in net if isinstance(m, torch.nn.BatchNorm2d)]
-    outputs: list[list[Any]] = [[] for _ in conv_layers]
-    hooks = [conv.register_forward_hook(
-        lambda _m, _i, out, k=k: outputs[k].append(out.detach().transpose(0, 1).flatten(1)))
-        for k, conv in enumerate(conv_layers)]
+    # per conv: output values seen per channel, their sum and their sum of squares
+    moments = [[0, torch.zeros(len(w), dtype=torch.float64),
+                torch.zeros(len(w), dtype=torch.float64)] for w in conv_weights]
+
+    def record(k: int, out: Any) -> None:
+        values = out.detach().transpose(0, 1).flatten(1).double()
+        moments[k][0] += values.shape[1]
+        moments[k][1] += values.sum(1)
+        moments[k][2] += (values * values).sum(1)
+
+    hooks = [conv.register_forward_hook(lambda _m, _i, out, k=k: record(k, out))
+             for k, conv in enumerate(conv_layers)]
     with torch.no_grad():
         for conv, norm, weight, bias in zip(conv_layers, norm_layers, conv_weights,
                                             conv_biases, strict=True):
@@ -226,9 +234,11 @@ def net_from_onnx(path: str | Path, calibration: npt.NDArray[np.uint8]) -> Any:
             net(_augment(_as_tensor(calibration[start : start + 512]), None, train=False))
         for hook in hooks:
             hook.remove()
-        for norm, seen, bias in zip(norm_layers, outputs, conv_biases, strict=True):
-            values = torch.cat(seen, 1)
-            mean, var = values.mean(1), values.var(1)
+        for norm, (count, total, squares), bias in zip(norm_layers, moments, conv_biases,
+                                                       strict=True):
+            mean = total / max(count, 1)
+            var = (squares / max(count, 1) - mean * mean).clamp(min=0.0)
+            mean, var = mean.float(), var.float()
             norm.running_mean.copy_(mean)
             norm.running_var.copy_(var)
             norm.weight.copy_(torch.sqrt(var + norm.eps))
@@ -364,8 +374,9 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
         if Path(init).suffix == ".onnx":
             net = net_from_onnx(init, images[:: max(1, len(images) // 4096)])
         else:
-            net = build_net(widths=net_widths(torch.load(init)))
-            net.load_state_dict(torch.load(init))
+            start = torch.load(init)
+            net = build_net(widths=net_widths(start))
+            net.load_state_dict(start)
         start_widths = net_widths(net.state_dict())
         if widths is not None and tuple(widths) != start_widths:
             net = widen_net(net, widths, seed)
