@@ -1,7 +1,9 @@
 """Procedural glyphs and shapes: masks in [0, 1], drawn supersampled.
 
-Everything here is drawn with OpenCV's built-in Hershey fonts and polygons,
-so nothing is downloaded and rendering is byte-for-byte reproducible.
+Everything here is drawn with OpenCV's built-in faces, the TrueType and
+OpenType faces of Debian's fonts-* packages (installed by ``.ci/run``; a face
+that is not installed is left out of :data:`FONTS`), strokes and polygons, so
+nothing is downloaded and a seed gives the same images where the same faces are.
 """
 
 from __future__ import annotations
