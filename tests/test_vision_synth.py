@@ -131,26 +131,72 @@ def test_six_and_nine_carry_an_up_mark(seed: int) -> None:
     assert not np.allclose(turned, nine.image, atol=30)
 
 
+def _ink_in(card: Any, design: Any, corners: Any) -> Any:
+    x1, y1 = np.floor(corners.min(axis=0)).astype(int)
+    x2, y2 = np.ceil(corners.max(axis=0)).astype(int)
+    patch = card.image[max(0, y1) : y2, max(0, x1) : x2]
+    return np.abs(patch - np.asarray(design.paper, np.float32)).max(axis=2) > 60
+
+
+@pytest.mark.parametrize("four", [False, True])
 @pytest.mark.parametrize("label", ["AS", "10H", "QD", "7C", "JK"])
-def test_card_index_boxes(label: str) -> None:
-    design = random_design(np.random.default_rng(len(label)))
+def test_card_index_boxes(label: str, four: bool) -> None:
+    design = dataclasses.replace(random_design(np.random.default_rng(len(label))),
+                                 four_indices=four)
     card = render_card(label, design, 240)
     h, w = card.alpha.shape
-    assert len(card.indices) == 2
-    top, bottom = card.indices
+    assert len(card.indices) == (4 if four else 2)
+    top, bottom = card.indices[:2]
     # the top-left index sits in the top-left corner, its twin is turned round
     assert top.max(axis=0)[0] < w / 2 and top.max(axis=0)[1] < h / 2
     assert np.allclose(sorted(map(tuple, bottom)), sorted(map(tuple, np.array([w, h]) - top)))
-    x1, y1 = np.floor(top.min(axis=0)).astype(int)
-    x2, y2 = np.ceil(top.max(axis=0)).astype(int)
-    patch = card.image[max(0, y1) : y2, max(0, x1) : x2]
-    paper = np.asarray(design.paper, np.float32)
-    ink = np.abs(patch - paper).max(axis=2) > 60
+    ink = _ink_in(card, design, top)
     assert ink.mean() > 0.1, "the index box holds the printed rank and suit"
     # the ink touches the box on every side (within the small padding): the box is tight
     rows, cols = np.nonzero(ink)
     assert rows.min() <= 3 and cols.min() <= 3
     assert rows.max() >= ink.shape[0] - 4 and cols.max() >= ink.shape[1] - 4
+    if four:
+        right, left_bottom = card.indices[2:]
+        # top right: the same upright index, as far from the right edge as the first is
+        # from the left; its twin turned round at the bottom left
+        assert right.min(axis=0)[0] > w / 2 and right.max(axis=0)[1] < h / 2
+        assert right.max(axis=0)[0] == pytest.approx(w - top.min(axis=0)[0], abs=2)
+        assert np.allclose(sorted(map(tuple, left_bottom)),
+                           sorted(map(tuple, np.array([w, h]) - right)))
+        moved = _ink_in(card, design, right)
+        assert moved.shape == ink.shape and (moved == ink).mean() > 0.97
+    else:
+        # no index where a four-index deck prints its third
+        shifted = top + np.array([(w - top.max(axis=0)[0] - top.min(axis=0)[0], 0.0)])
+        there = _ink_in(card, design, shifted)
+        assert there.shape != ink.shape or (there == ink).mean() < 0.9
+
+
+@pytest.mark.parametrize("rank", ["J", "Q"])
+def test_german_decks_letter_their_court_cards_but_keep_the_label(rank: str) -> None:
+    english = dataclasses.replace(random_design(np.random.default_rng(5)), court_letters="JQK")
+    german = dataclasses.replace(english, court_letters="BDK")
+    label = rank + "H"
+    inks = [_ink_in(render_card(label, d, 240), d, render_card(label, d, 240).indices[0])
+            for d in (english, german)]
+    assert inks[0].shape != inks[1].shape or (inks[0] != inks[1]).mean() > 0.1
+    # a king is a K in both
+    kings = [_ink_in(render_card("KH", d, 240), d, render_card("KH", d, 240).indices[0])
+             for d in (english, german)]
+    assert kings[0].shape == kings[1].shape and (kings[0] == kings[1]).all()
+
+
+@pytest.mark.parametrize("gap", [0.03, 0.4])
+def test_the_suit_sits_its_decks_gap_below_the_rank(gap: float) -> None:
+    design = dataclasses.replace(random_design(np.random.default_rng(6)), suit_gap=gap,
+                                 four_indices=False)
+    card = render_card("5S", design, 400)
+    ink = _ink_in(card, design, card.indices[0])
+    rows = np.nonzero(ink.any(axis=1))[0]
+    blank = np.diff(rows).max() - 1  # the empty rows between the rank and the suit
+    rank_height = design.index_height * 400
+    assert blank == pytest.approx(gap * rank_height, abs=2.5)
 
 
 def test_yolo_labels_match_the_jsonl(tmp_path: Path) -> None:

@@ -1,8 +1,11 @@
 """French playing cards drawn upright: deck designs, corner indices, pips, court cards.
 
 Each card reports where its corner indices are (rank over suit, top left, and
-the same turned round at the bottom right): those are the boxes a detector
-learns (CONTRACT.md: a card's box covers its printed corner index).
+the same turned round at the bottom right; four-index decks, common for Rommé
+and canasta, print them in the other two corners too): those are the boxes a
+detector learns (CONTRACT.md: a card's box covers its printed corner index).
+German and Austrian decks letter their court cards B, D, K (Bube, Dame,
+König); the label stays the contract's J, Q, K.
 """
 
 from __future__ import annotations
@@ -67,6 +70,10 @@ class DeckDesign:
     court_colours: tuple[Colour, Colour, Colour]
     suit_variant: int
     back: Colour
+    suit_gap: float = 0.12  # space between rank and suit / rank height
+    suit_centred: bool = True  # the suit centred under the rank, or flush with its left edge
+    four_indices: bool = False  # indices in all four corners
+    court_letters: str = "JQK"  # the printed letters of J, Q, K ("BDK" in German decks)
 
 
 def random_design(rng: np.random.Generator) -> DeckDesign:
@@ -94,6 +101,10 @@ def random_design(rng: np.random.Generator) -> DeckDesign:
         suit_variant=int(rng.integers(0, 3)),
         back=jitter(tuple(float(v) for v in rng.choice([(140, 40, 30), (40, 40, 160),
                                                          (60, 90, 40)])), 15),  # type: ignore[arg-type]
+        suit_gap=rng.uniform(0.03, 0.4),
+        suit_centred=bool(rng.random() < 0.6),
+        four_indices=bool(rng.random() < 0.3),
+        court_letters="BDK" if rng.random() < 0.15 else "JQK",
     )
 
 
@@ -128,13 +139,14 @@ def _draw_index(layer: Image, cover: Mask, design: DeckDesign, rank: str, suit: 
             y += lh * 1.12
         x1, y1 = x0 + lw, y - lh * 0.12
     else:
-        rw = rh * text_aspect(rank, design.font, design.weight) * design.index_stretch
-        rank_mask = text_mask(rank, design.font, design.weight, round(rh), max(1, round(rw)))
+        printed = design.court_letters["JQK".index(rank)] if rank in "JQK" else rank
+        rw = rh * text_aspect(printed, design.font, design.weight) * design.index_stretch
+        rank_mask = text_mask(printed, design.font, design.weight, round(rh), max(1, round(rw)))
         paint(layer, rank_mask, colour, round(x0), round(y0))
         sh = rh * design.suit_scale
         sw = sh * 0.85
-        sx = x0 + rank_mask.shape[1] / 2 - sw / 2
-        sy = y0 + rank_mask.shape[0] + rh * 0.12
+        sx = x0 + (rank_mask.shape[1] / 2 - sw / 2 if design.suit_centred else 0.0)
+        sy = y0 + rank_mask.shape[0] + rh * design.suit_gap
         paint(layer, suit_mask(suit, max(2, round(sh)), max(2, round(sw)), design.suit_variant),
               colour, round(sx), round(sy))
         x1 = max(x0 + rank_mask.shape[1], round(sx) + round(sw))
@@ -199,11 +211,12 @@ def render_card(label: str, design: DeckDesign, height: int) -> CardRender:
         paint(img, ring.clip(0, 1), design.black, opacity=0.5)
     rank, suit = ("JK", "S") if label == "JK" else (label[:-1], label[-1])
     # The middle: pips, one big ace, a court figure, or the joker's jester star.
-    left, right = w * 0.26, w * 0.74
+    # four-index decks keep their pips off the two extra indices
+    left, right = (w * 0.34, w * 0.66) if design.four_indices else (w * 0.26, w * 0.74)
     top, bottom = h * 0.17, h * 0.83
     colour = _suit_colour(design, suit)
     if rank in _PIPS:
-        ph = design.pip_scale * h
+        ph = design.pip_scale * h * (0.8 if design.four_indices else 1.0)
         pw = ph * 0.85
         for px, py in _PIPS[rank]:
             cx, cy = left + px * (right - left), top + ph / 2 + py * (bottom - top - ph)
@@ -235,12 +248,27 @@ def render_card(label: str, design: DeckDesign, height: int) -> CardRender:
         cover *= (layer_grey > 0).astype(np.float32)
     both_cover = np.maximum(cover, cover[::-1, ::-1])
     both_layer = layer + layer[::-1, ::-1]
+    if design.four_indices:
+        # the top-right index is the top-left one moved, not mirrored: glyphs read upright
+        moved = np.zeros_like(cover)
+        moved_layer = np.zeros_like(layer)
+        x0, y0, x1, y1 = (int(v) for v in (*corners.min(axis=0), *corners.max(axis=0)))
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w - 1, x1), min(h - 1, y1)
+        dx = w - x1 - 1 - x0
+        moved[y0 : y1 + 1, x0 + dx : x1 + 1 + dx] = cover[y0 : y1 + 1, x0 : x1 + 1]
+        moved_layer[y0 : y1 + 1, x0 + dx : x1 + 1 + dx] = layer[y0 : y1 + 1, x0 : x1 + 1]
+        both_cover = np.maximum(both_cover, np.maximum(moved, moved[::-1, ::-1]))
+        both_layer = both_layer + moved_layer + moved_layer[::-1, ::-1]
     colour_layer = np.where(both_cover[..., None] > 0, both_layer / np.maximum(
         both_cover[..., None], 1e-3), 0.0)
     img = img * (1 - both_cover[..., None]) + colour_layer * both_cover[..., None]
     other = np.array([(w, h)]) - corners
+    indices: tuple[Points, ...] = (corners, other[[2, 3, 0, 1]])
+    if design.four_indices:
+        right = corners + np.array([(dx, 0.0)])
+        indices += (right, (np.array([(w, h)]) - right)[[2, 3, 0, 1]])
     img *= alpha[..., None]
-    return CardRender(img.astype(np.float32), alpha, outline, (corners, other[[2, 3, 0, 1]]))
+    return CardRender(img.astype(np.float32), alpha, outline, indices)
 
 
 @lru_cache(maxsize=16)
