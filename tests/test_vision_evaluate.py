@@ -158,3 +158,41 @@ def test_one_labelled_kind_has_no_breakdown(predicted: Detections) -> None:
     assert result.precision == 1 / len(predicted)
     assert result.to_json()["by_kind"] == {}
     assert "tiles:" not in result.to_text()
+
+
+def _square(label: str, x: float, side: float) -> tuple[str, list[float], float]:
+    return (label, [x, 0, x + side, side], 1.0)
+
+
+# items of longer side 10, 20, 40 and 200 px (a 10 x 40 box counts as 40)
+SIZED_TRUTH = dets([_square("R1", 0, 10), _square("R2", 300, 20), ("R3", [600, 0, 610, 40], 1),
+                    _square("R4", 900, 200)])
+
+BY_SIZE_CASES = [
+    # name, predictions, {group: (labelled, found, identity)}
+    ("all right", [_square("R1", 0, 10), _square("R2", 300, 20), ("R3", [600, 0, 610, 40], 0.9),
+                   _square("R4", 900, 200)],
+     {"0-16 px": (1, 1, 1), "16-32 px": (1, 1, 1), "32-64 px": (1, 1, 1), "128+ px": (1, 1, 1)}),
+    # the small one missed, the tall thin one misread
+    ("small missed, thin misread", [_square("R2", 300, 20), ("R9", [600, 0, 610, 40], 0.9),
+                                    _square("R4", 900, 200)],
+     {"0-16 px": (1, 0, 0), "16-32 px": (1, 1, 1), "32-64 px": (1, 1, 0), "128+ px": (1, 1, 1)}),
+    ("nothing", [], {"0-16 px": (1, 0, 0), "16-32 px": (1, 0, 0), "32-64 px": (1, 0, 0),
+                     "128+ px": (1, 0, 0)}),
+]
+
+
+@pytest.mark.parametrize(("name", "predicted", "groups"), BY_SIZE_CASES,
+                         ids=[c[0] for c in BY_SIZE_CASES])
+def test_figures_by_box_size(name: str, predicted: list[tuple[str, list[float], float]],
+                             groups: dict[str, tuple[int, float, float]]) -> None:
+    result = evaluate([(SIZED_TRUTH, dets(predicted))])
+    shown = {group.name: (group.labelled, group.found, group.right)
+             for group in result.by_size if group.labelled}
+    assert shown == groups
+    # the groups add up to the whole set
+    assert sum(group.labelled for group in result.by_size) == result.labelled
+    assert sum(group.right for group in result.by_size) == round(result.identity * 4)
+    rows = result.to_json()["by_size"]
+    assert [row["longer_side_px"] for row in rows] == [[0, 16], [16, 32], [32, 64], [128, None]]
+    assert "by box size" in result.to_text() and "128+ px" in result.to_text()

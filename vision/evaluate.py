@@ -15,7 +15,10 @@ Definitions (per set):
 * confusions = the most common (true label, predicted label) pairs among matches;
 * by kind: where a set labels tiles and cards, the same figures for each kind
   alone, labels and predictions of the other kind left out (so a card box on a
-  tile is a miss among the tiles and a false alarm among the cards).
+  tile is a miss among the tiles and a false alarm among the cards);
+* by size: found and identity of the labelled items grouped by their box's
+  longer side in the image's pixels (:data:`SIZE_EDGES`), to tell items too
+  small to read from items the model should have read.
 """
 
 from __future__ import annotations
@@ -33,7 +36,25 @@ from vision.detections import Detections, ImageDetections, iou_matrix, read_json
 from vision.labels import KINDS
 
 IOU_THRESHOLD = 0.5
+SIZE_EDGES = (16, 32, 64, 128)
+"""Bounds of the size groups (a labelled box's longer side, pixels): under 16,
+16-32, 32-64, 64-128, 128 and over."""
 Predictor = Callable[[npt.NDArray[np.uint8]], Detections]
+
+
+@dataclass(frozen=True)
+class SizeGroup:
+    """Labelled items whose box's longer side lies in [low, high) pixels."""
+
+    low: float
+    high: float
+    labelled: int
+    found: int
+    right: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.low:g}+ px" if self.high == np.inf else f"{self.low:g}-{self.high:g} px"
 
 
 @dataclass(frozen=True)
@@ -49,6 +70,7 @@ class Evaluation:
     confusions: tuple[tuple[str, str, int], ...] = field(default=())
     per_class_ap: tuple[tuple[str, float], ...] = field(default=())
     by_kind: tuple[tuple[str, Evaluation], ...] = field(default=())
+    by_size: tuple[SizeGroup, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -64,6 +86,12 @@ class Evaluation:
             "by_kind": {kind: {key: value for key, value in part.to_json().items()
                                if key not in ("set", "images", "by_kind")}
                         for kind, part in self.by_kind},
+            "by_size": [{"longer_side_px": [group.low, None if group.high == np.inf
+                                            else group.high],
+                         "labelled": group.labelled,
+                         "found": round(group.found / group.labelled, 4),
+                         "identity": round(group.right / group.labelled, 4)}
+                        for group in self.by_size if group.labelled],
         }
 
     def to_text(self) -> str:
@@ -76,6 +104,12 @@ class Evaluation:
         lines.extend(f"  {kind + 's:':<7}{part.labelled:>5} labelled  found {part.found:.3f}  "
                      f"identity {part.identity:.3f}  precision {part.precision:.3f}  "
                      f"mAP50 {part.map50:.3f}" for kind, part in self.by_kind)
+        if any(group.labelled for group in self.by_size):
+            lines.append("  by box size (longer side):")
+            lines.extend(f"    {group.name:<11}{group.labelled:>6} labelled  "
+                         f"found {group.found / group.labelled:.3f}  "
+                         f"identity {group.right / group.labelled:.3f}"
+                         for group in self.by_size if group.labelled)
         if self.confusions:
             lines.append("  most common mistakes (true -> predicted):")
             lines.extend(f"    {t:>6} -> {p:<6} {n}" for t, p, n in self.confusions)
@@ -134,17 +168,25 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
     labelled = sum(len(t) for t, _ in pairs)
     predicted = sum(len(p) for _, p in pairs)
     found = right = 0
+    edges = np.array([0.0, *SIZE_EDGES, np.inf])
+    size_counts = np.zeros((3, len(edges) - 1), np.int64)  # labelled, found, right
     confusions: Counter[tuple[str, str]] = Counter()
     # per class: (confidence, is true positive) of each prediction, and the count of items
     scored: dict[str, list[tuple[float, bool]]] = {}
     counts: Counter[str] = Counter()
     for truth, pred in pairs:
+        sides = (np.maximum(truth.boxes[:, 2] - truth.boxes[:, 0],
+                            truth.boxes[:, 3] - truth.boxes[:, 1]) if len(truth) else np.zeros(0))
+        groups = np.searchsorted(edges, sides, side="right") - 1
+        np.add.at(size_counts[0], groups, 1)
         for t, p in match(truth, pred):
             found += 1
+            size_counts[1, groups[t]] += 1
             tk = _key(truth.labels[t], truth.kinds[t])
             pk = _key(pred.labels[p], pred.kinds[p])
             if tk == pk:
                 right += 1
+                size_counts[2, groups[t]] += 1
             else:
                 confusions[(tk, pk)] += 1
         truth_keys = [_key(lab, k) for lab, k in zip(truth.labels, truth.kinds, strict=True)]
@@ -177,6 +219,8 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
         map50=float(np.mean([ap for _, ap in aps])) if aps else 0.0,
         confusions=tuple((t, p, n) for (t, p), n in confusions.most_common(top_confusions)),
         per_class_ap=tuple(aps),
+        by_size=tuple(SizeGroup(float(edges[i]), float(edges[i + 1]), *map(int, size_counts[:, i]))
+                      for i in range(len(edges) - 1)),
     )
 
 
