@@ -100,6 +100,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         finder=args.stage == "finder",
         cache=args.cache,
         scale=args.scale,
+        warmup_epochs=args.warmup,
     )
     if args.export:
         best = _vision("detector").export_onnx(best)
@@ -206,6 +207,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                        help="finder: train on --imgsz crops of the images resized by this "
                        "(e.g. 0.75: small card indices stay findable); the model then runs "
                        "at the frame's long side times it")
+    train.add_argument("--warmup", type=float, default=None,
+                       help="finder: epochs of learning-rate warm-up (ultralytics' default 3; "
+                       "a short fine-tune of trained weights wants 0 or a fraction)")
     train.add_argument("--lr", type=float, default=3e-3, help="reader: peak learning rate")
     train.add_argument("--init", default=None,
                        help="reader: weights to start from: an earlier run's best.pt, or an "

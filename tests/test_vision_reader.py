@@ -348,9 +348,12 @@ def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
     assert main(["train", "--stage", "finder", "--data", str(data), "--out",
                  str(tmp_path / "finder"), "--epochs", "1", "--imgsz", "128", "--scale", "0.5",
                  "--batch", "4", "--workers", "0", "--device", "cpu", "--export",
-                 "--json"]) == 0
+                 "--warmup", "0.5", "--json"]) == 0
     finder = Path(json.loads(capsys.readouterr().out.strip().splitlines()[-1])["weights"])
     assert finder.suffix == ".onnx"
+    # the warm-up asked for reached ultralytics (its default is 3 epochs)
+    run_args = (tmp_path / "finder" / "train" / "args.yaml").read_text()
+    assert "warmup_epochs: 0.5\n" in run_args
     with pytest.raises(ModelError, match="reader"):
         Detector(finder)  # a finder without its reader is refused, not run half-blind
     reader_path(finder).write_bytes(reader_onnx.read_bytes())

@@ -355,7 +355,7 @@ def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int 
           imgsz: int = 960, model: str | None = None, resume: bool = False,
           val: str | Path | None = None, batch: int = 16, workers: int | None = None,
           device: str | None = None, seed: int = 0, patience: int = 50, finder: bool = False,
-          cache: bool = False, scale: float = 1.0) -> Path:
+          cache: bool = False, scale: float = 1.0, warmup_epochs: float | None = None) -> Path:
     """Train (or resume) a detector; returns the best weights' path.
 
     ``finder`` trains the two-class finder of the two-stage model (its reader is
@@ -368,6 +368,11 @@ def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int 
     resized by ``scale`` (see :func:`kind_dataset`); the frame size it should
     then be run at (the rendered frame's long side times ``scale``) is stamped
     into the weights and read by :class:`Detector` and :func:`export_onnx`.
+
+    ``warmup_epochs`` overrides ultralytics' three epochs of warm-up, whose
+    bias learning rate starts at 0.1: right for a net that starts from
+    nothing, but in a short fine-tune of trained weights it unsettles their
+    confidences (0 or a fraction of an epoch there).
     """
     import json
 
@@ -427,6 +432,7 @@ def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int 
             patience=patience, amp=device != "cpu", verbose=True,
             # the last third without mosaic, as the camera sees whole frames
             close_mosaic=min(10, max(1, epochs // 3)),
+            **({} if warmup_epochs is None else {"warmup_epochs": warmup_epochs}),
         )
     best = run_dir / "weights" / "best.pt"
     stamp = out / "inference.json"
