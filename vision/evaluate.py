@@ -56,6 +56,14 @@ class SizeGroup:
     def name(self) -> str:
         return f"{self.low:g}+ px" if self.high == np.inf else f"{self.low:g}-{self.high:g} px"
 
+    @property
+    def found_share(self) -> float:
+        return self.found / self.labelled if self.labelled else 0.0
+
+    @property
+    def identity(self) -> float:
+        return self.right / self.labelled if self.labelled else 0.0
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -89,8 +97,8 @@ class Evaluation:
             "by_size": [{"longer_side_px": [group.low, None if group.high == np.inf
                                             else group.high],
                          "labelled": group.labelled,
-                         "found": round(group.found / group.labelled, 4),
-                         "identity": round(group.right / group.labelled, 4)}
+                         "found": round(group.found_share, 4),
+                         "identity": round(group.identity, 4)}
                         for group in self.by_size if group.labelled],
         }
 
@@ -107,8 +115,7 @@ class Evaluation:
         if any(group.labelled for group in self.by_size):
             lines.append("  by box size (longer side):")
             lines.extend(f"    {group.name:<11}{group.labelled:>6} labelled  "
-                         f"found {group.found / group.labelled:.3f}  "
-                         f"identity {group.right / group.labelled:.3f}"
+                         f"found {group.found_share:.3f}  identity {group.identity:.3f}"
                          for group in self.by_size if group.labelled)
         if self.confusions:
             lines.append("  most common mistakes (true -> predicted):")
@@ -167,7 +174,6 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
            ) -> Evaluation:
     labelled = sum(len(t) for t, _ in pairs)
     predicted = sum(len(p) for _, p in pairs)
-    found = right = 0
     edges = np.array([0.0, *SIZE_EDGES, np.inf])
     size_counts = np.zeros((3, len(edges) - 1), np.int64)  # labelled, found, right
     confusions: Counter[tuple[str, str]] = Counter()
@@ -180,12 +186,10 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
         groups = np.searchsorted(edges, sides, side="right") - 1
         np.add.at(size_counts[0], groups, 1)
         for t, p in match(truth, pred):
-            found += 1
             size_counts[1, groups[t]] += 1
             tk = _key(truth.labels[t], truth.kinds[t])
             pk = _key(pred.labels[p], pred.kinds[p])
             if tk == pk:
-                right += 1
                 size_counts[2, groups[t]] += 1
             else:
                 confusions[(tk, pk)] += 1
@@ -199,6 +203,7 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
             hits = {p for _, p in sub_pairs}
             scored.setdefault(cls, []).extend(
                 (float(pred.confidences[p_idx[j]]), j in hits) for j in range(len(p_idx)))
+    found, right = int(size_counts[1].sum()), int(size_counts[2].sum())
     aps = []
     for cls in sorted(counts):
         rows = sorted(scored.get(cls, []), key=lambda row: -row[0])
