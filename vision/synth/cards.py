@@ -248,7 +248,7 @@ def render_card(label: str, design: DeckDesign, height: int) -> CardRender:
         cover *= (layer_grey > 0).astype(np.float32)
     both_cover = np.maximum(cover, cover[::-1, ::-1])
     both_layer = layer + layer[::-1, ::-1]
-    extra: tuple[Points, ...] = ()
+    upright = [corners]  # the indices printed upright; each has a half-turned twin
     if design.four_indices:
         # the top-right index is the top-left one moved, not mirrored: glyphs read upright
         moved = np.zeros_like(cover)
@@ -260,15 +260,14 @@ def render_card(label: str, design: DeckDesign, height: int) -> CardRender:
         moved_layer[y0 : y1 + 1, x0 + dx : x1 + 1 + dx] = layer[y0 : y1 + 1, x0 : x1 + 1]
         both_cover = np.maximum(both_cover, np.maximum(moved, moved[::-1, ::-1]))
         both_layer = both_layer + moved_layer + moved_layer[::-1, ::-1]
-        right = corners + np.array([(dx, 0.0)])
-        extra = (right, (np.array([(w, h)]) - right)[[2, 3, 0, 1]])
+        upright.append(corners + np.array([(dx, 0.0)]))
     colour_layer = np.where(both_cover[..., None] > 0, both_layer / np.maximum(
         both_cover[..., None], 1e-3), 0.0)
     img = img * (1 - both_cover[..., None]) + colour_layer * both_cover[..., None]
-    other = np.array([(w, h)]) - corners
     img *= alpha[..., None]
-    return CardRender(img.astype(np.float32), alpha, outline,
-                      (corners, other[[2, 3, 0, 1]], *extra))
+    indices = tuple(box for points in upright
+                    for box in (points, (np.array([(w, h)]) - points)[[2, 3, 0, 1]]))
+    return CardRender(img.astype(np.float32), alpha, outline, indices)
 
 
 @lru_cache(maxsize=16)
