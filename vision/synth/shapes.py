@@ -111,16 +111,26 @@ class StrokeFace:
     """Numerals drawn as strokes with round ends, as many tile makers print them:
     no font file, and the shapes that tell 1 from 7 and 4 from 9 set per face."""
 
-    flag: float  # the 1's flag, as a share of the numeral's height
+    flag: float  # the 1's flag, as a share of the numeral's height (0: a bare stem)
     base: bool  # the 1 stands on a foot
     seven_bow: float  # how far the 7's stem bows out (0: straight)
     open_four: bool  # the 4's two strokes do not meet at the top
+    seven_bar: bool = False  # the 7 is crossed, as handwriting on the Continent does
+    seven_foot: float = 0.3  # where the 7's stem ends, as a share of the digit's width
 
 
 STROKE_FONTS: dict[str, StrokeFace] = {
     "stroke": StrokeFace(flag=0.16, base=False, seven_bow=0.0, open_four=False),
     "stroke-flag": StrokeFace(flag=0.34, base=True, seven_bow=0.14, open_four=True),
     "stroke-long": StrokeFace(flag=0.3, base=False, seven_bow=0.06, open_four=False),
+    # The pairs a reader confuses, drawn close: a crossed 7 beside a 1 with a
+    # foot, a 1 with no flag at all, and a steep 7 that is little more than
+    # a 1 with a long flag, so the top bar's length is what tells them apart.
+    "stroke-euro": StrokeFace(flag=0.32, base=True, seven_bow=0.0, open_four=True,
+                              seven_bar=True, seven_foot=0.36),
+    "stroke-plain": StrokeFace(flag=0.0, base=False, seven_bow=0.0, open_four=False),
+    "stroke-steep": StrokeFace(flag=0.24, base=False, seven_bow=-0.03, open_four=False,
+                               seven_foot=0.62),
 }
 """Tile numeral faces drawn here (other characters fall back to ``sans``)."""
 
@@ -149,7 +159,9 @@ def _stroke_paths(digit: str, face: StrokeFace) -> list[list[tuple[float, float]
         return [_arc(w / 2, 0.5, w / 2, 0.5, 0, 360, 48)]
     if digit == "1":
         stem = 0.62 * w
-        paths = [[(stem, 0.0), (stem, 1.0)], [(stem, 0.0), (stem - face.flag, face.flag * 0.8)]]
+        paths = [[(stem, 0.0), (stem, 1.0)]]
+        if face.flag > 0:
+            paths.append([(stem, 0.0), (stem - face.flag, face.flag * 0.8)])
         return paths + ([[(0.12 * w, 1.0), (w, 1.0)]] if face.base else [])
     if digit == "2":
         return [[*_arc(w / 2, 0.27, 0.46 * w, 0.27, 195, 400), (0.02, 1.0), (w, 1.0)]]
@@ -171,9 +183,13 @@ def _stroke_paths(digit: str, face: StrokeFace) -> list[list[tuple[float, float]
             return six
         return [[(w - x, 1.0 - y) for x, y in path] for path in six]
     if digit == "7":
-        top, foot = (w, 0.0), (0.3 * w, 1.0)
+        top, foot = (w, 0.0), (face.seven_foot * w, 1.0)
         bow = ((top[0] + foot[0]) / 2 + face.seven_bow, 0.5)
-        return [[(0.0, 0.0), top], _bezier(top, bow, foot)]
+        paths = [[(0.0, 0.0), top], _bezier(top, bow, foot)]
+        if face.seven_bar:
+            middle = (top[0] + foot[0]) / 2 + face.seven_bow / 2
+            paths.append([(middle - 0.34 * w, 0.52), (middle + 0.3 * w, 0.52)])
+        return paths
     if digit == "8":
         return [_arc(w / 2, 0.25, 0.4 * w, 0.25, 0, 360, 40),
                 _arc(w / 2, 0.73, 0.5 * w, 0.27, 0, 360, 40)]
