@@ -187,6 +187,8 @@ def _stroke_paths(digit: str, face: StrokeFace) -> list[list[tuple[float, float]
         bow = ((top[0] + foot[0]) / 2 + face.seven_bow, 0.5)
         paths = [[(0.0, 0.0), top], _bezier(top, bow, foot)]
         if face.seven_bar:
+            # where the stem is at mid-height: a quadratic curve's midpoint
+            # lies halfway between its chord's middle and its control point
             middle = (top[0] + foot[0]) / 2 + face.seven_bow / 2
             paths.append([(middle - 0.34 * w, 0.52), (middle + 0.3 * w, 0.52)])
         return paths
