@@ -5,11 +5,14 @@ The shipped model is two-stage (vision/reader.py): the finder (YOLO, two
 classes) and the reader (crop classifier, ONNX in both paths).  Timed per
 frame, after warm-up:
 
-* ``finder``: the finder alone, ``models/tabletop.onnx`` through ONNX Runtime
-  against ``models/tabletop.pt`` through ``YOLO.predict`` (letterbox, NMS and
-  the copy back to pixels included in both);
-* ``whole``: finder + reader, the complete ``Detector(image)`` call, one
-  reader crop per box (the live pipeline's setting);
+* ``finder``: the finder alone, one pass at the base input size,
+  ``models/tabletop.onnx`` through ONNX Runtime against ``models/tabletop.pt``
+  through ``YOLO.predict`` (letterbox, NMS and the copy back to pixels
+  included in both);
+* ``single``: finder + reader, one finder pass (``--zoom 1``);
+* ``whole``: the complete default ``Detector(image)`` call: the finder at the
+  base size and zoomed (``DEFAULT_ZOOM``), the passes merged, one reader crop
+  per box (the live pipeline's setting);
 * ``views5``: the same reading each box from five nudged crops
   (``--views 5``).
 
@@ -84,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     torch_path = Detector(models / "tabletop.pt", imgsz=onnx.imgsz)
     images = frames(args.frames)
     result: dict[str, Any] = {"frame": "1280x720", "imgsz": onnx.imgsz,
+                              "zoom_imgsz": onnx.zoom_imgsz,
                               "frames": len(images), "repeat": args.repeat}
 
     def finder_only(detector: Detector) -> Any:
@@ -98,22 +102,28 @@ def main(argv: list[str] | None = None) -> int:
                                           verbose=False)
         return call, reader
 
+    parts = ("finder", "single", "whole", "views5")
+
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
         result[f"finder_{name}"] = summary(time_calls(call, images, args.repeat))
         detector.reader = reader
+        zoom, detector.zoom = detector.zoom, 1.0
+        result[f"single_{name}"] = summary(time_calls(detector, images, args.repeat))
+        detector.zoom = zoom
         result[f"whole_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.views = 5
         result[f"views5_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.views = 1
-    for part in ("finder", "whole", "views5"):
+    for part in parts:
         result[f"{part}_ratio"] = round(result[f"{part}_ultralytics"]["median_ms"]
                                         / result[f"{part}_onnxruntime"]["median_ms"], 2)
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"1280x720 frames at imgsz {onnx.imgsz}, {len(images)} frames x {args.repeat}")
-        for part in ("finder", "whole", "views5"):
+        print(f"1280x720 frames at imgsz {onnx.imgsz} (zoomed pass {onnx.zoom_imgsz}), "
+              f"{len(images)} frames x {args.repeat}")
+        for part in parts:
             o, u = result[f"{part}_onnxruntime"], result[f"{part}_ultralytics"]
             print(f"{part:7s} onnxruntime {o['median_ms']:7.2f} ms (p95 {o['p95_ms']:.2f})   "
                   f"ultralytics {u['median_ms']:7.2f} ms (p95 {u['p95_ms']:.2f})   "

@@ -49,9 +49,15 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _detector(args: argparse.Namespace) -> Any:
+    """The model the --model, --imgsz, --conf, --views and --zoom options name."""
+    zoom = {} if args.zoom is None else {"zoom": args.zoom}
+    return _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
+                                        views=args.views, **zoom)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
-    detector = _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
-                                              views=args.views)
+    detector = _detector(args)
     evaluate_predictor = _vision("evaluate").evaluate_predictor
     results = [evaluate_predictor(detector, data, limit=args.limit) for data in args.data]
     if args.json:
@@ -66,8 +72,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def cmd_detect(args: argparse.Namespace) -> int:
     cv2 = importlib.import_module("cv2")
     image_detections = _vision("detections").ImageDetections
-    detector = _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
-                                              views=args.views)
+    detector = _detector(args)
     for path in args.images:
         image = cv2.imread(path, cv2.IMREAD_COLOR)
         if image is None:
@@ -164,6 +169,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         sub.add_argument("--views", type=int, default=1,
                          help="nudged crops the reader averages per box (1..5, default "
                               "1; more costs that many times the reader's time)")
+        sub.add_argument("--zoom", type=float, default=None,
+                         help="a second finder pass at this many times the input size, "
+                              "for small card indices (1..3, default 1.5; 1 for one pass)")
         sub.add_argument("--json", action="store_true")
 
     evaluate = commands.add_parser("eval", help="score a model on labelled JSONL sets")

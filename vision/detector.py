@@ -32,6 +32,17 @@ DEFAULT_IMGSZ = 960
 NMS_IOU = 0.5
 """Tiles lie flat side by side and card indices overlap little, so two boxes
 overlapping this much are one item (ultralytics defaults to 0.7)."""
+DEFAULT_ZOOM = 1.5
+"""The finder runs a second time at this many times its input size and the two
+passes' boxes are merged.  A YOLO finds well only a band of object sizes: at
+960 the shipped finder misses most card indices under 16 pixels of the frame
+and half of those at 16-32, while at 1440 it finds more of them but fewer of
+the largest tiles (models/README.md, "Session 12").  1 turns the second pass off."""
+MAX_ZOOM = 3.0
+ZOOM_TILE_LIMIT = 128
+"""The zoomed pass keeps tile boxes shorter than this many pixels of its own
+input: larger ones are the base pass's to find, and there the zoomed pass
+boxes parts of big tiles."""
 
 
 class ModelError(ValueError):
@@ -74,6 +85,44 @@ def _check_names(names: dict[int, str] | Sequence[str], path: Path) -> bool:
     return False
 
 
+def _nms(boxes: npt.NDArray[Any], classes: npt.NDArray[Any], scores: npt.NDArray[Any],
+         threshold: float) -> npt.NDArray[np.int_]:
+    """Indices of the boxes (x1, y1, x2, y2) that survive non-maximum suppression
+    within each class, most confident first."""
+    import cv2
+
+    if len(boxes) == 0:
+        return np.zeros(0, int)
+    rects = [[float(x1), float(y1), float(x2 - x1), float(y2 - y1)] for x1, y1, x2, y2 in boxes]
+    return np.asarray(cv2.dnn.NMSBoxesBatched(rects, [float(s) for s in scores],
+                                              [int(c) for c in classes], threshold, NMS_IOU),
+                      int).reshape(-1)
+
+
+def check_zoom(zoom: float) -> float:
+    if not 1.0 <= zoom <= MAX_ZOOM:
+        raise ValueError(f"zoom must be from 1 (no second pass) to {MAX_ZOOM:g}, not {zoom!r}")
+    return float(zoom)
+
+
+def merge_zoomed(base: Detections, zoomed: Detections, zoomed_scale: float,
+                 tile_limit: float = ZOOM_TILE_LIMIT) -> Detections:
+    """One set of boxes from a frame's base pass and its zoomed pass (both in the
+    frame's pixels; ``zoomed_scale`` is the zoomed pass's input pixels per frame
+    pixel).  The zoomed pass's tiles of ``tile_limit`` input pixels or more are
+    dropped; then boxes of one kind overlapping by IoU ``NMS_IOU`` or more are one
+    item, the most confident box kept."""
+    if len(zoomed):
+        sides = np.maximum(zoomed.boxes[:, 2] - zoomed.boxes[:, 0],
+                           zoomed.boxes[:, 3] - zoomed.boxes[:, 1]) * zoomed_scale
+        zoomed = zoomed[~((np.asarray(zoomed.kinds) == "tile") & (sides >= tile_limit))]
+    both = Detections.concatenate([base, zoomed])
+    if len(both) < 2:
+        return both
+    kinds = np.array([0 if kind == "tile" else 1 for kind in both.kinds])
+    return both[_nms(both.boxes, kinds, both.confidences, 0.0)]
+
+
 def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
                  scores: npt.NDArray[Any], width: int, height: int,
                  finder: bool = False) -> Detections:
@@ -96,11 +145,14 @@ class Detector:
 
     ``views``: how many nudged crops the reader of a two-stage model averages per
     box (:data:`vision.reader.VIEW_SHIFTS`), at that many times the reader's cost.
+    ``zoom``: the second finder pass's input size as a multiple of ``imgsz``
+    (:data:`DEFAULT_ZOOM`; 1 for one pass only, and always 1 for an ONNX model
+    exported with a fixed input size).
     """
 
     def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
                  confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
-                 views: int = 1) -> None:
+                 views: int = 1, zoom: float = DEFAULT_ZOOM) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
@@ -109,6 +161,8 @@ class Detector:
         from vision.reader import check_views
 
         self.views = check_views(views)
+        self.zoom = check_zoom(zoom)
+        self._fixed_input = False
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
             self._load_onnx(imgsz)
@@ -164,11 +218,11 @@ class Detector:
         meta_size = ast.literal_eval(meta["imgsz"])[0] if "imgsz" in meta else None
         self.imgsz = int(fixed or imgsz or meta_size or DEFAULT_IMGSZ)
 
-    def _onnx(self, image: npt.NDArray[np.uint8]) -> Detections:
+    def _onnx(self, image: npt.NDArray[np.uint8], size: int | None = None) -> Detections:
         import cv2
 
         h, w = image.shape[:2]
-        size = self.imgsz
+        size = size or self.imgsz
         scale = min(size / w, size / h)
         nw, nh = round(w * scale), round(h * scale)
         # The smallest padded rectangle (sides multiples of the stride), as
@@ -190,10 +244,7 @@ class Detector:
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
         classes, best = classes[keep], best[keep]
         if len(boxes):
-            rects = [[float(x1), float(y1), float(x2 - x1), float(y2 - y1)]
-                     for x1, y1, x2, y2 in boxes]
-            picked = np.asarray(cv2.dnn.NMSBoxesBatched(rects, best.tolist(), classes.tolist(),
-                                                        self.confidence, NMS_IOU), int).reshape(-1)
+            picked = _nms(boxes, classes, best, self.confidence)
             boxes, classes, best = boxes[picked], classes[picked], best[picked]
         boxes = (boxes - [px, py, px, py]) / scale
         return _from_arrays(boxes, classes, best, w, h, self.reader is not None)
@@ -235,17 +286,36 @@ class Detector:
         """Detect in one BGR image (as cv2.imread gives it)."""
         if image.ndim != 3 or image.shape[2] != 3:
             raise ValueError(f"want a BGR image of shape (H, W, 3), not {image.shape}")
-        if self.backend == "onnxruntime":
-            found = self._onnx(image)
-        else:
-            result = self._yolo.predict(image, imgsz=self.imgsz, conf=self.confidence,
-                                        iou=NMS_IOU, device=self.device or "cpu",
-                                        verbose=False)[0]
-            boxes = result.boxes
-            found = _from_arrays(boxes.xyxy.cpu().numpy(), boxes.cls.cpu().numpy(),
-                                 boxes.conf.cpu().numpy(), image.shape[1], image.shape[0],
-                                 self.reader is not None)
+        found = self.find(image)
         return self._read(image, found) if self.reader is not None else found
+
+    @property
+    def zoom_imgsz(self) -> int | None:
+        """The second pass's input size, or None when there is none."""
+        if self.zoom == 1.0 or self._fixed_input:
+            return None
+        return int(round(self.imgsz * self.zoom / 32) * 32)
+
+    def find(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """The first stage's boxes (a one-stage model's final ones), both passes merged."""
+        found = self._pass(image, self.imgsz)
+        zoomed_size = self.zoom_imgsz
+        if zoomed_size is None:
+            return found
+        h, w = image.shape[:2]
+        return merge_zoomed(found, self._pass(image, zoomed_size),
+                            min(zoomed_size / w, zoomed_size / h))
+
+    def _pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
+        if self.backend == "onnxruntime":
+            return self._onnx(image, size)
+        result = self._yolo.predict(image, imgsz=size, conf=self.confidence,
+                                    iou=NMS_IOU, device=self.device or "cpu",
+                                    verbose=False)[0]
+        boxes = result.boxes
+        return _from_arrays(boxes.xyxy.cpu().numpy(), boxes.cls.cpu().numpy(),
+                            boxes.conf.cpu().numpy(), image.shape[1], image.shape[0],
+                            self.reader is not None)
 
 
 FINDER_YAML = Path(__file__).resolve().parent / "models" / "finder.yaml"
