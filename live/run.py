@@ -145,6 +145,7 @@ def run(
     *,
     events_jsonl: str | Path | None = None,
     model: str | Path | None = None,
+    zoom: float | None = None,
     bus: EventBus | None = None,
     options: GameOptions | None = None,
     detector: Callable[[Any], Any] | None = None,
@@ -156,7 +157,9 @@ def run(
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used.
-    ``corrections``: the panel's (default: the inbox ``start_panel`` made for ``bus``)."""
+    ``corrections``: the panel's (default: the inbox ``start_panel`` made for ``bus``).
+    ``zoom``: the model's second finder pass (``vision.detector.Detector``'s; None
+    for its default)."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -200,7 +203,8 @@ def run(
             return RunSummary(published[0], 0, snapshots)
         if detector is None:
             # fails with ModelError (one line, exit 2) while no trained model exists
-            detector = importlib.import_module("vision.detector").Detector(model)
+            zoomed = {} if zoom is None else {"zoom": zoom}
+            detector = importlib.import_module("vision.detector").Detector(model, **zoomed)
         if watcher is None:
             watcher = importlib.import_module("live.watcher").TableWatcher(variant)
         frames = importlib.import_module("live.sources").open_source(source)

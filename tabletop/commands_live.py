@@ -53,6 +53,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         players,
         events_jsonl=args.events_jsonl,
         model=args.model,
+        zoom=args.zoom,
         options=options if not args.source.startswith("scenario:") else None,
         on_event=show,
         board_url=board,
@@ -94,6 +95,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     parser.add_argument("--events-jsonl", dest="events_jsonl", default=None)
     parser.add_argument("--option", action="append", metavar="NAME=VALUE")
     parser.add_argument("--model", default=None, help="detection model (default: models/)")
+    parser.add_argument("--zoom", type=float, default=None,
+                        help="the finder's second pass at this many times its input size "
+                             "(1..3, default 1.5; 1 for one pass, at about 0.4 times the "
+                             "detector's time)")
     parser.add_argument("--start-seat", dest="start_seat", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
     parser.set_defaults(handler=cmd_run)

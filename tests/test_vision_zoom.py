@@ -153,3 +153,16 @@ def test_the_zoomed_pass_finds_small_card_indices(far_scenes: list[tuple[object,
     labelled = sum(len(truth.of_kind("card")) for _, truth in far_scenes)
     assert cards[1] >= cards[0] + 0.15 * labelled, (cards, labelled)
     assert tiles[1] >= tiles[0], tiles
+
+
+@shipped
+def test_the_live_command_refuses_a_bad_zoom_before_watching(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("onnxruntime")
+    from tabletop.cli import EXIT_BAD_INPUT, main
+
+    code = main(["run", "--source", str(tmp_path), "--variant", "sabra", "--players", "A,B",
+                 "--headless", "--zoom", "0.5"])
+    assert code == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "zoom must be from 1" in err and len(err.strip().splitlines()) == 1
