@@ -166,3 +166,28 @@ def test_the_live_command_refuses_a_bad_zoom_before_watching(
     assert code == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "zoom must be from 1" in err and len(err.strip().splitlines()) == 1
+
+
+@shipped
+def test_a_fixed_size_export_runs_one_pass(tmp_path: Path,
+                                           far_scenes: list[tuple[object, Detections]]) -> None:
+    """An ONNX finder exported with a fixed input cannot be run larger: the
+    zoom is ignored, not failed on."""
+    pytest.importorskip("onnxruntime")
+    onnx = pytest.importorskip("onnx")
+    from vision.detector import Detector, reader_path
+
+    model = onnx.load(str(MODELS / "tabletop.onnx"))
+    for axis, size in enumerate((1, 3, 960, 960)):
+        dim = model.graph.input[0].type.tensor_type.shape.dim[axis]
+        dim.Clear()
+        dim.dim_value = size
+    fixed = tmp_path / "fixed.onnx"
+    onnx.save(model, str(fixed))
+    reader_path(fixed).write_bytes(reader_path(MODELS / "tabletop.onnx").read_bytes())
+    detector = Detector(fixed, zoom=2)
+    assert detector.imgsz == 960 and detector.zoom_imgsz is None
+    image, truth = far_scenes[1]
+    boxes = detector.find(image)  # type: ignore[arg-type]
+    assert as_rows(boxes) == as_rows(detector._pass(image, 960))  # type: ignore[arg-type]
+    assert items_found(truth, boxes, "tile") > 0
