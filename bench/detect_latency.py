@@ -95,11 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         detector.reader = None  # the finder's boxes alone
 
         def call(image: Any) -> Any:
-            if detector.backend == "onnxruntime":
-                return detector._onnx(image)
-            return detector._yolo.predict(image, imgsz=detector.imgsz,
-                                          conf=detector.confidence, device="cpu",
-                                          verbose=False)
+            return detector._pass(image, detector.imgsz)
         return call, reader
 
     parts = ("finder", "single", "whole", "views5")

@@ -86,20 +86,22 @@ def _check_names(names: dict[int, str] | Sequence[str], path: Path) -> bool:
 
 
 def _nms(boxes: npt.NDArray[Any], classes: npt.NDArray[Any], scores: npt.NDArray[Any],
-         threshold: float) -> npt.NDArray[np.int_]:
-    """Indices of the boxes (x1, y1, x2, y2) that survive non-maximum suppression
-    within each class, most confident first."""
+         min_score: float) -> npt.NDArray[np.int_]:
+    """Indices of the boxes (x1, y1, x2, y2) scoring ``min_score`` or more that
+    survive non-maximum suppression at ``NMS_IOU`` within each class, most
+    confident first."""
     import cv2
 
     if len(boxes) == 0:
         return np.zeros(0, int)
     rects = [[float(x1), float(y1), float(x2 - x1), float(y2 - y1)] for x1, y1, x2, y2 in boxes]
     return np.asarray(cv2.dnn.NMSBoxesBatched(rects, [float(s) for s in scores],
-                                              [int(c) for c in classes], threshold, NMS_IOU),
+                                              [int(c) for c in classes], min_score, NMS_IOU),
                       int).reshape(-1)
 
 
 def check_zoom(zoom: float) -> float:
+    """``zoom`` if it is a usable second-pass factor, else ValueError."""
     if not 1.0 <= zoom <= MAX_ZOOM:
         raise ValueError(f"zoom must be from 1 (no second pass) to {MAX_ZOOM:g}, not {zoom!r}")
     return float(zoom)
