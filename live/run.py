@@ -203,8 +203,7 @@ def run(
             return RunSummary(published[0], 0, snapshots)
         if detector is None:
             # fails with ModelError (one line, exit 2) while no trained model exists
-            zoomed = {} if zoom is None else {"zoom": zoom}
-            detector = importlib.import_module("vision.detector").Detector(model, **zoomed)
+            detector = importlib.import_module("vision.detector").Detector(model, zoom=zoom)
         if watcher is None:
             watcher = importlib.import_module("live.watcher").TableWatcher(variant)
         frames = importlib.import_module("live.sources").open_source(source)

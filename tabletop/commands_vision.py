@@ -51,9 +51,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def _detector(args: argparse.Namespace) -> Any:
     """The model the --model, --imgsz, --conf, --views and --zoom options name."""
-    zoom = {} if args.zoom is None else {"zoom": args.zoom}
     return _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
-                                        views=args.views, **zoom)
+                                        views=args.views, zoom=args.zoom)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

@@ -148,13 +148,13 @@ class Detector:
     ``views``: how many nudged crops the reader of a two-stage model averages per
     box (:data:`vision.reader.VIEW_SHIFTS`), at that many times the reader's cost.
     ``zoom``: the second finder pass's input size as a multiple of ``imgsz``
-    (:data:`DEFAULT_ZOOM`; 1 for one pass only, and always 1 for an ONNX model
+    (None for :data:`DEFAULT_ZOOM`; 1 for one pass only, and always 1 for an ONNX model
     exported with a fixed input size).
     """
 
     def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
                  confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
-                 views: int = 1, zoom: float = DEFAULT_ZOOM) -> None:
+                 views: int = 1, zoom: float | None = None) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
@@ -163,7 +163,7 @@ class Detector:
         from vision.reader import check_views
 
         self.views = check_views(views)
-        self.zoom = check_zoom(zoom)
+        self.zoom = check_zoom(DEFAULT_ZOOM if zoom is None else zoom)
         self._fixed_input = False
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
