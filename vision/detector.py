@@ -36,7 +36,7 @@ DEFAULT_ZOOM = 1.5
 """The finder runs a second time at this many times its input size and the two
 passes' boxes are merged.  A YOLO finds well only a band of object sizes: at
 960 the shipped finder misses most card indices under 16 pixels of the frame
-and half of those at 16-32, while at 1440 it finds more of them but fewer of
+and two fifths of those at 16-32, while at 1440 it finds more of them but fewer of
 the largest tiles (models/README.md, "Session 12").  1 turns the second pass off."""
 MAX_ZOOM = 3.0
 ZOOM_TILE_LIMIT = 128
