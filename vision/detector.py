@@ -220,11 +220,11 @@ class Detector:
         meta_size = ast.literal_eval(meta["imgsz"])[0] if "imgsz" in meta else None
         self.imgsz = int(fixed or imgsz or meta_size or DEFAULT_IMGSZ)
 
-    def _onnx(self, image: npt.NDArray[np.uint8], size: int | None = None) -> Detections:
+    def _onnx(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
+        """One finder pass with the frame's long side letterboxed to ``size``."""
         import cv2
 
         h, w = image.shape[:2]
-        size = size or self.imgsz
         scale = min(size / w, size / h)
         nw, nh = round(w * scale), round(h * scale)
         # The smallest padded rectangle (sides multiples of the stride), as
