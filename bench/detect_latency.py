@@ -12,7 +12,9 @@ frame, after warm-up:
 * ``single``: finder + reader, one finder pass (``--zoom 1``);
 * ``whole``: the complete default ``Detector(image)`` call: the finder at the
   base size and zoomed (``DEFAULT_ZOOM``), the passes merged, one reader crop
-  per box (the live pipeline's setting);
+  per tile and two per card index (as found and upside down,
+  ``DEFAULT_CARD_TURNS``; the live pipeline's setting);
+* ``turns1``: the same reading card indices once (``--card-turns 1``);
 * ``views5``: the same reading each box from five nudged crops
   (``--views 5``).
 
@@ -98,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             return detector._pass(image, detector.imgsz)
         return call, reader
 
-    parts = ("finder", "single", "whole", "views5")
+    parts = ("finder", "single", "whole", "turns1", "views5")
 
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
@@ -108,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         result[f"single_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.zoom = zoom
         result[f"whole_{name}"] = summary(time_calls(detector, images, args.repeat))
+        turns, detector.card_turns = detector.card_turns, 1
+        result[f"turns1_{name}"] = summary(time_calls(detector, images, args.repeat))
+        detector.card_turns = turns
         detector.views = 5
         result[f"views5_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.views = 1

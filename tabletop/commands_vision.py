@@ -50,9 +50,11 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _detector(args: argparse.Namespace) -> Any:
-    """The model the --model, --imgsz, --conf, --views and --zoom options name."""
+    """The model the --model, --imgsz, --conf, --views, --zoom and --card-turns options
+    name."""
     return _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
-                                        views=args.views, zoom=args.zoom)
+                                        views=args.views, zoom=args.zoom,
+                                        card_turns=args.card_turns)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -171,6 +173,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         sub.add_argument("--zoom", type=float, default=None,
                          help="a second finder pass at this many times the input size, "
                               "for small card indices (1..3, default 1.5; 1 for one pass)")
+        sub.add_argument("--card-turns", dest="card_turns", type=int, default=None,
+                         help="turns of each card index's crop the reader averages (1, 2 "
+                              "or 4; default 2: as found and upside down)")
         sub.add_argument("--json", action="store_true")
 
     evaluate = commands.add_parser("eval", help="score a model on labelled JSONL sets")

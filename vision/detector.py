@@ -150,19 +150,24 @@ class Detector:
     ``zoom``: the second finder pass's input size as a multiple of ``imgsz``
     (None for :data:`DEFAULT_ZOOM`; 1 for one pass only, and always 1 for an ONNX model
     exported with a fixed input size).
+    ``card_turns``: how many turns of each card index's crop the reader averages
+    (None for :data:`vision.reader.DEFAULT_CARD_TURNS`; 1, 2 or 4).
     """
 
     def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
                  confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
-                 views: int = 1, zoom: float | None = None) -> None:
+                 views: int = 1, zoom: float | None = None,
+                 card_turns: int | None = None) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
         self.confidence = confidence
         self.device = device
-        from vision.reader import check_views
+        from vision.reader import DEFAULT_CARD_TURNS, check_card_turns, check_views
 
         self.views = check_views(views)
+        self.card_turns = check_card_turns(DEFAULT_CARD_TURNS if card_turns is None
+                                           else card_turns)
         self.zoom = check_zoom(DEFAULT_ZOOM if zoom is None else zoom)
         self._fixed_input = False
         if self.path.suffix == ".onnx":
@@ -273,7 +278,8 @@ class Detector:
         threshold as the finder's alone."""
         if len(found) == 0:
             return found
-        labels, probabilities = self.reader(image, found.boxes, list(found.kinds), self.views)
+        labels, probabilities = self.reader(image, found.boxes, list(found.kinds), self.views,
+                                            self.card_turns)
         confidences = found.confidences * probabilities
         keep = np.array([label is not None for label in labels]) & (
             confidences >= self.confidence)
