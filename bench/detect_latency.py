@@ -13,8 +13,10 @@ frame, after warm-up:
 * ``whole``: the complete default ``Detector(image)`` call: the finder at the
   base size and zoomed (``DEFAULT_ZOOM``), the passes merged, one reader crop
   per tile and two per card index (as found and upside down,
-  ``DEFAULT_CARD_TURNS``; the live pipeline's setting);
-* ``turns1``: the same reading card indices once (``--card-turns 1``);
+  ``DEFAULT_CARD_TURNS``), faint card indices judged by the card scorer (the
+  live pipeline's setting);
+* ``plain``: the same reading card indices once, without the scorer
+  (``--card-turns 1 --no-card-scorer``, session 12's default);
 * ``views5``: the same reading each box from five nudged crops
   (``--views 5``).
 
@@ -100,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
             return detector._pass(image, detector.imgsz)
         return call, reader
 
-    parts = ("finder", "single", "whole", "turns1", "views5")
+    parts = ("finder", "single", "whole", "plain", "views5")
 
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
@@ -110,9 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         result[f"single_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.zoom = zoom
         result[f"whole_{name}"] = summary(time_calls(detector, images, args.repeat))
-        turns, detector.card_turns = detector.card_turns, 1
-        result[f"turns1_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector.card_turns = turns
+        turns, scorer = detector.card_turns, detector.scorer
+        detector.card_turns, detector.scorer = 1, None
+        result[f"plain_{name}"] = summary(time_calls(detector, images, args.repeat))
+        detector.card_turns, detector.scorer = turns, scorer
         detector.views = 5
         result[f"views5_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.views = 1

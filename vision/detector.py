@@ -152,12 +152,14 @@ class Detector:
     exported with a fixed input size).
     ``card_turns``: how many turns of each card index's crop the reader averages
     (None for :data:`vision.reader.DEFAULT_CARD_TURNS`; 1, 2 or 4).
+    ``card_scorer``: judge faint card-index boxes by the model's card scorer
+    (``NAME.scorer.json``, :mod:`vision.scoring`) when it has one.
     """
 
     def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
                  confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
                  views: int = 1, zoom: float | None = None,
-                 card_turns: int | None = None) -> None:
+                 card_turns: int | None = None, card_scorer: bool = True) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
@@ -169,6 +171,7 @@ class Detector:
         self.card_turns = check_card_turns(DEFAULT_CARD_TURNS if card_turns is None
                                            else card_turns)
         self.zoom = check_zoom(DEFAULT_ZOOM if zoom is None else zoom)
+        self.use_scorer = card_scorer
         self._fixed_input = False
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
@@ -190,6 +193,7 @@ class Detector:
             self._yolo = YOLO(str(self.path), task="detect")
         except Exception as error:  # torch raises many kinds for a broken file
             raise ModelError(f"cannot load {str(self.path)!r}: {error}") from None
+        self.classes = len(self._yolo.names)
         self._load_reader(_check_names(self._yolo.names, self.path))
         trained = getattr(self._yolo.model, "args", {}) or {}
         self.imgsz = int(imgsz or inference_imgsz(self._yolo) or trained.get("imgsz")
@@ -246,12 +250,13 @@ class Detector:
         scores = out[4:]
         classes = scores.argmax(axis=0)
         best = scores[classes, np.arange(scores.shape[1])]
-        keep = best >= self.confidence
+        floors = self._floors()
+        keep = best >= floors[classes]
         cx, cy, bw, bh = out[:4, keep]
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
         classes, best = classes[keep], best[keep]
         if len(boxes):
-            picked = _nms(boxes, classes, best, self.confidence)
+            picked = _nms(boxes, classes, best, float(floors.min()))
             boxes, classes, best = boxes[picked], classes[picked], best[picked]
         boxes = (boxes - [px, py, px, py]) / scale
         return _from_arrays(boxes, classes, best, w, h, self.reader is not None)
@@ -259,6 +264,7 @@ class Detector:
     # --- the reader of a two-stage model ----------------------------------------------
     def _load_reader(self, two_stage: bool) -> None:
         self.reader: Any = None
+        self.scorer: Any = None
         if not two_stage:
             return
         path = reader_path(self.path)
@@ -271,18 +277,42 @@ class Detector:
             self.reader = Reader(path)
         except Exception as error:
             raise ModelError(f"cannot load reader {str(path)!r}: {error}") from None
+        from vision.scoring import CardScorer, ScorerError, scorer_path
+
+        if self.use_scorer and scorer_path(self.path).is_file():
+            try:
+                self.scorer = CardScorer.load(scorer_path(self.path))
+            except ScorerError as error:
+                raise ModelError(str(error)) from None
 
     def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:
         """Name every found box; drop those the reader calls ``none``.  The
         confidence is the finder's times the reader's, and must pass the same
-        threshold as the finder's alone."""
+        threshold as the finder's alone; with a card scorer, a card index's
+        confidence is its score (:mod:`vision.scoring`) and it keeps its best label."""
         if len(found) == 0:
             return found
-        labels, probabilities = self.reader(image, found.boxes, list(found.kinds), self.views,
-                                            self.card_turns)
-        confidences = found.confidences * probabilities
+        from vision.reader import decide
+
+        kinds = list(found.kinds)
+        probabilities = self.reader.probabilities(image, found.boxes, kinds, self.views,
+                                                  self.card_turns)
+        labels, scores = decide(probabilities, kinds)
+        confidences = found.confidences * scores
         keep = np.array([label is not None for label in labels]) & (
             confidences >= self.confidence)
+        cards = np.flatnonzero([kind == "card" for kind in kinds])
+        if self.scorer is not None and len(cards):
+            from vision.scoring import best_labels, card_features
+
+            card_labels, _ = best_labels(probabilities[cards], [kinds[i] for i in cards])
+            card_confidences = self.scorer(
+                card_features(found[cards], probabilities[cards], image.shape[:2]),
+                DEFAULT_CONFIDENCE)
+            for i, label in zip(cards, card_labels, strict=True):
+                labels[i] = label
+            confidences[cards] = card_confidences
+            keep[cards] = card_confidences >= self.confidence
         return without_duplicates(Detections(
             found.boxes[keep],
             tuple(str(label) for label, kept in zip(labels, keep, strict=True) if kept),
@@ -317,13 +347,24 @@ class Detector:
     def _pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
         if self.backend == "onnxruntime":
             return self._onnx(image, size)
-        result = self._yolo.predict(image, imgsz=size, conf=self.confidence,
+        floors = self._floors()
+        result = self._yolo.predict(image, imgsz=size, conf=float(floors.min()),
                                     iou=NMS_IOU, device=self.device or "cpu",
                                     verbose=False)[0]
         boxes = result.boxes
-        return _from_arrays(boxes.xyxy.cpu().numpy(), boxes.cls.cpu().numpy(),
-                            boxes.conf.cpu().numpy(), image.shape[1], image.shape[0],
-                            self.reader is not None)
+        classes, scores = boxes.cls.cpu().numpy(), boxes.conf.cpu().numpy()
+        keep = scores >= floors[classes.astype(int)]
+        return _from_arrays(boxes.xyxy.cpu().numpy()[keep], classes[keep], scores[keep],
+                            image.shape[1], image.shape[0], self.reader is not None)
+
+    def _floors(self) -> npt.NDArray[np.float64]:
+        """The least finder confidence kept, per class: the threshold, but a card
+        scorer's floor for card indices (it judges the faint ones itself)."""
+        floors = np.full(self.classes, self.confidence)
+        if self.scorer is not None:
+            floors[FINDER_NAMES.index("card")] = min(self.confidence,
+                                                     self.scorer.finder_floor)
+        return floors
 
 
 FINDER_YAML = Path(__file__).resolve().parent / "models" / "finder.yaml"

@@ -129,13 +129,11 @@ class Reader:
         name = self._session.get_inputs()[0].name
         return self._session.run(None, {name: preprocess(batch)})[0]  # type: ignore[no-any-return]
 
-    def __call__(self, image: npt.NDArray[np.uint8], boxes: Any, kinds: list[Kind],
-                 views: int = 1, card_turns: int = 1
-                 ) -> tuple[list[str | None], npt.NDArray[np.float64]]:
-        """Name each box.  With ``views`` > 1 each box is read from that many crops
-        (:data:`VIEW_SHIFTS`) and their probabilities are averaged, at ``views``
-        times the cost; with ``card_turns`` > 1 each card index's crops are also
-        read turned (:data:`QUARTER_TURNS`) and averaged in."""
+    def probabilities(self, image: npt.NDArray[np.uint8], boxes: Any, kinds: list[Kind],
+                      views: int = 1, card_turns: int = 1) -> npt.NDArray[np.float64]:
+        """(N, classes) averaged class probabilities of each box: from ``views``
+        crops (:data:`VIEW_SHIFTS`) and, for card indices, ``card_turns`` turns of
+        each (:data:`QUARTER_TURNS`)."""
         check_views(views)
         check_card_turns(card_turns)
         # the plain crop is the first view, so one view is the plain reading
@@ -153,4 +151,13 @@ class Reader:
                 card_turns - 1, views, len(cards), len(READER_CLASSES))
             probabilities[:, cards] = (probabilities[:, cards] + readings.sum(axis=0)
                                        ) / card_turns
-        return decide(probabilities.mean(axis=0), kinds)
+        return probabilities.mean(axis=0)  # type: ignore[no-any-return]
+
+    def __call__(self, image: npt.NDArray[np.uint8], boxes: Any, kinds: list[Kind],
+                 views: int = 1, card_turns: int = 1
+                 ) -> tuple[list[str | None], npt.NDArray[np.float64]]:
+        """Name each box.  With ``views`` > 1 each box is read from that many crops
+        (:data:`VIEW_SHIFTS`) and their probabilities are averaged, at ``views``
+        times the cost; with ``card_turns`` > 1 each card index's crops are also
+        read turned (:data:`QUARTER_TURNS`) and averaged in."""
+        return decide(self.probabilities(image, boxes, kinds, views, card_turns), kinds)
