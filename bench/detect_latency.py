@@ -13,10 +13,11 @@ frame, after warm-up:
 * ``whole``: the complete default ``Detector(image)`` call: the finder at the
   base size and zoomed (``DEFAULT_ZOOM``), the passes merged, one reader crop
   per tile and two per card index (as found and upside down,
-  ``DEFAULT_CARD_TURNS``), faint card indices judged by the card scorer (the
-  live pipeline's setting);
-* ``plain``: the same reading card indices once, without the scorer
-  (``--card-turns 1 --no-card-scorer``, session 12's default);
+  ``DEFAULT_CARD_TURNS``; the live pipeline's setting);
+* ``plain``: the same reading card indices once (``--card-turns 1``,
+  session 12's default);
+* ``scorer``: the default with faint card indices judged by the card scorer
+  (``--card-scorer``);
 * ``views5``: the same reading each box from five nudged crops
   (``--views 5``).
 
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
             return detector._pass(image, detector.imgsz)
         return call, reader
 
-    parts = ("finder", "single", "whole", "plain", "views5")
+    parts = ("finder", "single", "whole", "plain", "scorer", "views5")
 
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
@@ -112,10 +113,11 @@ def main(argv: list[str] | None = None) -> int:
         result[f"single_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.zoom = zoom
         result[f"whole_{name}"] = summary(time_calls(detector, images, args.repeat))
-        turns, scorer = detector.card_turns, detector.scorer
-        detector.card_turns, detector.scorer = 1, None
+        turns, detector.card_turns = detector.card_turns, 1
         result[f"plain_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector.card_turns, detector.scorer = turns, scorer
+        detector.card_turns = turns
+        with_scorer = Detector(detector.path, imgsz=detector.imgsz, card_scorer=True)
+        result[f"scorer_{name}"] = summary(time_calls(with_scorer, images, args.repeat))
         detector.views = 5
         result[f"views5_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.views = 1

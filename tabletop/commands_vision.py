@@ -51,7 +51,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def _detector(args: argparse.Namespace) -> Any:
     """The model the --model, --imgsz, --conf, --views, --zoom, --card-turns and
-    --no-card-scorer options name."""
+    --card-scorer options name."""
     return _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
                                         views=args.views, zoom=args.zoom,
                                         card_turns=args.card_turns,
@@ -177,9 +177,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         sub.add_argument("--card-turns", dest="card_turns", type=int, default=None,
                          help="turns of each card index's crop the reader averages (1, 2 "
                               "or 4; default 2: as found and upside down)")
-        sub.add_argument("--no-card-scorer", dest="card_scorer", action="store_false",
-                         help="keep card indices by the finder's and reader's confidences "
-                              "alone, not by the model's card scorer (NAME.scorer.json)")
+        sub.add_argument("--card-scorer", dest="card_scorer", action="store_true",
+                         help="keep faint card indices by the model's card scorer "
+                              "(NAME.scorer.json; more found on rendered sets, fewer on "
+                              "the real photos, so off by default)")
         sub.add_argument("--json", action="store_true")
 
     evaluate = commands.add_parser("eval", help="score a model on labelled JSONL sets")

@@ -176,13 +176,13 @@ def card_scenes() -> list[tuple[np.ndarray, Detections]]:
 
 
 @shipped
-def test_the_shipped_scorer_judges_faint_card_boxes_and_finds_more(
+def test_the_shipped_scorer_judges_faint_card_boxes_and_finds_more_rendered_ones(
         card_scenes: list[tuple[np.ndarray, Detections]]) -> None:
     pytest.importorskip("onnxruntime")
     from vision.detector import Detector
     from vision.evaluate import evaluate
 
-    scored, plain = Detector(), Detector(card_scorer=False)
+    scored, plain = Detector(card_scorer=True), Detector()
     assert scored.scorer is not None and plain.scorer is None
     faint = [float(c) for image, _ in card_scenes
              for c, kind in zip(scored.find(image).confidences, scored.find(image).kinds,
@@ -204,10 +204,11 @@ def test_a_broken_scorer_beside_a_model_stops_it_loading(tmp_path: Path) -> None
         shutil.copy(MODELS / name, tmp_path / name)
     (tmp_path / "tabletop.scorer.json").write_text("{broken")
     with pytest.raises(ModelError, match="cannot read card scorer"):
-        Detector(tmp_path / "tabletop.onnx")
-    assert Detector(tmp_path / "tabletop.onnx", card_scorer=False).scorer is None
+        Detector(tmp_path / "tabletop.onnx", card_scorer=True)
+    assert Detector(tmp_path / "tabletop.onnx").scorer is None  # not asked for: not read
     (tmp_path / "tabletop.scorer.json").unlink()
-    assert Detector(tmp_path / "tabletop.onnx").scorer is None  # none beside it: none used
+    # asked for, none beside the model: none used
+    assert Detector(tmp_path / "tabletop.onnx", card_scorer=True).scorer is None
 
 
 @shipped
@@ -228,4 +229,4 @@ def test_fitting_a_scorer_from_the_command_line_writes_a_usable_file(tmp_path: P
     assert named["logit_finder"] > 0 and named["logit_label"] > 0
     shutil.copy(MODELS / "tabletop.onnx", tmp_path / "fitted.onnx")
     shutil.copy(MODELS / "tabletop.reader.onnx", tmp_path / "fitted.reader.onnx")
-    assert Detector(tmp_path / "fitted.onnx").scorer is not None
+    assert Detector(tmp_path / "fitted.onnx", card_scorer=True).scorer is not None

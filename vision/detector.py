@@ -153,13 +153,14 @@ class Detector:
     ``card_turns``: how many turns of each card index's crop the reader averages
     (None for :data:`vision.reader.DEFAULT_CARD_TURNS`; 1, 2 or 4).
     ``card_scorer``: judge faint card-index boxes by the model's card scorer
-    (``NAME.scorer.json``, :mod:`vision.scoring`) when it has one.
+    (``NAME.scorer.json``, :mod:`vision.scoring`) when it has one.  Off by default:
+    it gained on rendered sets but lost real card indices (models/README.md).
     """
 
     def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
                  confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
                  views: int = 1, zoom: float | None = None,
-                 card_turns: int | None = None, card_scorer: bool = True) -> None:
+                 card_turns: int | None = None, card_scorer: bool = False) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
