@@ -37,6 +37,11 @@ for _kind in ("tile", "card"):
     _KIND_MASKS[_kind] = _mask
 
 
+def kind_mask(kind: str) -> npt.NDArray[np.bool_]:
+    """Which of :data:`READER_CLASSES` a box of ``kind`` may be read as (``none`` too)."""
+    return _KIND_MASKS[kind]
+
+
 def preprocess(batch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
     """(N, H, W, 3) BGR uint8 crops -> (N, 3, H, W) RGB floats in 0..1."""
     return np.ascontiguousarray(batch[..., ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0

@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from vision.detections import Detections, iou_matrix
 from vision.labels import label_of
-from vision.reader import _KIND_MASKS, NONE_INDEX
+from vision.reader import NONE_INDEX, kind_mask
 
 FEATURES: tuple[str, ...] = (
     "logit_finder", "logit_label", "logit_none", "label_margin", "log_size",
@@ -57,7 +57,7 @@ def best_labels(probabilities: npt.NDArray[Any], kinds: Sequence[str]
                 ) -> tuple[list[str], npt.NDArray[np.float64]]:
     """Per box: its most probable label of its kind, never ``none``, and the
     kind-masked, renormalised probabilities (N, classes)."""
-    within = np.stack([np.where(_KIND_MASKS[kind], row, 0.0)
+    within = np.stack([np.where(kind_mask(kind), row, 0.0)
                        for row, kind in zip(probabilities, kinds, strict=True)]
                       ) if len(kinds) else np.zeros((0, probabilities.shape[-1]))
     within = within / np.maximum(within.sum(axis=1, keepdims=True), 1e-12)
