@@ -230,3 +230,25 @@ def test_fitting_a_scorer_from_the_command_line_writes_a_usable_file(tmp_path: P
     shutil.copy(MODELS / "tabletop.onnx", tmp_path / "fitted.onnx")
     shutil.copy(MODELS / "tabletop.reader.onnx", tmp_path / "fitted.reader.onnx")
     assert Detector(tmp_path / "fitted.onnx", card_scorer=True).scorer is not None
+
+
+@shipped
+@pytest.mark.parametrize("finder", ["tabletop.onnx", "tabletop.pt"])
+def test_both_runtimes_take_card_boxes_down_to_the_floor_and_tiles_to_the_threshold(
+        card_scenes: list[tuple[np.ndarray, Detections]], finder: str) -> None:
+    if finder.endswith(".pt"):
+        pytest.importorskip("ultralytics")
+    else:
+        pytest.importorskip("onnxruntime")
+    from vision.detector import Detector
+    from vision.synth.scene import render_scene
+
+    detector = Detector(MODELS / finder, card_scorer=True)
+    floor = detector.scorer.finder_floor
+    image = card_scenes[0][0]
+    mixed = render_scene(21, kind="mixed").image
+    found = [detector.find(frame) for frame in (image, mixed)]
+    cards = np.concatenate([f.confidences[np.array(f.kinds) == "card"] for f in found])
+    tiles = np.concatenate([f.confidences[np.array(f.kinds) == "tile"] for f in found])
+    assert cards.min() >= floor and (cards < 0.25).any()
+    assert len(tiles) and tiles.min() >= 0.25
