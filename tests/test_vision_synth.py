@@ -412,6 +412,58 @@ def test_close_up_scenes_show_large_tiles(monkeypatch: pytest.MonkeyPatch,
     assert least <= large <= most
 
 
+def _median_side(seed: int, kind: str, of: str) -> float:
+    """The median ``of`` box's longer side in a 640x360 ``kind`` scene, over the height."""
+    detections = render_scene(seed, 640, 360, kind).detections
+    boxes = detections.boxes[np.array([k == of for k in detections.kinds], bool)]
+    sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    return float(np.median(sides)) / 360 if len(sides) else 0.0
+
+
+@pytest.mark.parametrize(("close_up_share", "least", "most"), [
+    (0.0, 0, 0),     # a camera over the whole table: card indices stay under 0.1
+    (None, 1, 10),   # the default: a quarter of the scenes close up
+    (1.0, 10, 32),   # every scene close up
+])
+def test_close_up_scenes_show_large_card_indices(monkeypatch: pytest.MonkeyPatch,
+                                                 close_up_share: float | None, least: int,
+                                                 most: int) -> None:
+    import vision.synth.scene as scene_module
+
+    if close_up_share is not None:
+        monkeypatch.setattr(scene_module, "CLOSE_UP_SHARE", close_up_share)
+    large = sum(_median_side(seed, "cards", "card") > 0.1 for seed in range(32))
+    assert least <= large <= most
+
+
+def test_a_close_up_mixed_scene_shows_tiles_and_cards_close_up(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.synth.scene as scene_module
+
+    far = [(_median_side(seed, "mixed", "tile"), _median_side(seed, "mixed", "card"))
+           for seed in range(12)]
+    monkeypatch.setattr(scene_module, "CLOSE_UP_SHARE", 1.0)
+    near = [(_median_side(seed, "mixed", "tile"), _median_side(seed, "mixed", "card"))
+            for seed in range(12)]
+    # one camera distance per scene: both kinds grow together
+    assert np.median([t for t, _ in near]) > 1.5 * np.median([t for t, _ in far])
+    assert np.median([c for _, c in near]) > 1.5 * np.median([c for _, c in far])
+
+
+def test_card_sizes_do_not_change_how_tile_scenes_render(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import vision.synth.scene as scene_module
+
+    before = [render_scene(seed, 320, 180, kind).encoded for seed in range(3)
+              for kind in ("tiles", "cards")]
+    monkeypatch.setattr(scene_module, "CARD_HEIGHT", (0.3, 0.35))
+    monkeypatch.setattr(scene_module, "CLOSE_UP_CARD_HEIGHT", (0.5, 0.55))
+    after = [render_scene(seed, 320, 180, kind).encoded for seed in range(3)
+             for kind in ("tiles", "cards")]
+    assert before[0::2] == after[0::2]  # tile scenes: the same bytes
+    assert all(b != a for b, a in zip(before[1::2], after[1::2], strict=True))
+
+
 def _style(**changes: object) -> object:
     base = random_style(np.random.default_rng(4))
     return dataclasses.replace(base, font="sans", weight=800, digit_stretch=1.0, **changes)

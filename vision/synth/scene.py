@@ -33,6 +33,12 @@ TILE_HEIGHT = (0.07, 0.19)
 CLOSE_UP_TILE_HEIGHT = (0.19, 0.34)
 """... and for a camera held close over a rack or one meld (a phone, a low webcam)."""
 CLOSE_UP_SHARE = 0.25
+"""The share of scenes seen close up: tiles, cards, or both at one camera distance."""
+CARD_HEIGHT = (0.16, 0.45)
+"""Card height as a share of the frame's height from a camera over the whole table."""
+CLOSE_UP_CARD_HEIGHT = (0.42, 0.75)
+"""... and close up, over one hand or meld: a card is about 2.2 tile heights (89 mm
+against 40 mm), so close-up cards stand to close-up tiles as far ones to far ones."""
 
 
 @dataclass(frozen=True)
@@ -478,14 +484,16 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
     cards = kind in ("cards", "mixed")
     amount = 0.6 if kind == "mixed" else 1.0
     up = np.array([0.0, -1.0])
+    # one camera distance per scene; drawn first so tile scenes render as before
+    close_up = rng.random() < CLOSE_UP_SHARE
     if tiles:
-        close_up = rng.random() < CLOSE_UP_SHARE
         th = height * rng.uniform(*(CLOSE_UP_TILE_HEIGHT if close_up else TILE_HEIGHT))
         thickness_len = th * rng.uniform(0.06, 0.14) * (0.5 + tilt)
         _tile_layout(plane, rng, sampler, th, (float(-up[0] * thickness_len),
                                                float(-up[1] * thickness_len)), amount)
     if cards:
-        _card_layout(plane, rng, sampler, height * rng.uniform(0.16, 0.45), amount)
+        ch = height * rng.uniform(*(CLOSE_UP_CARD_HEIGHT if close_up else CARD_HEIGHT))
+        _card_layout(plane, rng, sampler, ch, amount)
     if options.occluders and rng.random() < 0.35:
         for _ in range(int(rng.integers(1, 3))):
             _hand(plane, rng, sampler, height * rng.uniform(0.12, 0.22))
