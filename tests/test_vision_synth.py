@@ -388,9 +388,10 @@ def test_truetype_faces_serif_and_sans_differ_and_missing_ones_are_named() -> No
         shapes._TRUETYPE_DIRS = saved
 
 
-def _median_tile_side(seed: int) -> float:
-    """The median tile box's longer side in a 640x360 tile scene, over the height."""
-    boxes = render_scene(seed, 640, 360, "tiles").detections.boxes
+def _median_side(seed: int, kind: str, of: str) -> float:
+    """The median ``of`` box's longer side in a 640x360 ``kind`` scene, over the height."""
+    detections = render_scene(seed, 640, 360, kind).detections
+    boxes = detections.boxes[np.array([k == of for k in detections.kinds], bool)]
     sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
     return float(np.median(sides)) / 360 if len(sides) else 0.0
 
@@ -408,16 +409,8 @@ def test_close_up_scenes_show_large_tiles(monkeypatch: pytest.MonkeyPatch,
     if close_up_share is not None:
         monkeypatch.setattr(scene_module, "CLOSE_UP_SHARE", close_up_share)
     # far tiles only reach 0.19 of the height (0.22 as a rotated box's longer side)
-    large = sum(_median_tile_side(seed) > 0.24 for seed in range(32))
+    large = sum(_median_side(seed, "tiles", "tile") > 0.24 for seed in range(32))
     assert least <= large <= most
-
-
-def _median_side(seed: int, kind: str, of: str) -> float:
-    """The median ``of`` box's longer side in a 640x360 ``kind`` scene, over the height."""
-    detections = render_scene(seed, 640, 360, kind).detections
-    boxes = detections.boxes[np.array([k == of for k in detections.kinds], bool)]
-    sides = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    return float(np.median(sides)) / 360 if len(sides) else 0.0
 
 
 @pytest.mark.parametrize(("close_up_share", "least", "most"), [
