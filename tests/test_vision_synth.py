@@ -396,36 +396,24 @@ def _median_side(seed: int, kind: str, of: str) -> float:
     return float(np.median(sides)) / 360 if len(sides) else 0.0
 
 
-@pytest.mark.parametrize(("close_up_share", "least", "most"), [
-    (0.0, 0, 0),    # a camera over the whole table: tiles stay small
-    (None, 3, 16),  # the default: about a quarter of the scenes are close-ups
-    (1.0, 16, 32),  # every scene close up: most show tiles larger than any far one
-])
-def test_close_up_scenes_show_large_tiles(monkeypatch: pytest.MonkeyPatch,
-                                          close_up_share: float | None, least: int,
-                                          most: int) -> None:
-    import vision.synth.scene as scene_module
-
-    if close_up_share is not None:
-        monkeypatch.setattr(scene_module, "CLOSE_UP_SHARE", close_up_share)
+@pytest.mark.parametrize(("kind", "of", "large_side", "close_up_share", "least", "most"), [
     # far tiles only reach 0.19 of the height (0.22 as a rotated box's longer side)
-    large = sum(_median_side(seed, "tiles", "tile") > 0.24 for seed in range(32))
-    assert least <= large <= most
-
-
-@pytest.mark.parametrize(("close_up_share", "least", "most"), [
-    (0.0, 0, 0),     # a camera over the whole table: card indices stay under 0.1
-    (None, 1, 10),   # the default: a quarter of the scenes close up
-    (1.0, 10, 32),   # every scene close up
+    ("tiles", "tile", 0.24, 0.0, 0, 0),    # a camera over the whole table: tiles stay small
+    ("tiles", "tile", 0.24, None, 3, 16),  # the default: about a quarter close up
+    ("tiles", "tile", 0.24, 1.0, 16, 32),  # every scene close up
+    # far card indices stay under 0.1 of the height
+    ("cards", "card", 0.1, 0.0, 0, 0),
+    ("cards", "card", 0.1, None, 1, 10),
+    ("cards", "card", 0.1, 1.0, 10, 32),
 ])
-def test_close_up_scenes_show_large_card_indices(monkeypatch: pytest.MonkeyPatch,
-                                                 close_up_share: float | None, least: int,
-                                                 most: int) -> None:
+def test_close_up_scenes_show_large_items(monkeypatch: pytest.MonkeyPatch, kind: str, of: str,
+                                          large_side: float, close_up_share: float | None,
+                                          least: int, most: int) -> None:
     import vision.synth.scene as scene_module
 
     if close_up_share is not None:
         monkeypatch.setattr(scene_module, "CLOSE_UP_SHARE", close_up_share)
-    large = sum(_median_side(seed, "cards", "card") > 0.1 for seed in range(32))
+    large = sum(_median_side(seed, kind, of) > large_side for seed in range(32))
     assert least <= large <= most
 
 
