@@ -14,7 +14,13 @@ frame, after warm-up:
   base size and zoomed (``DEFAULT_ZOOM``), the passes merged, one reader crop
   per tile and two per card index (as found and upside down,
   ``DEFAULT_CARD_TURNS``; the live pipeline's setting);
-* ``plain``: the same reading card indices once (``--card-turns 1``,
+  With a card finder shipped (``tabletop.cards.onnx`` / ``.cards.pt``) its two
+  passes run too, on every one of these frames: each has card indices;
+* ``nocards``: the same without the card finder (``--card-finder off``,
+  session 14's default);
+* ``tiles``: the default on tile-only frames, where the card finder does not
+  run unless the finder boxes a card index;
+* ``plain``: the default reading card indices once (``--card-turns 1``,
   session 12's default);
 * ``scorer``: the default with faint card indices judged by the card scorer
   (``--card-scorer``);
@@ -23,7 +29,8 @@ frame, after warm-up:
 
     python -m bench.detect_latency [--frames 30] [--repeat 3] [--threads N]
 
-Frames are rendered held-out scenes (seed 424242, not timed).  Prints
+Frames are rendered held-out scenes (seed 424242, not timed): mixed ones, and
+tile-only ones for ``tiles``.  Prints
 medians, p95 and the ratio PyTorch / ONNX; ``--json`` for one JSON line.
 """
 
@@ -45,7 +52,7 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def frames(count: int, size: tuple[int, int] = (1280, 720)) -> list[Any]:
+def frames(count: int, size: tuple[int, int] = (1280, 720), kind: str = "mixed") -> list[Any]:
     import cv2
     import numpy as np
 
@@ -54,7 +61,7 @@ def frames(count: int, size: tuple[int, int] = (1280, 720)) -> list[Any]:
 
     out = []
     for index in range(count):
-        scene = render_scene(image_seed(424242, index), size[0], size[1], "mixed")
+        scene = render_scene(image_seed(424242, index), size[0], size[1], kind)
         out.append(cv2.imdecode(np.frombuffer(scene.encoded, np.uint8), cv2.IMREAD_COLOR))
     return out
 
@@ -91,8 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     onnx = Detector(models / "tabletop.onnx")
     torch_path = Detector(models / "tabletop.pt", imgsz=onnx.imgsz)
     images = frames(args.frames)
+    tile_images = frames(args.frames, kind="tiles")
     result: dict[str, Any] = {"frame": "1280x720", "imgsz": onnx.imgsz,
                               "zoom_imgsz": onnx.zoom_imgsz,
+                              "card_finder": [onnx.card_finder_way, torch_path.card_finder_way],
                               "frames": len(images), "repeat": args.repeat}
 
     def finder_only(detector: Detector) -> Any:
@@ -103,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             return detector._pass(image, detector.imgsz)
         return call, reader
 
-    parts = ("finder", "single", "whole", "plain", "scorer", "views5")
+    parts = ("finder", "single", "whole", "nocards", "tiles", "plain", "scorer", "views5")
 
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
@@ -113,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
         result[f"single_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.zoom = zoom
         result[f"whole_{name}"] = summary(time_calls(detector, images, args.repeat))
+        card_finder, detector._card_finder = detector._card_finder, None
+        result[f"nocards_{name}"] = summary(time_calls(detector, images, args.repeat))
+        detector._card_finder = card_finder
+        result[f"tiles_{name}"] = summary(time_calls(detector, tile_images, args.repeat))
         turns, detector.card_turns = detector.card_turns, 1
         result[f"plain_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.card_turns = turns

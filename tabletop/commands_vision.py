@@ -50,12 +50,13 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def _detector(args: argparse.Namespace) -> Any:
-    """The model the --model, --imgsz, --conf, --views, --zoom, --card-turns and
-    --card-scorer options name."""
+    """The model the --model, --imgsz, --conf, --views, --zoom, --card-turns,
+    --card-scorer and --card-finder options name."""
     return _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
                                         views=args.views, zoom=args.zoom,
                                         card_turns=args.card_turns,
-                                        card_scorer=args.card_scorer)
+                                        card_scorer=args.card_scorer,
+                                        card_finder=args.card_finder)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -181,6 +182,11 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                          help="keep faint card indices by the model's card scorer "
                               "(NAME.scorer.json; more found on rendered sets, fewer on "
                               "the real photos, so off by default)")
+        sub.add_argument("--card-finder", dest="card_finder", default=None,
+                         choices=("merge", "replace", "off"),
+                         help="how the boxes of the model's card finder (NAME.cards.onnx), "
+                              "run on frames with card indices, join the finder's (default: "
+                              "the shipped choice when the file is there, else off)")
         sub.add_argument("--json", action="store_true")
 
     evaluate = commands.add_parser("eval", help="score a model on labelled JSONL sets")

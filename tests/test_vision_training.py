@@ -37,7 +37,7 @@ def test_train_one_epoch_then_detect_and_eval(tmp_path: Path, capsys: pytest.Cap
     assert weights.is_file()
     detector = Detector(weights, confidence=0.001)
     assert detector.imgsz == 160
-    assert list(detector._yolo.names.values()) == list(CLASS_NAMES)
+    assert list(detector._finder.yolo.names.values()) == list(CLASS_NAMES)
     image = sorted((data / "images").glob("*.jpg"))[0]
     assert main(["detect", str(image), "--model", str(weights), "--conf", "0.001",
                  "--json"]) == 0

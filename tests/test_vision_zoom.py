@@ -119,7 +119,7 @@ def test_zoom_one_is_the_single_pass(far_scenes: list[tuple[object, Detections]]
     pytest.importorskip("onnxruntime")
     from vision.detector import Detector
 
-    single, default = Detector(zoom=1), Detector()
+    single, default = Detector(zoom=1, card_finder="off"), Detector(card_finder="off")
     assert single.zoom_imgsz is None and default.zoom_imgsz == 1440 == default.imgsz * 1.5
     image = far_scenes[0][0]
     one_pass = single._pass(image, single.imgsz)  # type: ignore[arg-type]
@@ -142,7 +142,7 @@ def test_the_zoomed_pass_finds_small_card_indices(far_scenes: list[tuple[object,
     pytest.importorskip("onnxruntime")
     from vision.detector import Detector
 
-    single, default = Detector(zoom=1), Detector()
+    single, default = Detector(zoom=1, card_finder="off"), Detector(card_finder="off")
     cards = [0, 0]
     tiles = [0, 0]
     for image, truth in far_scenes:

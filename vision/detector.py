@@ -74,6 +74,27 @@ def reader_path(finder: Path) -> Path:
     return finder.with_name(f"{finder.stem}.reader.onnx")
 
 
+def card_finder_path(finder: Path) -> Path:
+    """Where a finder's card finder lives: ``NAME.cards.onnx`` beside ``NAME.onnx``,
+    ``NAME.cards.pt`` beside ``NAME.pt`` (it runs in the finder's runtime)."""
+    return finder.with_name(f"{finder.stem}.cards{finder.suffix}")
+
+
+CARD_FINDER_WAYS = ("merge", "replace", "off")
+"""How a card finder's boxes join the finder's: ``merge`` adds them to the
+finder's card boxes (one item where they overlap), ``replace`` takes them
+instead of the finder's, ``off`` leaves the card finder unused."""
+DEFAULT_CARD_FINDER = "merge"
+
+
+def check_card_finder(way: str) -> str:
+    """``way`` if it is one of :data:`CARD_FINDER_WAYS`, else ValueError."""
+    if way not in CARD_FINDER_WAYS:
+        raise ValueError(f"card finder must be one of {', '.join(CARD_FINDER_WAYS)}, "
+                         f"not {way!r}")
+    return way
+
+
 def _check_names(names: dict[int, str] | Sequence[str], path: Path) -> bool:
     """True for a two-stage finder, False for a one-stage detector; else ModelError."""
     listed = [names[i] for i in range(len(names))] if isinstance(names, dict) else list(names)
@@ -118,7 +139,13 @@ def merge_zoomed(base: Detections, zoomed: Detections, zoomed_scale: float,
         sides = np.maximum(zoomed.boxes[:, 2] - zoomed.boxes[:, 0],
                            zoomed.boxes[:, 3] - zoomed.boxes[:, 1]) * zoomed_scale
         zoomed = zoomed[~((np.asarray(zoomed.kinds) == "tile") & (sides >= tile_limit))]
-    both = Detections.concatenate([base, zoomed])
+    return merge_boxes([base, zoomed])
+
+
+def merge_boxes(parts: Sequence[Detections]) -> Detections:
+    """Boxes from several passes as one set: boxes of one kind overlapping by IoU
+    ``NMS_IOU`` or more are one item, the most confident box kept."""
+    both = Detections.concatenate(parts)
     if len(both) < 2:
         return both
     kinds = np.array([0 if kind == "tile" else 1 for kind in both.kinds])
@@ -142,6 +169,102 @@ def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
                       np.clip(np.asarray(scores, np.float64), 0, 1))[keep]
 
 
+
+class OnnxFinder:
+    """A YOLO exported to ONNX, run by ONNX Runtime: one pass at a time, the frame's
+    long side letterboxed to the pass's size."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            raise ModelError("an .onnx model needs onnxruntime: pip install onnxruntime") from None
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = os.cpu_count() or 1
+        # Several sessions run one after the other per frame; a spinning thread
+        # pool would hold the cores the next session needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        try:
+            self._session = ort.InferenceSession(str(path), options,
+                                                 providers=["CPUExecutionProvider"])
+        except Exception as error:
+            raise ModelError(f"cannot load {str(path)!r}: {error}") from None
+        meta = self._session.get_modelmeta().custom_metadata_map
+        self.names: list[str] | None = None
+        if "names" in meta:
+            names = ast.literal_eval(meta["names"])
+            self.names = ([names[i] for i in range(len(names))] if isinstance(names, dict)
+                          else list(names))
+        shape = self._session.get_inputs()[0].shape
+        self.fixed_input: int | None = shape[2] if isinstance(shape[2], int) else None
+        self.imgsz: int | None = (ast.literal_eval(meta["imgsz"])[0] if "imgsz" in meta
+                                  else None)
+
+    def __call__(self, image: npt.NDArray[np.uint8], size: int,
+                 floors: npt.NDArray[np.float64], finder: bool) -> Detections:
+        """The boxes of one pass whose class scores its ``floors`` entry or more."""
+        import cv2
+
+        h, w = image.shape[:2]
+        scale = min(size / w, size / h)
+        nw, nh = round(w * scale), round(h * scale)
+        # The smallest padded rectangle (sides multiples of the stride), as
+        # ultralytics does: a 16:9 frame costs 56 % of the square.
+        cw, ch = ((size, size) if self.fixed_input is not None
+                  else (-(-nw // 32) * 32, -(-nh // 32) * 32))
+        px, py = (cw - nw) // 2, (ch - nh) // 2
+        canvas = np.full((ch, cw, 3), 114, np.uint8)
+        canvas[py : py + nh, px : px + nw] = cv2.resize(image, (nw, nh),
+                                                        interpolation=cv2.INTER_LINEAR)
+        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        out = self._session.run(None, {self._session.get_inputs()[0].name: blob})[0][0]
+        if out.shape[0] != 4 + len(floors):
+            out = out.T  # (anchors, 4 + classes) exports
+        scores = out[4:]
+        classes = scores.argmax(axis=0)
+        best = scores[classes, np.arange(scores.shape[1])]
+        keep = best >= floors[classes]
+        cx, cy, bw, bh = out[:4, keep]
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+        classes, best = classes[keep], best[keep]
+        if len(boxes):
+            picked = _nms(boxes, classes, best, float(floors.min()))
+            boxes, classes, best = boxes[picked], classes[picked], best[picked]
+        boxes = (boxes - [px, py, px, py]) / scale
+        return _from_arrays(boxes, classes, best, w, h, finder)
+
+
+class UltralyticsFinder:
+    """A YOLO's ultralytics weights (.pt), run by ultralytics' ``predict`` on PyTorch."""
+
+    def __init__(self, path: Path, device: str | None) -> None:
+        _offline()
+        try:
+            from ultralytics import YOLO
+        except ImportError:
+            raise ModelError("a .pt model needs ultralytics: pip install -e '.[vision]'") from None
+        try:
+            self.yolo = YOLO(str(path), task="detect")
+        except Exception as error:  # torch raises many kinds for a broken file
+            raise ModelError(f"cannot load {str(path)!r}: {error}") from None
+        self.device = device
+        names = self.yolo.names
+        self.names: list[str] = [names[i] for i in range(len(names))]
+        trained = getattr(self.yolo.model, "args", {}) or {}
+        size = inference_imgsz(self.yolo) or trained.get("imgsz")
+        self.imgsz: int | None = int(size) if size else None
+
+    def __call__(self, image: npt.NDArray[np.uint8], size: int,
+                 floors: npt.NDArray[np.float64], finder: bool) -> Detections:
+        """The boxes of one pass whose class scores its ``floors`` entry or more."""
+        result = self.yolo.predict(image, imgsz=size, conf=float(floors.min()), iou=NMS_IOU,
+                                   device=self.device or "cpu", verbose=False)[0]
+        boxes = result.boxes
+        classes, scores = boxes.cls.cpu().numpy(), boxes.conf.cpu().numpy()
+        keep = scores >= floors[classes.astype(int)]
+        return _from_arrays(boxes.xyxy.cpu().numpy()[keep], classes[keep], scores[keep],
+                            image.shape[1], image.shape[0], finder)
+
 class Detector:
     """A loaded model: ``detector(image_bgr) -> Detections`` in the image's pixels.
 
@@ -155,12 +278,18 @@ class Detector:
     ``card_scorer``: judge faint card-index boxes by the model's card scorer
     (``NAME.scorer.json``, :mod:`vision.scoring`) when it has one.  Off by default:
     it gained on rendered sets but lost real card indices (models/README.md).
+    ``card_finder``: how the boxes of a second finder trained for card indices
+    (:func:`card_finder_path`) join the finder's (:data:`CARD_FINDER_WAYS`; None for
+    :data:`DEFAULT_CARD_FINDER`, or ``off`` when the model has none).  It runs only
+    on frames where the finder boxed a card index, so tile-only tables neither pay
+    for it nor get its false card boxes.
     """
 
     def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
                  confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
                  views: int = 1, zoom: float | None = None,
-                 card_turns: int | None = None, card_scorer: bool = False) -> None:
+                 card_turns: int | None = None, card_scorer: bool = False,
+                 card_finder: str | None = None) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
@@ -182,85 +311,56 @@ class Detector:
             self._load_ultralytics(imgsz)
         else:
             raise ModelError(f"model {str(self.path)!r}: want a .pt or .onnx file")
+        self._load_card_finder(card_finder)
 
-    # --- ultralytics -------------------------------------------------------------
     def _load_ultralytics(self, imgsz: int | None) -> None:
-        _offline()
-        try:
-            from ultralytics import YOLO
-        except ImportError:
-            raise ModelError("a .pt model needs ultralytics: pip install -e '.[vision]'") from None
-        try:
-            self._yolo = YOLO(str(self.path), task="detect")
-        except Exception as error:  # torch raises many kinds for a broken file
-            raise ModelError(f"cannot load {str(self.path)!r}: {error}") from None
-        self.classes = len(self._yolo.names)
-        self._load_reader(_check_names(self._yolo.names, self.path))
-        trained = getattr(self._yolo.model, "args", {}) or {}
-        self.imgsz = int(imgsz or inference_imgsz(self._yolo) or trained.get("imgsz")
-                         or DEFAULT_IMGSZ)
+        self._finder: OnnxFinder | UltralyticsFinder = UltralyticsFinder(self.path, self.device)
+        self.classes = len(self._finder.names)
+        self._load_reader(_check_names(self._finder.names, self.path))
+        self.imgsz = int(imgsz or self._finder.imgsz or DEFAULT_IMGSZ)
 
-    # --- ONNX Runtime --------------------------------------------------------------
     def _load_onnx(self, imgsz: int | None) -> None:
-        try:
-            import onnxruntime as ort
-        except ImportError:
-            raise ModelError("an .onnx model needs onnxruntime: pip install onnxruntime") from None
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = os.cpu_count() or 1
-        # Two sessions run one after the other per frame; a spinning thread pool
-        # would hold the cores the other session needs.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            self._session = ort.InferenceSession(str(self.path), options,
-                                                 providers=["CPUExecutionProvider"])
-        except Exception as error:
-            raise ModelError(f"cannot load {str(self.path)!r}: {error}") from None
-        meta = self._session.get_modelmeta().custom_metadata_map
-        self.classes = len(CLASS_NAMES)
-        if "names" in meta:
-            names = ast.literal_eval(meta["names"])
-            self.classes = len(names)
-            self._load_reader(_check_names(names, self.path))
-        else:
-            self._load_reader(False)
-        shape = self._session.get_inputs()[0].shape
-        fixed = shape[2] if isinstance(shape[2], int) else None
-        self._fixed_input = fixed is not None
-        meta_size = ast.literal_eval(meta["imgsz"])[0] if "imgsz" in meta else None
-        self.imgsz = int(fixed or imgsz or meta_size or DEFAULT_IMGSZ)
+        finder = OnnxFinder(self.path)
+        self._finder = finder
+        self.classes = len(finder.names) if finder.names is not None else len(CLASS_NAMES)
+        self._load_reader(_check_names(finder.names, self.path) if finder.names is not None
+                          else False)
+        self._fixed_input = finder.fixed_input is not None
+        self.imgsz = int(finder.fixed_input or imgsz or finder.imgsz or DEFAULT_IMGSZ)
 
-    def _onnx(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
-        """One finder pass with the frame's long side letterboxed to ``size``."""
-        import cv2
+    # --- the card finder of a two-stage model ------------------------------------------
+    def _load_card_finder(self, way: str | None) -> None:
+        path = card_finder_path(self.path)
+        if way is None:
+            way = DEFAULT_CARD_FINDER if path.is_file() else "off"
+        self.card_finder_way = check_card_finder(way)
+        self._card_finder: OnnxFinder | UltralyticsFinder | None = None
+        if self.card_finder_way == "off":
+            return
+        if self.reader is None:
+            raise ModelError(f"{str(self.path)!r} is a one-stage model; a card finder "
+                             "works beside a two-stage finder only")
+        if not path.is_file():
+            raise ModelError(f"card finder {str(path)!r} is missing (or pass "
+                             "--card-finder off)")
+        self._card_finder = (OnnxFinder(path) if path.suffix == ".onnx"
+                             else UltralyticsFinder(path, self.device))
+        if self._card_finder.names != list(FINDER_NAMES):
+            raise ModelError(f"card finder {str(path)!r} has classes "
+                             f"{self._card_finder.names}, not {list(FINDER_NAMES)}")
 
-        h, w = image.shape[:2]
-        scale = min(size / w, size / h)
-        nw, nh = round(w * scale), round(h * scale)
-        # The smallest padded rectangle (sides multiples of the stride), as
-        # ultralytics does: a 16:9 frame costs 56 % of the square.
-        cw, ch = (size, size) if self._fixed_input else (-(-nw // 32) * 32, -(-nh // 32) * 32)
-        px, py = (cw - nw) // 2, (ch - nh) // 2
-        canvas = np.full((ch, cw, 3), 114, np.uint8)
-        canvas[py : py + nh, px : px + nw] = cv2.resize(image, (nw, nh),
-                                                        interpolation=cv2.INTER_LINEAR)
-        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        out = self._session.run(None, {self._session.get_inputs()[0].name: blob})[0][0]
-        if out.shape[0] != 4 + self.classes:
-            out = out.T  # (anchors, 4 + classes) exports
-        scores = out[4:]
-        classes = scores.argmax(axis=0)
-        best = scores[classes, np.arange(scores.shape[1])]
+    def _card_boxes(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """The card finder's card-index boxes, its passes merged as the finder's are."""
+        assert self._card_finder is not None
         floors = self._floors()
-        keep = best >= floors[classes]
-        cx, cy, bw, bh = out[:4, keep]
-        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
-        classes, best = classes[keep], best[keep]
-        if len(boxes):
-            picked = _nms(boxes, classes, best, float(floors.min()))
-            boxes, classes, best = boxes[picked], classes[picked], best[picked]
-        boxes = (boxes - [px, py, px, py]) / scale
-        return _from_arrays(boxes, classes, best, w, h, self.reader is not None)
+        floors[FINDER_NAMES.index("tile")] = np.inf
+        found = self._card_finder(image, self.imgsz, floors, True)
+        zoomed_size = self.zoom_imgsz
+        if zoomed_size is None:
+            return found
+        h, w = image.shape[:2]
+        return merge_zoomed(found, self._card_finder(image, zoomed_size, floors, True),
+                            min(zoomed_size / w, zoomed_size / h))
 
     # --- the reader of a two-stage model ----------------------------------------------
     def _load_reader(self, two_stage: bool) -> None:
@@ -336,27 +436,25 @@ class Detector:
         return int(round(self.imgsz * self.zoom / 32) * 32)
 
     def find(self, image: npt.NDArray[np.uint8]) -> Detections:
-        """The first stage's boxes (a one-stage model's final ones), both passes merged."""
+        """The first stage's boxes (a one-stage model's final ones), both passes
+        merged, the card finder's joined where it runs."""
         found = self._pass(image, self.imgsz)
         zoomed_size = self.zoom_imgsz
-        if zoomed_size is None:
+        if zoomed_size is not None:
+            h, w = image.shape[:2]
+            found = merge_zoomed(found, self._pass(image, zoomed_size),
+                                 min(zoomed_size / w, zoomed_size / h))
+        if self._card_finder is None or "card" not in found.kinds:
             return found
-        h, w = image.shape[:2]
-        return merge_zoomed(found, self._pass(image, zoomed_size),
-                            min(zoomed_size / w, zoomed_size / h))
+        cards = self._card_boxes(image)
+        if self.card_finder_way == "replace":
+            return Detections.concatenate(
+                [found[np.asarray(found.kinds) == "tile"], cards])
+        return merge_boxes([found, cards])
 
     def _pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
-        if self.backend == "onnxruntime":
-            return self._onnx(image, size)
-        floors = self._floors()
-        result = self._yolo.predict(image, imgsz=size, conf=float(floors.min()),
-                                    iou=NMS_IOU, device=self.device or "cpu",
-                                    verbose=False)[0]
-        boxes = result.boxes
-        classes, scores = boxes.cls.cpu().numpy(), boxes.conf.cpu().numpy()
-        keep = scores >= floors[classes.astype(int)]
-        return _from_arrays(boxes.xyxy.cpu().numpy()[keep], classes[keep], scores[keep],
-                            image.shape[1], image.shape[0], self.reader is not None)
+        """One finder pass with the frame's long side at ``size``."""
+        return self._finder(image, size, self._floors(), self.reader is not None)
 
     def _floors(self) -> npt.NDArray[np.float64]:
         """The least finder confidence kept, per class: the threshold, but a card
