@@ -146,6 +146,7 @@ def run(
     events_jsonl: str | Path | None = None,
     model: str | Path | None = None,
     zoom: float | None = None,
+    card_finder: str | None = None,
     bus: EventBus | None = None,
     options: GameOptions | None = None,
     detector: Callable[[Any], Any] | None = None,
@@ -158,8 +159,8 @@ def run(
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used.
     ``corrections``: the panel's (default: the inbox ``start_panel`` made for ``bus``).
-    ``zoom``: the model's second finder pass (``vision.detector.Detector``'s; None
-    for its default)."""
+    ``zoom``: the model's second finder pass, ``card_finder``: how its card finder's
+    boxes join (``vision.detector.Detector``'s; None for their defaults)."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -203,7 +204,8 @@ def run(
             return RunSummary(published[0], 0, snapshots)
         if detector is None:
             # fails with ModelError (one line, exit 2) while no trained model exists
-            detector = importlib.import_module("vision.detector").Detector(model, zoom=zoom)
+            detector = importlib.import_module("vision.detector").Detector(
+                model, zoom=zoom, card_finder=card_finder)
         if watcher is None:
             watcher = importlib.import_module("live.watcher").TableWatcher(variant)
         frames = importlib.import_module("live.sources").open_source(source)

@@ -164,3 +164,17 @@ def test_the_command_line_refuses_a_card_finder_it_cannot_use(
         result = int(exit_.code or 0)
     assert result == code
     assert message in capsys.readouterr().err
+
+
+def test_the_live_command_refuses_a_missing_card_finder_before_watching(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.cli import EXIT_BAD_INPUT, main
+
+    finder = model_dir(tmp_path, None)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    code = main(["run", "--source", str(frames), "--variant", "rommee", "--players", "A,B",
+                 "--headless", "--model", str(finder), "--card-finder", "merge"])
+    assert code == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "is missing" in err and len(err.strip().splitlines()) == 1
