@@ -65,7 +65,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     results = [evaluate_predictor(detector, data, limit=args.limit) for data in args.data]
     if args.json:
         for result in results:
-            print(json.dumps({"model": str(detector.path), **result.to_json()}))
+            print(json.dumps({"model": str(detector.path),
+                              "card_finder": detector.card_finder_way,
+                              **result.to_json()}))
     else:
         for result in results:
             print(result.to_text())

@@ -52,3 +52,4 @@ def test_train_one_epoch_then_detect_and_eval(tmp_path: Path, capsys: pytest.Cap
                  "--json"]) == 0
     scores = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert scores["images"] == 2 and 0 <= scores["identity"] <= 1
+    assert scores["card_finder"] == "off"  # a one-stage model has none
