@@ -86,6 +86,16 @@ def test_a_model_without_a_card_finder(tmp_path: Path, way: str | None,
             Detector(finder, card_finder=way)
 
 
+@pytest.mark.parametrize("content", [b"", b"not an onnx graph", b"\x08\x07" * 64],
+                         ids=["empty", "text", "garbage"])
+def test_a_corrupt_card_finder_is_refused_naming_it(tmp_path: Path, content: bytes) -> None:
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(content)
+    finder = model_dir(tmp_path, corrupt)
+    with pytest.raises(ModelError, match="cannot load .*model.cards.onnx"):
+        Detector(finder, card_finder="merge")
+
+
 def test_a_card_finder_with_other_classes_is_refused(tmp_path: Path) -> None:
     onnx = pytest.importorskip("onnx")
     model = onnx.load(str(FINDER))
