@@ -92,7 +92,7 @@ def test_a_corrupt_card_finder_is_refused_naming_it(tmp_path: Path, content: byt
     corrupt = tmp_path / "corrupt.onnx"
     corrupt.write_bytes(content)
     finder = model_dir(tmp_path, corrupt)
-    with pytest.raises(ModelError, match="cannot load .*model.cards.onnx"):
+    with pytest.raises(ModelError, match=r"cannot load .*model\.cards\.onnx"):
         Detector(finder, card_finder="merge")
 
 
