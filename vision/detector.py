@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +169,6 @@ def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
                       np.clip(np.asarray(scores, np.float64), 0, 1))[keep]
 
 
-
 class OnnxFinder:
     """A YOLO exported to ONNX, run by ONNX Runtime: one pass at a time, the frame's
     long side letterboxed to the pass's size."""
@@ -265,6 +264,7 @@ class UltralyticsFinder:
         return _from_arrays(boxes.xyxy.cpu().numpy()[keep], classes[keep], scores[keep],
                             image.shape[1], image.shape[0], finder)
 
+
 class Detector:
     """A loaded model: ``detector(image_bgr) -> Detections`` in the image's pixels.
 
@@ -351,16 +351,11 @@ class Detector:
 
     def _card_boxes(self, image: npt.NDArray[np.uint8]) -> Detections:
         """The card finder's card-index boxes, its passes merged as the finder's are."""
-        assert self._card_finder is not None
+        card_finder = self._card_finder
+        assert card_finder is not None
         floors = self._floors()
         floors[FINDER_NAMES.index("tile")] = np.inf
-        found = self._card_finder(image, self.imgsz, floors, True)
-        zoomed_size = self.zoom_imgsz
-        if zoomed_size is None:
-            return found
-        h, w = image.shape[:2]
-        return merge_zoomed(found, self._card_finder(image, zoomed_size, floors, True),
-                            min(zoomed_size / w, zoomed_size / h))
+        return self._passes(image, lambda frame, size: card_finder(frame, size, floors, True))
 
     # --- the reader of a two-stage model ----------------------------------------------
     def _load_reader(self, two_stage: bool) -> None:
@@ -438,12 +433,7 @@ class Detector:
     def find(self, image: npt.NDArray[np.uint8]) -> Detections:
         """The first stage's boxes (a one-stage model's final ones), both passes
         merged, the card finder's joined where it runs."""
-        found = self._pass(image, self.imgsz)
-        zoomed_size = self.zoom_imgsz
-        if zoomed_size is not None:
-            h, w = image.shape[:2]
-            found = merge_zoomed(found, self._pass(image, zoomed_size),
-                                 min(zoomed_size / w, zoomed_size / h))
+        found = self._passes(image, self._pass)
         if self._card_finder is None or "card" not in found.kinds:
             return found
         cards = self._card_boxes(image)
@@ -451,6 +441,17 @@ class Detector:
             return Detections.concatenate(
                 [found[np.asarray(found.kinds) == "tile"], cards])
         return merge_boxes([found, cards])
+
+    def _passes(self, image: npt.NDArray[np.uint8],
+                run: Callable[[npt.NDArray[np.uint8], int], Detections]) -> Detections:
+        """A finder's pass at the base size and, with a zoom, its zoomed pass, merged."""
+        found = run(image, self.imgsz)
+        zoomed_size = self.zoom_imgsz
+        if zoomed_size is None:
+            return found
+        h, w = image.shape[:2]
+        return merge_zoomed(found, run(image, zoomed_size),
+                            min(zoomed_size / w, zoomed_size / h))
 
     def _pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
         """One finder pass with the frame's long side at ``size``."""
