@@ -10,6 +10,8 @@ import json
 import sys
 from typing import Any
 
+from tabletop.commands_vision import CARD_FINDER_CHOICES
+
 
 def cmd_run(args: argparse.Namespace) -> int:
     from engine.variants import find_variant, parse_option_args
@@ -101,7 +103,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                              "(1..3, default 1.5; 1 for one pass, at about 0.4 times the "
                              "detector's time)")
     parser.add_argument("--card-finder", dest="card_finder", default=None,
-                        choices=("merge", "replace", "off"),
+                        choices=CARD_FINDER_CHOICES,
                         help="how the model's card finder joins the finder on frames with "
                              "card indices (default merge; off: about 120 ms a frame "
                              "faster on a card table, fewer card indices read)")

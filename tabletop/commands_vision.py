@@ -12,6 +12,10 @@ import json
 import sys
 from typing import Any
 
+CARD_FINDER_CHOICES = ("merge", "replace", "off")
+"""``vision.detector.CARD_FINDER_WAYS``, kept here so that building the parser
+imports no vision code (a test keeps the two equal)."""
+
 
 def _vision(module: str) -> Any:
     """A vision module, imported when a command runs.  Through importlib, so that
@@ -185,7 +189,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                               "(NAME.scorer.json; more found on rendered sets, fewer on "
                               "the real photos, so off by default)")
         sub.add_argument("--card-finder", dest="card_finder", default=None,
-                         choices=("merge", "replace", "off"),
+                         choices=CARD_FINDER_CHOICES,
                          help="how the boxes of the model's card finder (NAME.cards.onnx), "
                               "run on frames with card indices, join the finder's (default: "
                               "the shipped choice when the file is there, else off)")

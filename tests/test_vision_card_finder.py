@@ -65,6 +65,12 @@ def test_an_unknown_way_is_refused_quoting_it(way: str) -> None:
         check_card_finder(way)
 
 
+def test_the_command_line_offers_the_detector_s_ways() -> None:
+    from tabletop.commands_vision import CARD_FINDER_CHOICES
+
+    assert CARD_FINDER_CHOICES == CARD_FINDER_WAYS
+
+
 def test_card_finder_lives_beside_the_finder_in_its_format() -> None:
     assert card_finder_path(Path("m/x.pt")) == Path("m/x.cards.pt")
     assert card_finder_path(Path("m/x.onnx")) == Path("m/x.cards.onnx")
