@@ -282,8 +282,10 @@ class Board:
                 continue
             try:
                 data = port.read(max(1, port.in_waiting))
-            except (serial.SerialException, OSError, TypeError, AttributeError) as error:
-                # TypeError/AttributeError: pyserial after a concurrent close
+            except (serial.SerialException, OSError, TypeError, AttributeError,
+                    ValueError) as error:
+                # TypeError/AttributeError/ValueError: pyserial after a concurrent close
+                # (a socket:// port's select() on a closed socket raises ValueError)
                 if port is self._port:
                     self._drop_link(f"read failed: {error}")
                 continue

@@ -122,3 +122,17 @@ def test_replugged_board_is_resynchronised(board: Board, fake: FakeBoard) -> Non
     assert (fake.seat, fake.flags) == (3, 1)
     assert wait_until(lambda: links == [False, True], 1)
     assert board.reconnections == 1
+
+
+def test_a_port_closed_under_the_reader_drops_the_link_and_comes_back(
+        board: Board, fake: FakeBoard) -> None:
+    """pyserial's socket:// port raises ValueError when its socket is closed while
+    the reader waits on it (a race seen in CI); the reader must live on."""
+    port = board._port
+    assert port is not None
+    port._socket.close()  # type: ignore[attr-defined]
+    assert wait_until(lambda: not board.connected or board.reconnections >= 1, 2)
+    assert wait_until(lambda: board.connected, 3)
+    assert all(thread.is_alive() for thread in board._threads)
+    board.show(7)
+    assert wait_until(lambda: fake.display == "   7", 2)
