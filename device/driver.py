@@ -74,6 +74,12 @@ class _Waiter:
     failure: DeviceError | None = None
 
 
+
+PORT_FAILURES = (serial.SerialException, OSError, TypeError, AttributeError, ValueError)
+"""What a port's read or write raises when the link goes: pyserial's own errors, and,
+after a concurrent close, TypeError, AttributeError or ValueError (a socket://
+port's select() on its closed socket)."""
+
 class Board:
     """A scoring board behind a serial URL, kept connected in the background.
 
@@ -270,7 +276,7 @@ class Board:
                 raise BoardDisconnected(f"no board on {self.url!r}")
             try:
                 port.write(data)
-            except (serial.SerialException, OSError) as error:
+            except PORT_FAILURES as error:
                 raise BoardDisconnected(f"writing to {self.url!r} failed: {error}") from error
 
     # --- reader ---------------------------------------------------------------------
@@ -282,10 +288,7 @@ class Board:
                 continue
             try:
                 data = port.read(max(1, port.in_waiting))
-            except (serial.SerialException, OSError, TypeError, AttributeError,
-                    ValueError) as error:
-                # TypeError/AttributeError/ValueError: pyserial after a concurrent close
-                # (a socket:// port's select() on a closed socket raises ValueError)
+            except PORT_FAILURES as error:
                 if port is self._port:
                     self._drop_link(f"read failed: {error}")
                 continue
