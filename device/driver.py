@@ -74,11 +74,11 @@ class _Waiter:
     failure: DeviceError | None = None
 
 
-
 PORT_FAILURES = (serial.SerialException, OSError, TypeError, AttributeError, ValueError)
 """What a port's read or write raises when the link goes: pyserial's own errors, and,
 after a concurrent close, TypeError, AttributeError or ValueError (a socket://
 port's select() on its closed socket)."""
+
 
 class Board:
     """A scoring board behind a serial URL, kept connected in the background.
