@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from tabletop.commands_vision import CARD_FINDER_CHOICES
+from tabletop.commands_vision import CARD_FINDER_CHOICES, CARD_READER_CHOICES
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -57,6 +57,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         model=args.model,
         zoom=args.zoom,
         card_finder=args.card_finder,
+        card_reader=args.card_reader,
         options=options if not args.source.startswith("scenario:") else None,
         on_event=show,
         board_url=board,
@@ -107,6 +108,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                         help="how the model's card finder joins the finder on frames with "
                              "card indices (default merge; off: about 120 ms a frame "
                              "faster on a card table, fewer card indices read)")
+    parser.add_argument("--card-reader", dest="card_reader", default=None,
+                        choices=CARD_READER_CHOICES,
+                        help="name card indices with the model's card reader (default on "
+                             "when the model has one) or with the tiles' reader (off)")
     parser.add_argument("--start-seat", dest="start_seat", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
     parser.set_defaults(handler=cmd_run)

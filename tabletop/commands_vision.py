@@ -15,6 +15,8 @@ from typing import Any
 CARD_FINDER_CHOICES = ("merge", "replace", "off")
 """``vision.detector.CARD_FINDER_WAYS``, kept here so that building the parser
 imports no vision code (a test keeps the two equal)."""
+CARD_READER_CHOICES = ("on", "off")
+"""``vision.detector.CARD_READER_WAYS``, kept here for the same reason."""
 
 
 def _vision(module: str) -> Any:
@@ -55,12 +57,13 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 def _detector(args: argparse.Namespace) -> Any:
     """The model the --model, --imgsz, --conf, --views, --zoom, --card-turns,
-    --card-scorer and --card-finder options name."""
+    --card-scorer, --card-finder and --card-reader options name."""
     return _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
                                         views=args.views, zoom=args.zoom,
                                         card_turns=args.card_turns,
                                         card_scorer=args.card_scorer,
-                                        card_finder=args.card_finder)
+                                        card_finder=args.card_finder,
+                                        card_reader=args.card_reader)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -71,6 +74,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         for result in results:
             print(json.dumps({"model": str(detector.path),
                               "card_finder": detector.card_finder_way,
+                              "card_reader": detector.card_reader_way,
                               **result.to_json()}))
     else:
         for result in results:
@@ -193,6 +197,11 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                          help="how the boxes of the model's card finder (NAME.cards.onnx), "
                               "run on frames with card indices, join the finder's (default: "
                               "the shipped choice when the file is there, else off)")
+        sub.add_argument("--card-reader", dest="card_reader", default=None,
+                         choices=CARD_READER_CHOICES,
+                         help="name card indices with the model's card reader "
+                              "(NAME.cards.reader.onnx; default: on when the file is there) "
+                              "or with the reader that names tiles (off)")
         sub.add_argument("--json", action="store_true")
 
     evaluate = commands.add_parser("eval", help="score a model on labelled JSONL sets")

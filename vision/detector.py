@@ -87,6 +87,25 @@ instead of the finder's, ``off`` leaves the card finder unused."""
 DEFAULT_CARD_FINDER = "merge"
 
 
+def card_reader_path(finder: Path) -> Path:
+    """Where a finder's card reader lives: ``NAME.cards.reader.onnx`` beside
+    ``NAME.pt|.onnx`` (the reader of the card finder's boxes, in both runtimes)."""
+    return finder.with_name(f"{finder.stem}.cards.reader.onnx")
+
+
+CARD_READER_WAYS = ("on", "off")
+"""Whether card-index boxes are named by the model's card reader (``on``) or by the
+reader that names the tiles too (``off``)."""
+
+
+def check_card_reader(way: str) -> str:
+    """``way`` if it is one of :data:`CARD_READER_WAYS`, else ValueError."""
+    if way not in CARD_READER_WAYS:
+        raise ValueError(f"card reader must be one of {', '.join(CARD_READER_WAYS)}, "
+                         f"not {way!r}")
+    return way
+
+
 def check_card_finder(way: str) -> str:
     """``way`` if it is one of :data:`CARD_FINDER_WAYS`, else ValueError."""
     if way not in CARD_FINDER_WAYS:
@@ -283,13 +302,16 @@ class Detector:
     :data:`DEFAULT_CARD_FINDER`, or ``off`` when the model has none).  It runs only
     on frames where the finder boxed a card index, so tile-only tables neither pay
     for it nor get its false card boxes.
+    ``card_reader``: ``on`` to name card-index boxes with the model's card reader
+    (:func:`card_reader_path`, a reader fine-tuned on card indices alone), ``off`` to
+    name them with the reader that names tiles (None: ``on`` when the model has one).
     """
 
     def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
                  confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
                  views: int = 1, zoom: float | None = None,
                  card_turns: int | None = None, card_scorer: bool = False,
-                 card_finder: str | None = None) -> None:
+                 card_finder: str | None = None, card_reader: str | None = None) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
@@ -302,6 +324,7 @@ class Detector:
                                            else card_turns)
         self.zoom = check_zoom(DEFAULT_ZOOM if zoom is None else zoom)
         self.use_scorer = card_scorer
+        self._card_reader_way = None if card_reader is None else check_card_reader(card_reader)
         self._fixed_input = False
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
@@ -360,8 +383,13 @@ class Detector:
     # --- the reader of a two-stage model ----------------------------------------------
     def _load_reader(self, two_stage: bool) -> None:
         self.reader: Any = None
+        self.card_reader: Any = None
         self.scorer: Any = None
         if not two_stage:
+            if self._card_reader_way == "on":
+                raise ModelError(f"{str(self.path)!r} is a one-stage model; a card reader "
+                                 "works beside a two-stage finder only")
+            self.card_reader_way = "off"
             return
         path = reader_path(self.path)
         if not path.is_file():
@@ -373,6 +401,7 @@ class Detector:
             self.reader = Reader(path)
         except Exception as error:
             raise ModelError(f"cannot load reader {str(path)!r}: {error}") from None
+        self._load_card_reader()
         from vision.scoring import CardScorer, ScorerError, scorer_path
 
         if self.use_scorer and scorer_path(self.path).is_file():
@@ -380,6 +409,41 @@ class Detector:
                 self.scorer = CardScorer.load(scorer_path(self.path))
             except ScorerError as error:
                 raise ModelError(str(error)) from None
+
+    def _load_card_reader(self) -> None:
+        from vision.reader import Reader
+
+        path = card_reader_path(self.path)
+        way = self._card_reader_way or ("on" if path.is_file() else "off")
+        self.card_reader_way = way
+        if way == "off":
+            return
+        if not path.is_file():
+            raise ModelError(f"card reader {str(path)!r} is missing (or pass "
+                             "--card-reader off)")
+        try:
+            self.card_reader = Reader(path)
+        except Exception as error:
+            raise ModelError(f"cannot load card reader {str(path)!r}: {error}") from None
+
+    def _probabilities(self, image: npt.NDArray[np.uint8], found: Detections
+                       ) -> npt.NDArray[np.float64]:
+        """Each found box's reader probabilities: the card reader's for card indices
+        when there is one, the reader's for the rest."""
+        kinds = list(found.kinds)
+        if self.card_reader is None:
+            return self.reader.probabilities(  # type: ignore[no-any-return]
+                image, found.boxes, kinds, self.views, self.card_turns)
+        is_card = np.array([kind == "card" for kind in kinds])
+        from vision.reader import READER_CLASSES
+
+        probabilities = np.zeros((len(kinds), len(READER_CLASSES)))
+        for reader, rows in ((self.reader, ~is_card), (self.card_reader, is_card)):
+            if rows.any():
+                probabilities[rows] = reader.probabilities(
+                    image, found.boxes[rows], [k for k, r in zip(kinds, rows, strict=True)
+                                               if r], self.views, self.card_turns)
+        return probabilities
 
     def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:
         """Name every found box; drop those the reader calls ``none``.  The
@@ -391,8 +455,7 @@ class Detector:
         from vision.reader import decide
 
         kinds = list(found.kinds)
-        probabilities = self.reader.probabilities(image, found.boxes, kinds, self.views,
-                                                  self.card_turns)
+        probabilities = self._probabilities(image, found)
         labels, scores = decide(probabilities, kinds)
         confidences = found.confidences * scores
         keep = np.array([label is not None for label in labels]) & (
