@@ -18,6 +18,9 @@ frame, after warm-up:
   passes run too, on every one of these frames: each has card indices;
 * ``nocards``: the same without the card finder (``--card-finder off``,
   session 14's default);
+* ``onereader``: the default with card indices named by the reader that names
+  the tiles (``--card-reader off``, session 15's default) rather than by the
+  card reader (``tabletop.cards.reader.onnx``, session 16);
 * ``tiles``: the default on tile-only frames, where the card finder does not
   run unless the finder boxes a card index;
 * ``plain``: the default reading card indices once (``--card-turns 1``,
@@ -112,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             return detector._pass(image, detector.imgsz)
         return call, reader
 
-    parts = ("finder", "single", "whole", "nocards", "tiles", "plain", "scorer", "views5")
+    parts = ("finder", "single", "whole", "nocards", "onereader", "tiles", "plain", "scorer",
+             "views5")
 
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
@@ -125,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         card_finder, detector._card_finder = detector._card_finder, None
         result[f"nocards_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector._card_finder = card_finder
+        card_reader, detector.card_reader = detector.card_reader, None
+        result[f"onereader_{name}"] = summary(time_calls(detector, images, args.repeat))
+        detector.card_reader = card_reader
         result[f"tiles_{name}"] = summary(time_calls(detector, tile_images, args.repeat))
         turns, detector.card_turns = detector.card_turns, 1
         result[f"plain_{name}"] = summary(time_calls(detector, images, args.repeat))
@@ -144,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(images)} frames x {args.repeat}")
         for part in parts:
             o, u = result[f"{part}_onnxruntime"], result[f"{part}_ultralytics"]
-            print(f"{part:7s} onnxruntime {o['median_ms']:7.2f} ms (p95 {o['p95_ms']:.2f})   "
+            print(f"{part:9s} onnxruntime {o['median_ms']:7.2f} ms (p95 {o['p95_ms']:.2f})   "
                   f"ultralytics {u['median_ms']:7.2f} ms (p95 {u['p95_ms']:.2f})   "
                   f"ratio {result[f'{part}_ratio']:.2f}x")
     return 0
