@@ -80,7 +80,8 @@ def test_default_model_reads_held_out_scenes(scenes: list[tuple[object, object]]
 CARD_FINDER_GAIN_FLOOR = 0.03
 """Of the card indices in these 12 scenes, the share more read right with the
 shipped card finder than without it: it was 0.089 (129 -> 143 of 158) when
-it shipped (0.070, 134 -> 145, with session 16's card reader), +0.032 to +0.071 of identity on 200-image rendered sets."""
+it shipped (0.070, 134 -> 145, with session 16's card reader), +0.032 to
++0.071 of identity on 200-image rendered sets."""
 
 
 def test_the_card_finder_reads_more_card_indices(scenes: list[tuple[object, object]]) -> None:

@@ -7,7 +7,10 @@ The rest of the project sees only :class:`Detector` and :class:`Detections`.
 A model is one-stage (a YOLO with every label of :mod:`vision.labels`) or
 two-stage, as shipped: a YOLO *finder* with the classes ``tile`` and ``card``
 and, beside it as ``NAME.reader.onnx``, the crop classifier of
-:mod:`vision.reader` that names each found box.
+:mod:`vision.reader` that names each found box.  A two-stage model may also
+have a card finder (``NAME.cards.onnx``, more card-index boxes) and a card
+reader (``NAME.cards.reader.onnx``, which names the card-index boxes while the
+reader names the tiles).
 """
 
 from __future__ import annotations
