@@ -92,7 +92,8 @@ DEFAULT_CARD_FINDER = "merge"
 
 def card_reader_path(finder: Path) -> Path:
     """Where a finder's card reader lives: ``NAME.cards.reader.onnx`` beside
-    ``NAME.pt|.onnx`` (the reader of the card finder's boxes, in both runtimes)."""
+    ``NAME.pt|.onnx``: it names every card-index box, whichever finder gave it and
+    whichever runtime runs the finders."""
     return finder.with_name(f"{finder.stem}.cards.reader.onnx")
 
 
