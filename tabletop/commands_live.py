@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from tabletop.commands_vision import CARD_FINDER_CHOICES, CARD_READER_CHOICES
+from tabletop.commands_vision import add_card_model_options
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -103,15 +103,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                         help="the finder's second pass at this many times its input size "
                              "(1..3, default 1.5; 1 for one pass, at about 0.4 times the "
                              "detector's time)")
-    parser.add_argument("--card-finder", dest="card_finder", default=None,
-                        choices=CARD_FINDER_CHOICES,
-                        help="how the model's card finder joins the finder on frames with "
-                             "card indices (default merge; off: about 120 ms a frame "
-                             "faster on a card table, fewer card indices read)")
-    parser.add_argument("--card-reader", dest="card_reader", default=None,
-                        choices=CARD_READER_CHOICES,
-                        help="name card indices with the model's card reader (default on "
-                             "when the model has one) or with the tiles' reader (off)")
+    add_card_model_options(parser)
     parser.add_argument("--start-seat", dest="start_seat", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
     parser.set_defaults(handler=cmd_run)
