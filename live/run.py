@@ -148,6 +148,7 @@ def run(
     zoom: float | None = None,
     card_finder: str | None = None,
     card_reader: str | None = None,
+    card_shrink: float | None = None,
     bus: EventBus | None = None,
     options: GameOptions | None = None,
     detector: Callable[[Any], Any] | None = None,
@@ -161,8 +162,9 @@ def run(
     injected (tests), else the project's model and TableWatcher are used.
     ``corrections``: the panel's (default: the inbox ``start_panel`` made for ``bus``).
     ``zoom``: the model's second finder pass, ``card_finder``: how its card finder's
-    boxes join, ``card_reader``: whether its card reader names card indices
-    (``vision.detector.Detector``'s; None for their defaults)."""
+    boxes join, ``card_reader``: whether its card reader names card indices,
+    ``card_shrink``: its card finder's third pass (``vision.detector.Detector``'s;
+    None for their defaults)."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -207,7 +209,8 @@ def run(
         if detector is None:
             # fails with ModelError (one line, exit 2) while no trained model exists
             detector = importlib.import_module("vision.detector").Detector(
-                model, zoom=zoom, card_finder=card_finder, card_reader=card_reader)
+                model, zoom=zoom, card_finder=card_finder, card_reader=card_reader,
+                card_shrink=card_shrink)
         if watcher is None:
             watcher = importlib.import_module("live.watcher").TableWatcher(variant)
         frames = importlib.import_module("live.sources").open_source(source)

@@ -58,6 +58,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         zoom=args.zoom,
         card_finder=args.card_finder,
         card_reader=args.card_reader,
+        card_shrink=args.card_shrink,
         options=options if not args.source.startswith("scenario:") else None,
         on_event=show,
         board_url=board,

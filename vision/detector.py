@@ -42,6 +42,21 @@ passes' boxes are merged.  A YOLO finds well only a band of object sizes: at
 and two fifths of those at 16-32, while at 1440 it finds more of them but fewer of
 the largest tiles (models/README.md, "Session 12").  1 turns the second pass off."""
 MAX_ZOOM = 3.0
+DEFAULT_CARD_SHRINK = 1.0
+"""The card finder's third pass, at this fraction of the input size, is off by
+default (1).  At 2/3 (640 for 960) it boxes card indices too large for the other
+two passes: both finders box 0.97-0.98 of rendered card indices 14-50 pixels
+across, but 0.94 of those 50-70 and 0.75 of larger ones (close-ups).  On two
+fresh rendered sets it gained 0.0045 and 0.0042 of identity but lost 0.0004 of
+precision on one, so the rule written before it ran kept it off
+(models/README.md, session 17); ``--card-shrink 0.667`` turns it on."""
+MIN_CARD_SHRINK = 0.25
+SHRUNK_CARD_MIN_SIDE = 30.0
+"""The shrunk pass keeps card-index boxes at least this many frame pixels across
+(on their shorter side): smaller ones are the other passes' to find."""
+SHRUNK_CARD_MIN_CONFIDENCE = 0.4
+"""... and of at least this finder confidence, so that it replaces the other
+passes' boxes or adds its own only where it is sure."""
 ZOOM_TILE_LIMIT = 128
 """The zoomed pass keeps tile boxes shorter than this many pixels of its own
 input: larger ones are the base pass's to find, and there the zoomed pass
@@ -149,6 +164,26 @@ def check_zoom(zoom: float) -> float:
     if not 1.0 <= zoom <= MAX_ZOOM:
         raise ValueError(f"zoom must be from 1 (no second pass) to {MAX_ZOOM:g}, not {zoom!r}")
     return float(zoom)
+
+
+def check_card_shrink(shrink: float) -> float:
+    """``shrink`` if it is a usable third-pass fraction, else ValueError."""
+    if not MIN_CARD_SHRINK <= shrink <= 1.0:
+        raise ValueError(f"card shrink must be from {MIN_CARD_SHRINK:g} to 1 (no third "
+                         f"pass), not {shrink!r}")
+    return float(shrink)
+
+
+def large_card_boxes(shrunk: Detections, min_side: float = SHRUNK_CARD_MIN_SIDE,
+                     min_confidence: float = SHRUNK_CARD_MIN_CONFIDENCE) -> Detections:
+    """The shrunk pass's card-index boxes worth joining to the other passes' (frame
+    pixels): at least ``min_side`` across and ``min_confidence`` sure."""
+    if len(shrunk) == 0:
+        return shrunk
+    sides = np.minimum(shrunk.boxes[:, 2] - shrunk.boxes[:, 0],
+                       shrunk.boxes[:, 3] - shrunk.boxes[:, 1])
+    return shrunk[(np.asarray(shrunk.kinds) == "card") & (sides >= min_side)
+                  & (shrunk.confidences >= min_confidence)]
 
 
 def merge_zoomed(base: Detections, zoomed: Detections, zoomed_scale: float,
@@ -306,6 +341,10 @@ class Detector:
     :data:`DEFAULT_CARD_FINDER`, or ``off`` when the model has none).  It runs only
     on frames where the finder boxed a card index, so tile-only tables neither pay
     for it nor get its false card boxes.
+    ``card_shrink``: the card finder's third pass's input size as a fraction of
+    ``imgsz`` (None for :data:`DEFAULT_CARD_SHRINK`; 1 for none, as always for an
+    ONNX model exported with a fixed input size); its large, sure card-index boxes
+    (:func:`large_card_boxes`) join the others by non-maximum suppression.
     ``card_reader``: ``on`` to name card-index boxes with the model's card reader
     (:func:`card_reader_path`, a reader fine-tuned on card indices alone), ``off`` to
     name them with the reader that names tiles (None: ``on`` when the model has one).
@@ -315,7 +354,8 @@ class Detector:
                  confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
                  views: int = 1, zoom: float | None = None,
                  card_turns: int | None = None, card_scorer: bool = False,
-                 card_finder: str | None = None, card_reader: str | None = None) -> None:
+                 card_finder: str | None = None, card_reader: str | None = None,
+                 card_shrink: float | None = None) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
@@ -327,6 +367,8 @@ class Detector:
         self.card_turns = check_card_turns(DEFAULT_CARD_TURNS if card_turns is None
                                            else card_turns)
         self.zoom = check_zoom(DEFAULT_ZOOM if zoom is None else zoom)
+        self.card_shrink = check_card_shrink(DEFAULT_CARD_SHRINK if card_shrink is None
+                                             else card_shrink)
         self.use_scorer = card_scorer
         self._card_reader_way = None if card_reader is None else check_card_reader(card_reader)
         self._fixed_input = False
@@ -376,13 +418,24 @@ class Detector:
             raise ModelError(f"card finder {str(path)!r} has classes "
                              f"{self._card_finder.names}, not {list(FINDER_NAMES)}")
 
-    def _card_boxes(self, image: npt.NDArray[np.uint8]) -> Detections:
-        """The card finder's card-index boxes, its passes merged as the finder's are."""
+    def _card_finder_pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
+        """One card-finder pass: its card-index boxes only."""
         card_finder = self._card_finder
         assert card_finder is not None
         floors = self._floors()
         floors[FINDER_NAMES.index("tile")] = np.inf
-        return self._passes(image, lambda frame, size: card_finder(frame, size, floors, True))
+        return card_finder(image, size, floors, True)
+
+    def _card_boxes(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """The card finder's card-index boxes, its passes merged as the finder's are."""
+        return self._passes(image, self._card_finder_pass)
+
+    @property
+    def shrunk_imgsz(self) -> int | None:
+        """The card finder's third pass's input size, or None when there is none."""
+        if self._card_finder is None or self.card_shrink == 1.0 or self._fixed_input:
+            return None
+        return int(round(self.imgsz * self.card_shrink / 32) * 32)
 
     # --- the reader of a two-stage model ----------------------------------------------
     def _load_reader(self, two_stage: bool) -> None:
@@ -505,9 +558,14 @@ class Detector:
             return found
         cards = self._card_boxes(image)
         if self.card_finder_way == "replace":
-            return Detections.concatenate(
-                [found[np.asarray(found.kinds) == "tile"], cards])
-        return merge_boxes([found, cards])
+            joined = Detections.concatenate([found[np.asarray(found.kinds) == "tile"], cards])
+        else:
+            joined = merge_boxes([found, cards])
+        shrunk_size = self.shrunk_imgsz
+        if shrunk_size is None:
+            return joined
+        large = large_card_boxes(self._card_finder_pass(image, shrunk_size))
+        return merge_boxes([joined, large]) if len(large) else joined
 
     def _passes(self, image: npt.NDArray[np.uint8],
                 run: Callable[[npt.NDArray[np.uint8], int], Detections]) -> Detections:
