@@ -21,6 +21,8 @@ frame, after warm-up:
 * ``onereader``: the default with card indices named by the reader that names
   the tiles (``--card-reader off``, session 15's default) rather than by the
   card reader (``tabletop.cards.reader.onnx``, session 16);
+* ``shrink``: the default plus the card finder's third, shrunk pass
+  (``--card-shrink 0.667``, off by default; session 17);
 * ``tiles``: the default on tile-only frames, where the card finder does not
   run unless the finder boxes a card index;
 * ``plain``: the default reading card indices once (``--card-turns 1``,
@@ -115,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             return detector._pass(image, detector.imgsz)
         return call, reader
 
-    parts = ("finder", "single", "whole", "nocards", "onereader", "tiles", "plain", "scorer",
-             "views5")
+    parts = ("finder", "single", "whole", "nocards", "onereader", "shrink", "tiles", "plain",
+             "scorer", "views5")
 
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
@@ -132,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         card_reader, detector.card_reader = detector.card_reader, None
         result[f"onereader_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.card_reader = card_reader
+        shrink, detector.card_shrink = detector.card_shrink, 2 / 3
+        result[f"shrink_{name}"] = summary(time_calls(detector, images, args.repeat))
+        detector.card_shrink = shrink
         result[f"tiles_{name}"] = summary(time_calls(detector, tile_images, args.repeat))
         turns, detector.card_turns = detector.card_turns, 1
         result[f"plain_{name}"] = summary(time_calls(detector, images, args.repeat))
