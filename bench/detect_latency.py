@@ -27,6 +27,9 @@ frame, after warm-up:
   run unless the finder boxes a card index;
 * ``plain``: the default reading card indices once (``--card-turns 1``,
   session 12's default);
+* ``turns4``: the default reading card indices at all four quarter turns
+  (``--card-turns 4``; more rendered card indices read right, one fewer real
+  one, session 18);
 * ``scorer``: the default with faint card indices judged by the card scorer
   (``--card-scorer``);
 * ``views5``: the same reading each box from five nudged crops
@@ -118,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         return call, reader
 
     parts = ("finder", "single", "whole", "nocards", "onereader", "shrink", "tiles", "plain",
-             "scorer", "views5")
+             "turns4", "scorer", "views5")
 
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
@@ -140,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         result[f"tiles_{name}"] = summary(time_calls(detector, tile_images, args.repeat))
         turns, detector.card_turns = detector.card_turns, 1
         result[f"plain_{name}"] = summary(time_calls(detector, images, args.repeat))
+        detector.card_turns = 4
+        result[f"turns4_{name}"] = summary(time_calls(detector, images, args.repeat))
         detector.card_turns = turns
         with_scorer = Detector(detector.path, imgsz=detector.imgsz, card_scorer=True)
         result[f"scorer_{name}"] = summary(time_calls(with_scorer, images, args.repeat))
