@@ -19,7 +19,14 @@ become rows of box centres with near-equal spacing, so one method serves:
    to end in one line).
 
 A card whose two corners both show gives two index boxes with one label; the
-second one, alone and near a group holding its label, is dropped.  Each row
+second one, alone and near a group holding its label, is dropped.  Many decks
+(most German Rommé decks) print an index in all four corners: the last card
+of a meld then shows a second index in line with the row, and the cards of a
+meld show a second row of indices beside the first, the same labels in the
+same order.  A row's end item with its neighbour's label (a joker only where
+its gap is also wider than the row's others) and a twin row (every label
+matched in a longer or equal row at one common offset) are dropped as second
+corners too.  Each row
 is read along the zone's reading direction, so the player facing it reads
 left to right; a meld laid descending reads right to left in the engine.
 
@@ -36,6 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 Point = tuple[float, float]
+INDEX_ASPECT = 2.5
+"""A standard card index (rank over suit) is about 10 x 25 mm."""
 SPAN_SHARE = 0.5
 """A corner must also turn the row by this share of ``max_bend_deg`` (beyond its curvature)
 from the link before the previous item to the link after the next: one index detected a
@@ -50,6 +59,21 @@ class Placed:
     position: Point  # centre, table coordinates
     size: float  # the item's (or card index's) smaller side, same units
     label: str = ""
+    length: float = 0.0  # its longer side (0: not known)
+
+    @property
+    def link_size(self) -> float:
+        """The size links are measured in: for a card index whose longer side is known, the
+        smaller side of a standard index (10 x 25 mm) of the same area, so that a condensed
+        font's narrow index, turned a quarter, links its row as a wide one does."""
+        if self.kind != "card" or self.length <= self.size:
+            return self.size
+        return math.sqrt(self.size * self.length / INDEX_ASPECT)
+
+    @property
+    def index_length(self) -> float:
+        """The longer side (a standard index's where only the smaller is known)."""
+        return self.length if self.length > 0 else INDEX_ASPECT * self.size
 
 
 @dataclass(frozen=True)
@@ -88,24 +112,160 @@ def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), 
                             max_bend_deg, max_arc_bend_deg, gap_ratio)
         by_key = {it.key: it for it in of_kind}
         if kind == "card":
+            rows, twins, lone = _without_twin_corners(rows, by_key, corner_reach, gap_ratio)
+            corners.extend(twins)
+            alone = [*alone, *lone]
             kept: list[int] = []
             for key in alone:
                 item = by_key[key]
+                reach = corner_reach * item.link_size
                 near_twin = any(
                     by_key[other].label == item.label
-                    and _dist(by_key[other].position, item.position) <= corner_reach * item.size
+                    and _dist(by_key[other].position, item.position) <= reach
                     for row in rows for other in row)
                 (corners if near_twin and item.label else kept).append(key)
-            alone = kept
+            # a lone card of a four-index deck shows its corners too far apart to link
+            same_card = set(loose_corners([by_key[k] for k in sorted(kept)], [],
+                                          corner_reach=TWIN_REACH_LENGTHS * INDEX_ASPECT))
+            corners.extend(same_card)
+            alone = [k for k in kept if k not in same_card]
         groups.extend(_ordered(row, by_key, reading_direction) for row in rows)
         singles.extend(alone)
     return Grouping(tuple(groups), tuple(sorted(singles)), tuple(sorted(corners)))
 
 
+def loose_corners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
+                  corner_reach: float = 14.0) -> tuple[int, ...]:
+    """Keys of ``loose`` card indices that are another corner of a card already read.
+
+    ``loose`` are card indices in no meld (a discard pile's, the stock's, those outside every
+    zone), most trusted first; ``anchors`` are those in melds, kept whatever this says.  A
+    loose index is dropped when an anchor, or a loose one before it that stays, has its
+    label within ``corner_reach`` times its :attr:`Placed.link_size`: a card lying across
+    two zones, or a discard of a four-index deck, shows more than one index, and each
+    would otherwise count as a copy.  (Two copies of one card discarded one on the other
+    read as one: the price of reading a four-index deck's discards.)"""
+    kept = [it for it in anchors if it.kind == "card" and it.label]
+    dropped: list[int] = []
+    for item in loose:
+        if item.kind != "card" or not item.label:
+            continue
+        reach = corner_reach * item.link_size
+        if any(other.label == item.label and _dist(other.position, item.position) <= reach
+               for other in kept):
+            dropped.append(item.key)
+        else:
+            kept.append(item)
+    return tuple(sorted(dropped))
+
+
+TWIN_MATCH_SHARE = 0.6
+"""A row is another's twin when at least this share of its items (and two) lie on the other's
+at one common offset (within ``TWIN_OFFSET_SIZES``)."""
+TWIN_OFFSET_SIZES = 1.5
+"""How far (in index sizes) an index may lie from where the common offset puts its partner."""
+TWIN_REACH_LENGTHS = 3.5
+"""How far (in index lengths) a twin row's index may lie from its partner: within one card (a
+real index is about 25 mm long, its far twin 58 mm away on an 89 mm card), so that two equal
+melds laid one below the other, a card's length or more apart, stay two."""
+JOKER_LABEL = "JK"
+
+
+def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
+                          corner_reach: float, gap_ratio: float
+                          ) -> tuple[list[list[int]], list[int], list[int]]:
+    """``rows`` of card indices without the second corners of four-index cards: a row end
+    repeating its neighbour's label, and rows that twin a longer (or equal, earlier) row;
+    also the dropped keys, and the first of each row that is one card's corners, alone now."""
+    dropped: list[int] = []
+    lone: list[int] = []
+    trimmed: list[list[int]] = []
+    for row in rows:
+        row = list(row)
+        if _one_card(row, rows, by_key, corner_reach):
+            lone.append(row[0])
+            dropped.extend(row[1:])
+            continue
+        for _ in range(2):  # each end once
+            if len(row) >= 3 and _end_twin(row, by_key, gap_ratio):
+                dropped.append(row.pop())
+            row.reverse()
+        trimmed.append(row)
+    trimmed.sort(key=lambda r: (-len(r), min(r)))
+    kept: list[list[int]] = []
+    for row in trimmed:
+        if any(_twin_of(row, other, by_key) for other in kept):
+            dropped.extend(row)
+        else:
+            kept.append(row)
+    return kept, dropped, lone
+
+
+def _one_card(row: list[int], rows: list[list[int]], by_key: dict[int, Placed],
+              corner_reach: float) -> bool:
+    """Whether ``row`` is the corners of one card: all one label (no meld holds one card
+    twice); jokers only where another row holds a joker within reach (that card's near
+    corners), since two jokers may lie side by side."""
+    label = by_key[row[0]].label
+    if not label or any(by_key[k].label != label for k in row):
+        return False
+    if label != JOKER_LABEL:
+        return True
+    first = by_key[row[0]]
+    return any(by_key[k].label == JOKER_LABEL
+               and _dist(by_key[k].position, first.position) <= corner_reach * first.link_size
+               for other in rows if other is not row for k in other)
+
+
+def _end_twin(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bool:
+    """Whether ``row``'s last item is the far corner of the card before it."""
+    last, before = by_key[row[-1]], by_key[row[-2]]
+    if not last.label or last.label != before.label:
+        return False
+    if last.label != JOKER_LABEL:
+        return True  # no meld holds one card twice in a row; two jokers may lie side by side
+    gaps = [_dist(by_key[a].position, by_key[b].position) for a, b in itertools.pairwise(row)]
+    return gaps[-1] > (1 + (gap_ratio - 1) / 2) * _median(gaps[:-1])
+
+
+def _twin_of(row: list[int], other: list[int], by_key: dict[int, Placed]) -> bool:
+    """Whether ``row`` is the far corners of ``other``'s cards: at one offset from ``other``,
+    most of its indices (and two) lie on one of ``other``'s, and at least half of those
+    carry that one's label; the rest are misreads.  The offset is one that some
+    pair of equal labels, within a card of each other, shows."""
+    if len(row) < 2 or len(row) > len(other):
+        return False
+    reach = TWIN_REACH_LENGTHS * _median([by_key[k].index_length for k in row])
+    tolerance = TWIN_OFFSET_SIZES * _median([by_key[k].link_size for k in row])
+    offsets = {(by_key[o].position[0] - by_key[k].position[0],
+                by_key[o].position[1] - by_key[k].position[1])
+               for k in row for o in other
+               if by_key[k].label and by_key[o].label == by_key[k].label
+               and _dist(by_key[o].position, by_key[k].position) <= reach}
+    needed = max(2, math.ceil(TWIN_MATCH_SHARE * len(row)))
+    for offset in sorted(offsets):
+        placed_on = agreeing = 0
+        used: set[int] = set()
+        for key in row:
+            x, y = by_key[key].position
+            target = (x + offset[0], y + offset[1])
+            near = [o for o in other if o not in used
+                    and _dist(by_key[o].position, target) <= tolerance]
+            if not near:
+                continue
+            partner = min(near, key=lambda o: _dist(by_key[o].position, target))
+            used.add(partner)
+            placed_on += 1
+            agreeing += by_key[partner].label == by_key[key].label
+        if placed_on >= needed and agreeing >= math.ceil(placed_on / 2):
+            return True
+    return False
+
+
 def _rows(items: Sequence[Placed], link: float, max_bend_deg: float, max_arc_bend_deg: float,
           gap_ratio: float) -> tuple[list[list[int]], list[int]]:
     n = len(items)
-    size = _median([it.size for it in items])
+    size = _median([it.link_size for it in items])
     limit = link * size
     nearest: list[list[int]] = []
     for i in range(n):

@@ -47,7 +47,7 @@ from calibration.table import TableCalibration
 from engine.items import Item, Joker, parse_item
 from engine.variants import Variant
 from live.corrections import Correction, CorrectionError
-from live.grouping import Placed, group_items, row_angles
+from live.grouping import Placed, group_items, loose_corners, row_angles
 from live.reading import MotionMeter, StillnessRule, resolve_labels
 from live.snapshot import SeenItem, TableSnapshot
 from live.tracking import Track, Tracker
@@ -294,17 +294,46 @@ class TableWatcher:
                 quad = self.calibration.to_table([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
                 centre = tuple(self.calibration.to_table([track.centre])[0])
                 extent = quad.max(axis=0) - quad.min(axis=0)
-                size = float(min(extent))
+                size, length = float(min(extent)), float(max(extent))
             else:
-                centre, size = track.centre, min(x2 - x1, y2 - y1)
+                centre = track.centre
+                size, length = min(x2 - x1, y2 - y1), max(x2 - x1, y2 - y1)
             placed.append(Placed(track.track_id, track.kind, (float(centre[0]), float(centre[1])),
-                                 size, self._label(track)))
+                                 size, self._label(track), length))
         return placed
 
     def read(self, t: float) -> tuple[TableSnapshot, tuple[str, ...]]:
         """The table as the confirmed tracks read now (corrections applied)."""
         snapshot, problems, _ = self._read(t, self.tracker.confirmed())
         return snapshot, problems
+
+    @staticmethod
+    def _loose_corners(placed: Sequence[Placed], by_zone: dict[str, list[Placed]],
+                       zone_of: dict[str, Zone], rows: dict[str, tuple[tuple[int, ...], ...]],
+                       singles: dict[str, tuple[int, ...]], dropped: set[int]
+                       ) -> tuple[int, ...]:
+        """Card indices outside every meld that are another corner of a card already read
+        (:func:`live.grouping.loose_corners`): the discard pile's first, along its reading
+        direction, then the stock's, then those outside every zone."""
+        anchor_keys = {k for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
+                       for row in rows[name] for k in row}
+        anchor_keys |= {k for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
+                        for k in singles[name]}
+        by_key = {p.key: p for p in placed}
+        rank = {"discard": 0, "stock": 1}
+        loose: list[tuple[int, float, Placed]] = []
+        in_zone = {p.key for items in by_zone.values() for p in items}
+        for name, items in by_zone.items():
+            zone = zone_of[name]
+            if zone.kind in ("meld", "seat"):
+                continue
+            dx, dy = zone.reading_direction
+            loose.extend((rank.get(zone.kind, 2), p.position[0] * dx + p.position[1] * dy, p)
+                         for p in items if p.key not in dropped)
+        loose.extend((3, 0.0, p) for p in placed if p.key not in in_zone and p.key not in dropped)
+        loose.sort(key=lambda entry: (entry[0], entry[1], entry[2].key))
+        anchors = [by_key[k] for k in sorted(anchor_keys) if k not in dropped]
+        return loose_corners([entry[2] for entry in loose], anchors)
 
     def _read(self, t: float, confirmed: Sequence[Track]
               ) -> tuple[TableSnapshot, tuple[str, ...], tuple[tuple[int, ...], ...]]:
@@ -341,6 +370,7 @@ class TableWatcher:
             dropped.update(grouping.second_corners)
         meld_rows = [row for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
                      for row in rows[name]]
+        dropped.update(self._loose_corners(placed, by_zone, zone_of, rows, singles, dropped))
         shares = {key: self._shares(tr) for key, tr in tracks.items() if key not in dropped}
         # a person's word beats the rules' guess too (a 6 they say is a 6 stays one), and
         # the rest of its meld is read knowing it
@@ -369,7 +399,8 @@ class TableWatcher:
                 seats.setdefault(zone.seat, []).extend(tuple(item(k) for k in row)
                                                        for row in seat_rows)
             elif zone.kind == "discard":
-                keys = [k for row in rows[name] for k in row] + list(singles[name])
+                keys = [k for row in rows[name] for k in row if k not in dropped]
+                keys += [k for k in singles[name] if k not in dropped]
                 d = zone.reading_direction
                 positions = {p.key: p.position for p in by_zone[name]}
                 keys.sort(key=lambda k: positions[k][0] * d[0] + positions[k][1] * d[1])
