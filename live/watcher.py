@@ -52,7 +52,7 @@ from live.reading import MotionMeter, StillnessRule, resolve_labels
 from live.snapshot import SeenItem, TableSnapshot
 from live.tracking import Track, Tracker
 from live.zones import Zone, ZoneLayout
-from vision.detections import Detections
+from vision.detections import Detections, without_nested
 
 MISSED_DETECTION_GRACE_S = 0.25
 """An item unseen for less than this does not stop the table counting as still: one
@@ -176,6 +176,10 @@ class TableWatcher:
                 self.zones = _whole_view(float(frame.shape[1]), float(frame.shape[0]))
         self.last_motion = self.motion.update(frame)
         detections = detections.with_confidence_at_least(self.settings.min_confidence)
+        # one card index boxed twice, the rank alone read as another card, must not become
+        # two items on the table (a false meld); the frame loses at most one right label,
+        # which the track's votes over the next frames restore
+        detections = without_nested(detections)
         self.tracker.update(detections, t)
         self._follow_pins(t)
         still = self.rule.update(

@@ -327,6 +327,29 @@ def test_watcher_with_zones_and_calibration_in_mm() -> None:
     assert s.items[0].position == pytest.approx((75.0, 120.0), abs=0.01)
 
 
+def test_a_card_index_boxed_twice_inside_itself_is_one_item() -> None:
+    # the detector boxes QH's rank alone, inside the whole index, and reads it KH: the
+    # watcher must not lay a KH on the table beside the run
+    from calibration import TableCalibration
+
+    calibration = TableCalibration.from_corners([[0, 0], [640, 0], [640, 480], [0, 480]],
+                                                (320.0, 240.0))
+    zones = default_layout("rommee", 2, (320.0, 240.0))
+    watcher = TableWatcher(find_variant("rommee"), zones, calibration,
+                           WatcherSettings(still_s=0.2))
+    run_ = dets([("10H", 150, 240, 0.9), ("JH", 190, 240, 0.9), ("QH", 230, 240, 0.6)],
+                (24, 40), "card")
+    inner = Detections(np.array([[222.0, 224.0, 238.0, 244.0]]), ("KH",), ("card",),
+                       np.array([0.4]))
+    snapshots = []
+    for i in range(8):
+        snapshot = watcher.update(i / 10, table_frame(), Detections.concatenate([run_, inner]))
+        if snapshot is not None:
+            snapshots.append(snapshot)
+    assert [s.meld_strings() for s in snapshots] == [["10H JH QH"]]
+    assert [str(i.item) for i in snapshots[0].items] == ["10H", "JH", "QH"]
+
+
 def test_motion_meter_sees_a_hand() -> None:
     meter = MotionMeter()
     assert meter.update(table_frame()) == 0.0

@@ -18,6 +18,7 @@ from vision.detections import (  # noqa: E402
     overlap_of_smaller,
     read_jsonl,
     without_duplicates,
+    without_nested,
 )
 from vision.labels import CLASS_NAMES, class_id, label_of  # noqa: E402
 
@@ -176,6 +177,42 @@ def test_same_label_duplicates_are_merged(why: str, boxes: Any, labels: list[str
 def test_duplicate_overlap_must_be_a_share(overlap: float) -> None:
     with pytest.raises(ValueError, match="overlap must be in"):
         without_duplicates(make(*GOOD), overlap)
+
+
+# (why, boxes, labels, kinds, confidences, the positions kept)
+NESTED = [
+    ("the rank alone boxed inside its whole index, read as another card",
+     [[140, 553, 159, 584], [141, 560, 154, 580]], ["QH", "KH"], ["card", "card"], [0.46, 0.31],
+     [0]),
+    ("the more confident stays whatever the order",
+     [[141, 560, 154, 580], [140, 553, 159, 584]], ["KH", "QH"], ["card", "card"], [0.31, 0.46],
+     [1]),
+    ("two indices overlapping a little in a tight fan both stay",
+     [[0, 0, 10, 25], [6, 2, 16, 27]], ["5S", "6S"], ["card", "card"], [0.8, 0.7], [0, 1]),
+    ("tiles are left to without_duplicates",
+     [[0, 0, 20, 28], [2, 2, 18, 26]], ["R5", "R6"], ["tile", "tile"], [0.9, 0.5], [0, 1]),
+    ("a tile and a card index in one place are not one index",
+     [[0, 0, 20, 28], [2, 2, 18, 26]], ["R5", "5H"], ["tile", "card"], [0.9, 0.5], [0, 1]),
+    ("the same label nested goes too",
+     [[0, 0, 10, 25], [1, 1, 9, 20]], ["7D", "7D"], ["card", "card"], [0.4, 0.6], [1]),
+]
+
+
+@pytest.mark.parametrize(("why", "boxes", "labels", "kinds", "conf", "kept"), NESTED,
+                         ids=[d[0] for d in NESTED])
+def test_nested_card_indices_are_one_index(why: str, boxes: Any, labels: list[str],
+                                           kinds: list[str], conf: list[float],
+                                           kept: list[int]) -> None:
+    found = make(boxes, labels, kinds, conf)
+    result = without_nested(found)
+    assert result.boxes.tolist() == found.boxes[kept].tolist()
+    assert list(result.labels) == [labels[k] for k in kept]
+
+
+@pytest.mark.parametrize("overlap", [0.0, 1.01])
+def test_nested_overlap_must_be_a_share(overlap: float) -> None:
+    with pytest.raises(ValueError, match="overlap must be in"):
+        without_nested(make(*GOOD), overlap=overlap)
 
 
 def test_class_ids_cover_both_jokers() -> None:

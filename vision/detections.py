@@ -348,8 +348,36 @@ def without_duplicates(detections: Detections, overlap: float = DUPLICATE_OVERLA
     return detections.filter(keep)
 
 
+NESTED_OVERLAP = 0.8
+"""Two card-index boxes of different labels that share this much of the smaller are one index
+seen twice (a second pass boxing the rank alone, read as another card): indices of two cards
+may overlap a little in a tight fan, but never lie one inside the other."""
+
+
+def without_nested(detections: Detections, kind: str = "card",
+                   overlap: float = NESTED_OVERLAP) -> Detections:
+    """Keep the most confident of each group of ``kind`` boxes, whatever their labels, of
+    which one shares ``overlap`` of the smaller box's area."""
+    if not 0.0 < overlap <= 1.0:
+        raise ValueError(f"overlap must be in (0, 1], not {overlap!r}")
+    of_kind = np.array([k == kind for k in detections.kinds], bool)
+    if of_kind.sum() < 2:
+        return detections
+    clash = (of_kind[:, None] & of_kind[None, :]) & (
+        overlap_of_smaller(detections.boxes, detections.boxes) >= overlap)
+    np.fill_diagonal(clash, False)
+    if not clash.any():
+        return detections
+    keep = np.ones(len(detections), bool)
+    for i in np.argsort(-detections.confidences, kind="stable"):
+        if keep[i]:
+            keep[clash[i]] = False
+    return detections.filter(keep)
+
+
 __all__ = [
     "DUPLICATE_OVERLAP",
+    "NESTED_OVERLAP",
     "Detections",
     "DetectionsError",
     "ImageDetections",
@@ -357,4 +385,5 @@ __all__ = [
     "overlap_of_smaller",
     "read_jsonl",
     "without_duplicates",
+    "without_nested",
 ]
