@@ -24,9 +24,10 @@ second one, alone and near a group holding its label, is dropped.  Many decks
 of a meld then shows a second index in line with the row, and the cards of a
 meld show a second row of indices beside the first, the same labels in the
 same order.  A row's end item with its neighbour's label (a joker only where
-its gap is also wider than the row's others) and a twin row (every label
-matched in a longer or equal row at one common offset) are dropped as second
-corners too.  Each row
+its gap is also wider than the row's others), a twin row (most of its
+indices lying on a longer or equal row's at one common offset, at least half
+of them with the same label) and a lone card's other corners are dropped as
+second corners too.  Each row
 is read along the zone's reading direction, so the player facing it reads
 left to right; a meld laid descending reads right to left in the engine.
 
