@@ -82,6 +82,9 @@ class Grouping:
     groups: tuple[tuple[int, ...], ...]  # keys, each row in reading order
     singles: tuple[int, ...]  # items in no row
     second_corners: tuple[int, ...]  # card indices dropped as another corner of a grouped card
+    corner_of: tuple[tuple[int, int], ...] = ()
+    """(second corner, the kept index of its card) where that card is known: the reader's
+    votes for both corners are votes for one card."""
 
 
 def _dist(a: Point, b: Point) -> float:
@@ -105,6 +108,7 @@ def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), 
     groups: list[tuple[int, ...]] = []
     singles: list[int] = []
     corners: list[int] = []
+    partner: dict[int, int] = {}
     for kind in ("tile", "card"):
         of_kind = [it for it in items if it.kind == kind]
         if not of_kind:
@@ -113,26 +117,47 @@ def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), 
                             max_bend_deg, max_arc_bend_deg, gap_ratio)
         by_key = {it.key: it for it in of_kind}
         if kind == "card":
-            rows, twins, lone = _without_twin_corners(rows, by_key, corner_reach, gap_ratio)
+            rows, twins, twin_partner, lone = _without_twin_corners(rows, by_key, corner_reach,
+                                                                    gap_ratio)
             corners.extend(twins)
+            partner.update(twin_partner)
             alone = [*alone, *lone]
             kept: list[int] = []
             for key in alone:
                 item = by_key[key]
                 reach = corner_reach * item.link_size
-                near_twin = any(
-                    by_key[other].label == item.label
-                    and _dist(by_key[other].position, item.position) <= reach
-                    for row in rows for other in row)
-                (corners if near_twin and item.label else kept).append(key)
+                twins_in_rows = [other for row in rows for other in row
+                                 if item.label and by_key[other].label == item.label
+                                 and _dist(by_key[other].position, item.position) <= reach]
+                if twins_in_rows:
+                    partner[key] = min(twins_in_rows, key=lambda o: _dist(
+                        by_key[o].position, item.position))
+                else:
+                    kept.append(key)
             # a lone card of a four-index deck shows its corners too far apart to link
-            same_card = set(loose_corners([by_key[k] for k in sorted(kept)], [],
-                                          corner_reach=TWIN_REACH_LENGTHS * INDEX_ASPECT))
-            corners.extend(same_card)
+            same_card = loose_corner_partners([by_key[k] for k in sorted(kept)], [],
+                                              corner_reach=TWIN_REACH_LENGTHS * INDEX_ASPECT)
+            partner.update(same_card)
             alone = [k for k in kept if k not in same_card]
+            corners.extend(sorted(set(partner) - set(corners)))
         groups.extend(_ordered(row, by_key, reading_direction) for row in rows)
         singles.extend(alone)
-    return Grouping(tuple(groups), tuple(sorted(singles)), tuple(sorted(corners)))
+    return Grouping(tuple(groups), tuple(sorted(singles)), tuple(sorted(corners)),
+                    tuple(sorted(_resolved(partner).items())))
+
+
+def _resolved(partner: dict[int, int]) -> dict[int, int]:
+    """Each dropped corner's partner followed to an index that stays (a lone card's first
+    corner may itself be dropped beside its twin in a row)."""
+    out: dict[int, int] = {}
+    for key in partner:
+        seen, target = {key}, partner[key]
+        while target in partner and target not in seen:
+            seen.add(target)
+            target = partner[target]
+        if target not in partner:
+            out[key] = target
+    return out
 
 
 def loose_corners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
@@ -146,18 +171,25 @@ def loose_corners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
     two zones, or a discard of a four-index deck, shows more than one index, and each
     would otherwise count as a copy.  (Two copies of one card discarded one on the other
     read as one: the price of reading a four-index deck's discards.)"""
+    return tuple(sorted(loose_corner_partners(loose, anchors, corner_reach=corner_reach)))
+
+
+def loose_corner_partners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
+                          corner_reach: float = 14.0) -> dict[int, int]:
+    """:func:`loose_corners` with the key of the index each is a corner of (the nearest)."""
     kept = [it for it in anchors if it.kind == "card" and it.label]
-    dropped: list[int] = []
+    dropped: dict[int, int] = {}
     for item in loose:
         if item.kind != "card" or not item.label:
             continue
         reach = corner_reach * item.link_size
-        if any(other.label == item.label and _dist(other.position, item.position) <= reach
-               for other in kept):
-            dropped.append(item.key)
+        twins = [other for other in kept if other.label == item.label
+                 and _dist(other.position, item.position) <= reach]
+        if twins:
+            dropped[item.key] = min(twins, key=lambda o: _dist(o.position, item.position)).key
         else:
             kept.append(item)
-    return tuple(sorted(dropped))
+    return dropped
 
 
 TWIN_MATCH_SHARE = 0.6
@@ -174,11 +206,13 @@ JOKER_LABEL = "JK"
 
 def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
                           corner_reach: float, gap_ratio: float
-                          ) -> tuple[list[list[int]], list[int], list[int]]:
+                          ) -> tuple[list[list[int]], list[int], dict[int, int], list[int]]:
     """``rows`` of card indices without the second corners of four-index cards: a row end
     repeating its neighbour's label, and rows that twin a longer (or equal, earlier) row;
-    also the dropped keys, and the first of each row that is one card's corners, alone now."""
+    also the dropped keys, the index each is a corner of where known, and the first of
+    each row that is one card's corners, alone now."""
     dropped: list[int] = []
+    partner: dict[int, int] = {}
     lone: list[int] = []
     trimmed: list[list[int]] = []
     for row in rows:
@@ -186,20 +220,24 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
         if _one_card(row, rows, by_key, corner_reach):
             lone.append(row[0])
             dropped.extend(row[1:])
+            partner.update((k, row[0]) for k in row[1:])
             continue
         for _ in range(2):  # each end once
             if len(row) >= 3 and _end_twin(row, by_key, gap_ratio):
+                partner[row[-1]] = row[-2]
                 dropped.append(row.pop())
             row.reverse()
         trimmed.append(row)
     trimmed.sort(key=lambda r: (-len(r), min(r)))
     kept: list[list[int]] = []
     for row in trimmed:
-        if any(_twin_of(row, other, by_key) for other in kept):
-            dropped.extend(row)
-        else:
+        pairs = next((p for p in (_twin_of(row, other, by_key) for other in kept) if p), None)
+        if pairs is None:
             kept.append(row)
-    return kept, dropped, lone
+            continue
+        dropped.extend(row)  # an index the offset put on no other is a corner all the same
+        partner.update(pairs)
+    return kept, dropped, partner, lone
 
 
 def _one_card(row: list[int], rows: list[list[int]], by_key: dict[int, Placed],
@@ -229,13 +267,14 @@ def _end_twin(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bo
     return gaps[-1] > (1 + (gap_ratio - 1) / 2) * _median(gaps[:-1])
 
 
-def _twin_of(row: list[int], other: list[int], by_key: dict[int, Placed]) -> bool:
+def _twin_of(row: list[int], other: list[int], by_key: dict[int, Placed]) -> dict[int, int]:
     """Whether ``row`` is the far corners of ``other``'s cards: at one offset from ``other``,
     most of its indices (and two) lie on one of ``other``'s, and at least half of those
     carry that one's label; the rest are misreads.  The offset is one that some
-    pair of equal labels, within a card of each other, shows."""
+    pair of equal labels, within a card of each other, shows.  Returns the pairs (``row``'s
+    index -> ``other``'s), empty when it is no twin."""
     if len(row) < 2 or len(row) > len(other):
-        return False
+        return {}
     reach = TWIN_REACH_LENGTHS * _median([by_key[k].index_length for k in row])
     tolerance = TWIN_OFFSET_SIZES * _median([by_key[k].link_size for k in row])
     offsets = {(by_key[o].position[0] - by_key[k].position[0],
@@ -247,6 +286,7 @@ def _twin_of(row: list[int], other: list[int], by_key: dict[int, Placed]) -> boo
     for offset in sorted(offsets):
         placed_on = agreeing = 0
         used: set[int] = set()
+        pairs: dict[int, int] = {}
         for key in row:
             x, y = by_key[key].position
             target = (x + offset[0], y + offset[1])
@@ -256,11 +296,12 @@ def _twin_of(row: list[int], other: list[int], by_key: dict[int, Placed]) -> boo
                 continue
             partner = min(near, key=lambda o: _dist(by_key[o].position, target))
             used.add(partner)
+            pairs[key] = partner
             placed_on += 1
             agreeing += by_key[partner].label == by_key[key].label
         if placed_on >= needed and agreeing >= math.ceil(placed_on / 2):
-            return True
-    return False
+            return pairs
+    return {}
 
 
 def _rows(items: Sequence[Placed], link: float, max_bend_deg: float, max_arc_bend_deg: float,

@@ -47,7 +47,7 @@ from calibration.table import TableCalibration
 from engine.items import Item, Joker, parse_item
 from engine.variants import Variant
 from live.corrections import Correction, CorrectionError
-from live.grouping import Placed, group_items, loose_corners, row_angles
+from live.grouping import Placed, group_items, loose_corner_partners, row_angles
 from live.reading import MotionMeter, StillnessRule, resolve_labels
 from live.snapshot import SeenItem, TableSnapshot
 from live.tracking import Track, Tracker
@@ -133,6 +133,13 @@ class _Committed:
     """Copies of the confirmed tracks as they were (the tracker changes its own)."""
     rows: tuple[tuple[int, ...], ...]
     """Track ids of each meld in table order: shared melds, then each seat's rows."""
+
+
+def _pooled(readings: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Readings of one card's corners, each a share per label, as one (their mean)."""
+    labels = {label for reading in readings for label in reading}
+    return {label: sum(r.get(label, 0.0) for r in readings) / len(readings)
+            for label in sorted(labels)}
 
 
 def _whole_view(width: float, height: float) -> ZoneLayout:
@@ -315,7 +322,7 @@ class TableWatcher:
     def _loose_corners(placed: Sequence[Placed], by_zone: dict[str, list[Placed]],
                        zone_of: dict[str, Zone], rows: dict[str, tuple[tuple[int, ...], ...]],
                        singles: dict[str, tuple[int, ...]], dropped: set[int]
-                       ) -> tuple[int, ...]:
+                       ) -> dict[int, int]:
         """Card indices outside every meld that are another corner of a card already read
         (:func:`live.grouping.loose_corners`): the discard pile's first, along its reading
         direction, then the stock's, then those outside every zone."""
@@ -337,7 +344,7 @@ class TableWatcher:
         loose.extend((3, 0.0, p) for p in placed if p.key not in in_zone and p.key not in dropped)
         loose.sort(key=lambda entry: (entry[0], entry[1], entry[2].key))
         anchors = [by_key[k] for k in sorted(anchor_keys) if k not in dropped]
-        return loose_corners([entry[2] for entry in loose], anchors)
+        return loose_corner_partners([entry[2] for entry in loose], anchors)
 
     def _read(self, t: float, confirmed: Sequence[Track]
               ) -> tuple[TableSnapshot, tuple[str, ...], tuple[tuple[int, ...], ...]]:
@@ -366,16 +373,26 @@ class TableWatcher:
         rows: dict[str, tuple[tuple[int, ...], ...]] = {}
         singles: dict[str, tuple[int, ...]] = {}
         dropped: set[int] = set()
+        corner_of: dict[int, int] = {}
         angles: dict[int, float] = {}
         for name, items in by_zone.items():
             grouping = group_items(items, zone_of[name].reading_direction)
             angles.update(row_angles(grouping, items, zone_of[name].reading_direction))
             rows[name], singles[name] = grouping.groups, grouping.singles
             dropped.update(grouping.second_corners)
+            corner_of.update(grouping.corner_of)
         meld_rows = [row for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
                      for row in rows[name]]
-        dropped.update(self._loose_corners(placed, by_zone, zone_of, rows, singles, dropped))
+        loose = self._loose_corners(placed, by_zone, zone_of, rows, singles, dropped)
+        dropped.update(loose)
+        corner_of.update(loose)
         shares = {key: self._shares(tr) for key, tr in tracks.items() if key not in dropped}
+        # a card's other corners are read too: their votes join its kept index's
+        readings: dict[int, list[Mapping[str, float]]] = {}
+        for corner, card in corner_of.items():
+            if card in shares and corner in tracks and card not in self._pins:
+                readings.setdefault(card, [shares[card]]).append(self._shares(tracks[corner]))
+        shares.update((card, _pooled(both)) for card, both in readings.items())
         # a person's word beats the rules' guess too (a 6 they say is a 6 stays one), and
         # the rest of its meld is read knowing it
         fixed = {key: pin.label for key, pin in self._pins.items()}

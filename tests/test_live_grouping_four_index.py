@@ -101,6 +101,27 @@ def test_a_laid_meld_reads_once_whatever_corners_its_deck_prints(
             assert grouping.groups[0] == tuple(top_left)
 
 
+@pytest.mark.parametrize(("labels", "angle_deg", "pitch"), MELDS)
+def test_each_dropped_corner_names_an_index_of_its_own_card(
+        labels: str, angle_deg: float, pitch: float) -> None:
+    items, _ = laid_meld(labels, corners=4, angle_deg=angle_deg, pitch=pitch)
+    card_of: dict[int, int] = {}
+    n = 0
+    for i, _card in enumerate(labels.split()):  # the keys laid_meld gives each card
+        count = 4 if i == len(labels.split()) - 1 else 2
+        for key in range(n, n + count):
+            card_of[key] = i
+        n += count
+    a = math.radians(angle_deg)
+    grouping = group_items(items, (math.cos(a), math.sin(a)))
+    partners = dict(grouping.corner_of)
+    assert set(partners) == set(grouping.second_corners)
+    kept = set(grouping.groups[0])
+    for corner, index in partners.items():
+        assert index in kept
+        assert card_of[corner] == card_of[index], (corner, index)
+
+
 @pytest.mark.parametrize("missing", [0, 1, 2])
 def test_a_four_index_meld_with_one_index_missed_still_reads_whole(missing: int) -> None:
     items, top_left = laid_meld("9S 10S JS QS", corners=4, pitch=22.0)

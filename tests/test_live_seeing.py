@@ -350,6 +350,29 @@ def test_a_card_index_boxed_twice_inside_itself_is_one_item() -> None:
     assert [str(i.item) for i in snapshots[0].items] == ["10H", "JH", "QH"]
 
 
+def test_a_four_index_cards_two_corners_both_vote_for_it() -> None:
+    # a run of a deck printed in all four corners: the top corner of the middle card is
+    # misread 10C in every frame, its bottom corner read 10S; read as one card, the run's
+    # rules settle the tie (without the second corner's votes the meld reads 9S 10C JS)
+    from calibration import TableCalibration
+
+    calibration = TableCalibration.from_corners([[0, 0], [640, 0], [640, 480], [0, 480]],
+                                                (320.0, 240.0))
+    zones = default_layout("rommee", 2, (320.0, 240.0))
+    watcher = TableWatcher(find_variant("rommee"), zones, calibration,
+                           WatcherSettings(still_s=0.2))
+    top = [("9S", 150, 180, 0.9), ("10C", 190, 180, 0.9), ("JS", 230, 180, 0.9)]
+    bottom = [("9S", 150, 280, 0.9), ("10S", 190, 280, 0.9), ("JS", 230, 280, 0.9)]
+    snapshots = []
+    for i in range(8):
+        snapshot = watcher.update(i / 10, table_frame(), dets(top + bottom, (24, 40), "card"))
+        if snapshot is not None:
+            snapshots.append(snapshot)
+    assert [s.meld_strings() for s in snapshots] == [["9S 10S JS"]]
+    assert snapshots[0].problems == ()
+    assert len(snapshots[0].items) == 3
+
+
 def test_motion_meter_sees_a_hand() -> None:
     meter = MotionMeter()
     assert meter.update(table_frame()) == 0.0
