@@ -335,8 +335,14 @@ def without_duplicates(detections: Detections, overlap: float = DUPLICATE_OVERLA
     if len(detections) < 2:
         return detections
     labels = np.asarray(detections.labels)
-    clash = (labels[:, None] == labels[None, :]) & (
-        overlap_of_smaller(detections.boxes, detections.boxes) >= overlap)
+    return _most_confident_of_each_clash(detections, (labels[:, None] == labels[None, :]) & (
+        overlap_of_smaller(detections.boxes, detections.boxes) >= overlap))
+
+
+def _most_confident_of_each_clash(detections: Detections, clash: npt.NDArray[np.bool_]
+                                  ) -> Detections:
+    """``detections`` less every box that ``clash`` (N x N) pairs with a more confident one
+    still kept."""
     np.fill_diagonal(clash, False)
     if not clash.any():
         return detections  # the usual frame: nothing to merge
@@ -363,16 +369,8 @@ def without_nested(detections: Detections, kind: str = "card",
     of_kind = np.array([k == kind for k in detections.kinds], bool)
     if of_kind.sum() < 2:
         return detections
-    clash = (of_kind[:, None] & of_kind[None, :]) & (
-        overlap_of_smaller(detections.boxes, detections.boxes) >= overlap)
-    np.fill_diagonal(clash, False)
-    if not clash.any():
-        return detections
-    keep = np.ones(len(detections), bool)
-    for i in np.argsort(-detections.confidences, kind="stable"):
-        if keep[i]:
-            keep[clash[i]] = False
-    return detections.filter(keep)
+    return _most_confident_of_each_clash(detections, (of_kind[:, None] & of_kind[None, :]) & (
+        overlap_of_smaller(detections.boxes, detections.boxes) >= overlap))
 
 
 __all__ = [
