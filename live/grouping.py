@@ -160,9 +160,10 @@ def _resolved(partner: dict[int, int]) -> dict[int, int]:
     return out
 
 
-def loose_corners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
-                  corner_reach: float = 14.0) -> tuple[int, ...]:
-    """Keys of ``loose`` card indices that are another corner of a card already read.
+def loose_corner_partners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
+                          corner_reach: float = 14.0) -> dict[int, int]:
+    """The ``loose`` card indices that are another corner of a card already read, each with
+    the key of that card's index (the nearest).
 
     ``loose`` are card indices in no meld (a discard pile's, the stock's, those outside every
     zone), most trusted first; ``anchors`` are those in melds, kept whatever this says.  A
@@ -171,12 +172,6 @@ def loose_corners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
     two zones, or a discard of a four-index deck, shows more than one index, and each
     would otherwise count as a copy.  (Two copies of one card discarded one on the other
     read as one: the price of reading a four-index deck's discards.)"""
-    return tuple(sorted(loose_corner_partners(loose, anchors, corner_reach=corner_reach)))
-
-
-def loose_corner_partners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
-                          corner_reach: float = 14.0) -> dict[int, int]:
-    """:func:`loose_corners` with the key of the index each is a corner of (the nearest)."""
     kept = [it for it in anchors if it.kind == "card" and it.label]
     dropped: dict[int, int] = {}
     for item in loose:

@@ -324,7 +324,7 @@ class TableWatcher:
                        singles: dict[str, tuple[int, ...]], dropped: set[int]
                        ) -> dict[int, int]:
         """Card indices outside every meld that are another corner of a card already read
-        (:func:`live.grouping.loose_corners`): the discard pile's first, along its reading
+        (:func:`live.grouping.loose_corner_partners`): the discard pile's first, along its reading
         direction, then the stock's, then those outside every zone."""
         anchor_keys = {k for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
                        for row in rows[name] for k in row}

@@ -211,7 +211,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                          help="turns of each card index's crop the reader averages (1, 2 "
                               "or 4; default 2: as found and upside down; 4 read 0.004-0.009 "
                               "more rendered card indices at higher precision but one "
-                              "fewer real one, and is about 5%% slower)")
+                              "fewer real one, and is about 7%% slower)")
         sub.add_argument("--card-scorer", dest="card_scorer", action="store_true",
                          help="keep faint card indices by the model's card scorer "
                               "(NAME.scorer.json; more found on rendered sets, fewer on "

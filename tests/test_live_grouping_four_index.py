@@ -20,7 +20,7 @@ import math
 import numpy as np
 import pytest
 
-from live.grouping import Placed, group_items, loose_corners
+from live.grouping import Placed, group_items, loose_corner_partners
 
 CARD_MM = (57.0, 89.0)
 INDEX_MM = (10.0, 25.0)
@@ -177,7 +177,7 @@ def test_a_lone_four_index_card_is_one_item() -> None:
     assert len(grouping.second_corners) == 3
 
 
-# --- corners outside every meld (live.grouping.loose_corners) -----------------------
+# --- corners outside every meld (live.grouping.loose_corner_partners) ---------------
 def test_a_discards_other_corners_in_the_stock_are_dropped() -> None:
     # the top discard lies across the discard zone's edge: two corners in the pile, two in
     # the stock beside it; the pile's first (along its reading direction) stays
@@ -185,7 +185,7 @@ def test_a_discards_other_corners_in_the_stock_are_dropped() -> None:
                                                                      8.6, "4D")]
     stock = [Placed(3, "card", (910.8, 280.3), 8.6, "4D"), Placed(4, "card", (856.7, 280.1),
                                                                       8.6, "4D")]
-    assert loose_corners(pile + stock, []) == (2, 3, 4)
+    assert loose_corner_partners(pile + stock, []) == {2: 1, 3: 1, 4: 1}
 
 
 def test_a_loose_index_near_its_card_in_a_meld_is_dropped_and_far_copies_stay() -> None:
@@ -193,7 +193,7 @@ def test_a_loose_index_near_its_card_in_a_meld_is_dropped_and_far_copies_stay() 
     near = Placed(50, "card", (meld[-1].position[0] + 40.0, meld[-1].position[1]), 10.0, "QH")
     far_copy = Placed(51, "card", (900.0, 500.0), 10.0, "QH")
     other = Placed(52, "card", (near.position[0] + 5.0, near.position[1]), 10.0, "5S")
-    assert loose_corners([near, far_copy, other], meld) == (50,)
+    assert loose_corner_partners([near, far_copy, other], meld) == {50: meld[-1].key}
 
 
 def test_loose_corners_ignore_tiles_and_unread_indices() -> None:
@@ -201,4 +201,4 @@ def test_loose_corners_ignore_tiles_and_unread_indices() -> None:
     twin_tile = Placed(2, "tile", (110.0, 100.0), 20.0, "R5")
     unread = Placed(3, "card", (120.0, 100.0), 10.0, "")
     unread_twin = Placed(4, "card", (125.0, 100.0), 10.0, "")
-    assert loose_corners([tile, twin_tile, unread, unread_twin], []) == ()
+    assert loose_corner_partners([tile, twin_tile, unread, unread_twin], []) == {}

@@ -299,15 +299,18 @@ def test_a_still_hand_over_items_stops_the_commit() -> None:
     assert [s.meld_strings() for s in final] == [["R3 R4 R5 R6"]]
 
 
-def test_watcher_with_zones_and_calibration_in_mm() -> None:
+def rommee_watcher() -> TableWatcher:
+    """A two-player Rommé table of 320 x 240 mm seen from straight above, 0.5 mm a pixel."""
     from calibration import TableCalibration
 
-    # the image is the table seen from straight above, 0.5 mm a pixel
     calibration = TableCalibration.from_corners([[0, 0], [640, 0], [640, 480], [0, 480]],
                                                 (320.0, 240.0))
     zones = default_layout("rommee", 2, (320.0, 240.0))
-    watcher = TableWatcher(find_variant("rommee"), zones, calibration,
-                           WatcherSettings(still_s=0.2))
+    return TableWatcher(find_variant("rommee"), zones, calibration, WatcherSettings(still_s=0.2))
+
+
+def test_watcher_with_zones_and_calibration_in_mm() -> None:
+    watcher = rommee_watcher()
     # card indices 24 x 40 px (12 x 20 mm): a run in the meld area, 2 cards in seat 0,
     # one card on the discard pile
     rows = [("7H", 150, 240, 0.9), ("8H", 190, 240, 0.9), ("9H", 230, 240, 0.9),
@@ -330,13 +333,7 @@ def test_watcher_with_zones_and_calibration_in_mm() -> None:
 def test_a_card_index_boxed_twice_inside_itself_is_one_item() -> None:
     # the detector boxes QH's rank alone, inside the whole index, and reads it KH: the
     # watcher must not lay a KH on the table beside the run
-    from calibration import TableCalibration
-
-    calibration = TableCalibration.from_corners([[0, 0], [640, 0], [640, 480], [0, 480]],
-                                                (320.0, 240.0))
-    zones = default_layout("rommee", 2, (320.0, 240.0))
-    watcher = TableWatcher(find_variant("rommee"), zones, calibration,
-                           WatcherSettings(still_s=0.2))
+    watcher = rommee_watcher()
     run_ = dets([("10H", 150, 240, 0.9), ("JH", 190, 240, 0.9), ("QH", 230, 240, 0.6)],
                 (24, 40), "card")
     inner = Detections(np.array([[222.0, 224.0, 238.0, 244.0]]), ("KH",), ("card",),
@@ -354,13 +351,7 @@ def test_a_four_index_cards_two_corners_both_vote_for_it() -> None:
     # a run of a deck printed in all four corners: the top corner of the middle card is
     # misread 10C in every frame, its bottom corner read 10S; read as one card, the run's
     # rules settle the tie (without the second corner's votes the meld reads 9S 10C JS)
-    from calibration import TableCalibration
-
-    calibration = TableCalibration.from_corners([[0, 0], [640, 0], [640, 480], [0, 480]],
-                                                (320.0, 240.0))
-    zones = default_layout("rommee", 2, (320.0, 240.0))
-    watcher = TableWatcher(find_variant("rommee"), zones, calibration,
-                           WatcherSettings(still_s=0.2))
+    watcher = rommee_watcher()
     top = [("9S", 150, 180, 0.9), ("10C", 190, 180, 0.9), ("JS", 230, 180, 0.9)]
     bottom = [("9S", 150, 280, 0.9), ("10S", 190, 280, 0.9), ("JS", 230, 280, 0.9)]
     snapshots = []

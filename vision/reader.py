@@ -75,7 +75,7 @@ sets gained identity (mixed 0.832 -> 0.836, cards 0.704 -> 0.714) and precision.
 Tiles are read once: averaging their turns lowered their confidences, so fewer
 were found.  Four turns (session 18) read 0.004-0.009 more card indices right on
 two fresh rendered sets at higher precision, but one fewer on the real card photos,
-so it is an option (``card_turns=4``, about 5 % slower on a card table)."""
+so it is an option (``card_turns=4``, about 7 % slower on a card table)."""
 
 
 def check_views(views: int) -> int:
