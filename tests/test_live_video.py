@@ -251,7 +251,7 @@ def test_a_four_index_deck_replays_to_the_true_events(four_index_rommee: Path,
 def test_the_shipped_model_replays_a_four_index_rommee_game_through_its_first_melds(
         tmp_path: Path) -> None:
     """The Rommé game drawn at 1280x720 (seed 5 draws a four-index deck at that size) with
-    the trained detector: its first 18 events are the true ones (the first two turns: four
+    the trained detector: its first 18 events are the true ones (the first two turns: three
     melds read, a too-low initial meld warned and restored, two discards; session 18); the
     model then loses a discard under the next one and misreads upside-down cards
     (models/README.md)."""
