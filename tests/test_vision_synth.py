@@ -16,7 +16,7 @@ from tabletop.cli import main  # noqa: E402
 from vision.detections import read_jsonl  # noqa: E402
 from vision.labels import CARD_LABELS, CLASS_NAMES, TILE_LABELS, label_of  # noqa: E402
 from vision.synth import RenderOptions, generate_dataset, render_scene  # noqa: E402
-from vision.synth.cards import random_design, render_card  # noqa: E402
+from vision.synth.cards import SUIT_BESIDE_SHARE, random_design, render_card  # noqa: E402
 from vision.synth.scene import INDEX_MIN_VISIBLE, TILE_MIN_VISIBLE  # noqa: E402
 from vision.synth.tiles import JOKERS, numeral_mask, random_style, render_tile  # noqa: E402
 
@@ -138,11 +138,12 @@ def _ink_in(card: Any, design: Any, corners: Any) -> Any:
     return np.abs(patch - np.asarray(design.paper, np.float32)).max(axis=2) > 60
 
 
+@pytest.mark.parametrize("beside", [False, True])
 @pytest.mark.parametrize("four", [False, True])
 @pytest.mark.parametrize("label", ["AS", "10H", "QD", "7C", "JK"])
-def test_card_index_boxes(label: str, four: bool) -> None:
+def test_card_index_boxes(label: str, four: bool, beside: bool) -> None:
     design = dataclasses.replace(random_design(np.random.default_rng(len(label))),
-                                 four_indices=four)
+                                 four_indices=four, suit_beside=beside)
     card = render_card(label, design, 240)
     h, w = card.alpha.shape
     assert len(card.indices) == (4 if four else 2)
@@ -171,6 +172,46 @@ def test_card_index_boxes(label: str, four: bool) -> None:
         shifted = top + np.array([(w - top.max(axis=0)[0] - top.min(axis=0)[0], 0.0)])
         there = _ink_in(card, design, shifted)
         assert there.shape != ink.shape or (there == ink).mean() < 0.9
+
+
+@pytest.mark.parametrize("label", ["AS", "10H", "QD", "7C"])
+def test_a_wide_index_prints_the_suit_beside_the_rank(label: str) -> None:
+    under = dataclasses.replace(random_design(np.random.default_rng(8)), suit_gap=0.2,
+                                suit_beside=False, four_indices=False)
+    beside = dataclasses.replace(under, suit_beside=True)
+    inks = [_ink_in(card, d, card.indices[0])
+            for d in (under, beside) for card in [render_card(label, d, 400)]]
+    (uh, uw), (bh, bw) = inks[0].shape, inks[1].shape
+    # the same rank and suit: in a column under, in a row beside
+    assert bw > uw and bh < uh
+    rank_height = under.index_height * 400
+    assert bh < rank_height * 1.25 < uh
+    # beside: a blank column splits rank from suit and no blank row splits the ink;
+    # under: the other way round
+    def splits(ink: np.ndarray, axis: int) -> bool:
+        used = np.nonzero(ink.any(axis=axis))[0]
+        return bool(np.diff(used).max(initial=1) > 2)
+    assert splits(inks[1], 0) and not splits(inks[1], 1)
+    assert splits(inks[0], 1)
+
+
+def test_wide_index_decks_are_drawn_only_when_asked_and_leave_other_draws_alone() -> None:
+    seeds = range(400)
+    plain = [random_design(np.random.default_rng(s)) for s in seeds]
+    asked = [random_design(np.random.default_rng(s), beside=True) for s in seeds]
+    assert not any(d.suit_beside for d in plain)
+    share = np.mean([d.suit_beside for d in asked])
+    assert share == pytest.approx(SUIT_BESIDE_SHARE, abs=0.06)
+    # everything else, and what the generator draws next, is as it was: scenes seeded
+    # before wide indices existed are drawn the same unless their deck is wide
+    assert all(dataclasses.replace(a, suit_beside=False) == p
+               for a, p in zip(asked, plain, strict=True))
+    after = []
+    for beside in (False, True):
+        rng = np.random.default_rng(77)
+        random_design(rng, beside=beside)
+        after.append(rng.random(4))
+    assert (after[0] == after[1]).all()
 
 
 @pytest.mark.parametrize("rank", ["J", "Q"])

@@ -74,13 +74,25 @@ class DeckDesign:
     suit_centred: bool = True  # the suit centred under the rank, or flush with its left edge
     four_indices: bool = False  # indices in all four corners
     court_letters: str = "JQK"  # the printed letters of J, Q, K ("BDK" in German decks)
+    suit_beside: bool = False  # the index's suit to the right of its rank, not under it
 
 
-def random_design(rng: np.random.Generator) -> DeckDesign:
+SUIT_BESIDE_SHARE = 0.25
+"""The share of decks :func:`random_design` draws with the suit beside the rank when
+asked for them (``beside=True``): many bridge and four-index decks print a wide
+index, rank and suit in a row."""
+
+
+def random_design(rng: np.random.Generator, beside: bool = False) -> DeckDesign:
+    """A deck design; with ``beside``, a share :data:`SUIT_BESIDE_SHARE` of them
+    print the suit beside the rank."""
     def jitter(colour: Colour, amount: float) -> Colour:
         c = np.clip(np.asarray(colour) + rng.normal(0, amount, 3), 0, 255)
         return (float(c[0]), float(c[1]), float(c[2]))
 
+    # Drawn from a spawned stream, which leaves ``rng``'s draws as they were, so a
+    # scene seeded before wide indices existed is drawn the same unless its deck is wide.
+    suit_beside = beside and bool(rng.spawn(1)[0].random() < SUIT_BESIDE_SHARE)
     return DeckDesign(
         aspect=float(rng.choice([0.714, 0.64, 0.69])),
         corner=rng.uniform(0.04, 0.1),
@@ -105,6 +117,7 @@ def random_design(rng: np.random.Generator) -> DeckDesign:
         suit_centred=bool(rng.random() < 0.6),
         four_indices=bool(rng.random() < 0.3),
         court_letters="BDK" if rng.random() < 0.15 else "JQK",
+        suit_beside=suit_beside,
     )
 
 
@@ -122,7 +135,7 @@ def _suit_colour(design: DeckDesign, suit: str) -> Colour:
 
 def _draw_index(layer: Image, cover: Mask, design: DeckDesign, rank: str, suit: str,
                 w: int, h: int) -> Points:
-    """Rank over suit at the top left; returns the index's corners."""
+    """Rank over suit (or beside it) at the top left; returns the index's corners."""
     colour = _suit_colour(design, suit)
     rh = design.index_height * h
     x0, y0 = design.index_x * w, design.index_y * h
@@ -145,13 +158,18 @@ def _draw_index(layer: Image, cover: Mask, design: DeckDesign, rank: str, suit: 
         paint(layer, rank_mask, colour, round(x0), round(y0))
         sh = rh * design.suit_scale
         sw = sh * 0.85
-        sx = x0 + (rank_mask.shape[1] / 2 - sw / 2 if design.suit_centred else 0.0)
-        sy = y0 + rank_mask.shape[0] + rh * design.suit_gap
+        if design.suit_beside:
+            # in a row: the suit after the rank, level with its middle or its foot
+            sx = x0 + rank_mask.shape[1] + rh * design.suit_gap * 0.6
+            sy = y0 + (rank_mask.shape[0] - sh) * (0.5 if design.suit_centred else 1.0)
+        else:
+            sx = x0 + (rank_mask.shape[1] / 2 - sw / 2 if design.suit_centred else 0.0)
+            sy = y0 + rank_mask.shape[0] + rh * design.suit_gap
         paint(layer, suit_mask(suit, max(2, round(sh)), max(2, round(sw)), design.suit_variant),
               colour, round(sx), round(sy))
         x1 = max(x0 + rank_mask.shape[1], round(sx) + round(sw))
         x0 = min(x0, round(sx))
-        y1 = round(sy) + round(sh)
+        y1 = max(y0 + rank_mask.shape[0], round(sy) + round(sh))
     pad = 0.006 * h
     return np.array([(x0 - pad, y0 - pad), (x1 + pad, y0 - pad), (x1 + pad, y1 + pad),
                      (x0 - pad, y1 + pad)])

@@ -298,7 +298,7 @@ def _square_to_a_side(rng: np.random.Generator, spread: float, any_turn: float =
 
 def _card_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler,
                  base_height: float, amount: float) -> None:
-    design = random_design(rng)
+    design = random_design(rng, beside=True)
     ch = round(base_height)
     for _ in range(int(rng.integers(1, 4) * amount + 0.5)):
         style = rng.random()
