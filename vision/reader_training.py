@@ -421,3 +421,56 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
                     "schedule": schedule.state_dict(), "epoch": epoch, "best": best}, last)
     net.load_state_dict(torch.load(out / "best.pt"))
     return export_onnx(net, out / "reader.onnx")
+
+
+def average_readers(paths: Sequence[str | Path], out: str | Path) -> Path:
+    """One reader file that reads as the mean of several exported readers.
+
+    Each member's logits become probabilities (softmax); the file's output is
+    the log of their mean, so :class:`vision.reader.Reader`'s softmax of it
+    gives back the mean probabilities exactly, and the file is read like any
+    other reader.  The members must take the same input and name the same
+    classes; they keep their own weights (the file is their sizes summed)."""
+    import onnx
+    from onnx import compose, helper
+
+    if len(paths) < 2:
+        raise ValueError(f"averaging readers needs at least two, not {len(paths)}")
+    models = [onnx.load(str(path)) for path in paths]
+    classes = None
+    for path, model in zip(paths, models, strict=True):
+        meta = {entry.key: entry.value for entry in model.metadata_props}
+        if classes is None:
+            classes = meta.get("classes")
+        if meta.get("classes") != classes or classes is None:
+            raise ValueError(f"reader {str(path)!r} does not name the classes "
+                             f"{str(paths[0])!r} names")
+        if [i.name for i in model.graph.input] != ["crops"] or \
+                [o.name for o in model.graph.output] != ["logits"]:
+            raise ValueError(f"reader {str(path)!r} is not an exported reader "
+                             "(one input 'crops', one output 'logits')")
+    graph = helper.make_graph([], "averaged_reader", [models[0].graph.input[0]], [])
+    merged = helper.make_model(graph, opset_imports=list(models[0].opset_import))
+    merged.ir_version = models[0].ir_version
+    member_outputs = []
+    for index, model in enumerate(models):
+        prefixed = compose.add_prefix(model, f"m{index}_")
+        # add_prefix renamed the member's input too; feed it the shared input
+        merged.graph.node.append(helper.make_node("Identity", ["crops"], [f"m{index}_crops"]))
+        merged.graph.node.extend(prefixed.graph.node)
+        merged.graph.initializer.extend(prefixed.graph.initializer)
+        merged.graph.node.append(helper.make_node(
+            "Softmax", [f"m{index}_logits"], [f"m{index}_probabilities"], axis=1))
+        member_outputs.append(f"m{index}_probabilities")
+    merged.graph.node.append(helper.make_node("Mean", member_outputs, ["mean_probabilities"]))
+    merged.graph.node.append(helper.make_node("Log", ["mean_probabilities"], ["logits"]))
+    merged.graph.output.append(helper.make_tensor_value_info(
+        "logits", onnx.TensorProto.FLOAT, ["n", len(READER_CLASSES)]))
+    entry = merged.metadata_props.add()
+    entry.key, entry.value = "classes", classes or ""
+    entry = merged.metadata_props.add()
+    entry.key, entry.value = "averages", json.dumps([Path(p).name for p in paths])
+    onnx.checker.check_model(merged)
+    out = Path(out)
+    onnx.save(merged, str(out))
+    return out
