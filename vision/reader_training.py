@@ -437,18 +437,16 @@ def average_readers(paths: Sequence[str | Path], out: str | Path) -> Path:
     if len(paths) < 2:
         raise ValueError(f"averaging readers needs at least two, not {len(paths)}")
     models = [onnx.load(str(path)) for path in paths]
-    classes = None
-    for path, model in zip(paths, models, strict=True):
-        meta = {entry.key: entry.value for entry in model.metadata_props}
-        if classes is None:
-            classes = meta.get("classes")
-        if meta.get("classes") != classes or classes is None:
-            raise ValueError(f"reader {str(path)!r} does not name the classes "
-                             f"{str(paths[0])!r} names")
-        if [i.name for i in model.graph.input] != ["crops"] or \
+    named = [{entry.key: entry.value for entry in model.metadata_props}.get("classes")
+             for model in models]
+    for path, model, classes in zip(paths, models, named, strict=True):
+        if classes is None or [i.name for i in model.graph.input] != ["crops"] or \
                 [o.name for o in model.graph.output] != ["logits"]:
-            raise ValueError(f"reader {str(path)!r} is not an exported reader "
-                             "(one input 'crops', one output 'logits')")
+            raise ValueError(f"reader {str(path)!r} is not an exported reader (one input "
+                             "'crops', one output 'logits', its classes named)")
+        if classes != named[0]:
+            raise ValueError(f"reader {str(path)!r} names other classes than "
+                             f"{str(paths[0])!r}")
     graph = helper.make_graph([], "averaged_reader", [models[0].graph.input[0]], [])
     merged = helper.make_model(graph, opset_imports=list(models[0].opset_import))
     merged.ir_version = models[0].ir_version
@@ -467,7 +465,7 @@ def average_readers(paths: Sequence[str | Path], out: str | Path) -> Path:
     merged.graph.output.append(helper.make_tensor_value_info(
         "logits", onnx.TensorProto.FLOAT, ["n", len(READER_CLASSES)]))
     entry = merged.metadata_props.add()
-    entry.key, entry.value = "classes", classes or ""
+    entry.key, entry.value = "classes", str(named[0])
     entry = merged.metadata_props.add()
     entry.key, entry.value = "averages", json.dumps([Path(p).name for p in paths])
     onnx.checker.check_model(merged)
