@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.crops import CONTEXT, CROP_SIZE, crop
-from vision.detections import iou_matrix, read_jsonl
+from vision.detections import Detections, iou_matrix, read_jsonl
 from vision.labels import class_id
 from vision.reader import NONE_INDEX, READER_CLASSES
 
@@ -95,6 +95,74 @@ def extract(data: str | Path, out: str | Path, seed: int = 0, workers: int | Non
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(out, images=images.astype(np.uint8), labels=labels)
+    return out
+
+
+FOUND_LABEL_IOU = 0.5
+"""A found box overlapping a labelled item of its kind by this IoU is that item."""
+FOUND_NONE_IOU = (0.3, 0.1)
+"""A found box is a false alarm (``none``) when its IoU is under the first figure with
+every labelled item of its kind and under the second with every item of the other kind:
+boxes between the lines are neither the item nor clear of it, and are left out."""
+
+
+def label_found(found: Detections, truth: Detections) -> list[int | None]:
+    """Per found box: the reader class it should be read as, by its overlap with the
+    labelled ``truth`` (:data:`FOUND_LABEL_IOU`, :data:`FOUND_NONE_IOU`), or None when
+    it is neither an item nor clear of every item."""
+    if len(found) == 0:
+        return []
+    kinds = np.asarray(found.kinds)
+    truth_kinds = np.asarray(truth.kinds)
+    overlaps = (iou_matrix(found.boxes, truth.boxes) if len(truth)
+                else np.zeros((len(found), 0)))
+    out: list[int | None] = []
+    for i, kind in enumerate(kinds):
+        same = truth_kinds == kind
+        row = overlaps[i]
+        best_same = float(row[same].max()) if same.any() else 0.0
+        best_other = float(row[~same].max()) if (~same).any() else 0.0
+        if best_same >= FOUND_LABEL_IOU:
+            index = int(np.flatnonzero(same)[row[same].argmax()])
+            out.append(class_id(truth.labels[index], truth.kinds[index]))
+        elif best_same < FOUND_NONE_IOU[0] and best_other < FOUND_NONE_IOU[1]:
+            out.append(NONE_INDEX)
+        else:
+            out.append(None)
+    return out
+
+
+def extract_found(data: str | Path, out: str | Path,
+                  find: Callable[[npt.NDArray[np.uint8]], Detections],
+                  kinds: Sequence[str] = ("card",), limit: int | None = None) -> Path:
+    """Crops of the boxes ``find`` (a finder, e.g. ``Detector(confidence=0.1).find``)
+    gives on a rendered set, labelled by :func:`label_found`: the boxes a reader will
+    be given, with the finder's own false alarms as ``none``.  Only boxes of ``kinds``
+    are kept.  Runs in this process: the finder uses the cores itself."""
+    import cv2
+
+    data = Path(data)
+    records = read_jsonl(data / "annotations.jsonl")[:limit]
+    images: list[npt.NDArray[np.uint8]] = []
+    labels: list[int] = []
+    for record in records:
+        image = cv2.imread(str(data / record.image), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"cannot read {record.image!r} in {str(data)!r}")
+        truth = record.detections
+        if image.shape[:2] != (record.height, record.width):
+            truth = truth.scaled(image.shape[1] / record.width, image.shape[0] / record.height)
+        found = find(image)
+        for box, kind, label in zip(found.boxes, found.kinds, label_found(found, truth),
+                                    strict=True):
+            if label is not None and kind in kinds:
+                images.append(crop(image, box, STORED_SIZE, STORED_CONTEXT))
+                labels.append(label)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stacked = (np.stack(images) if images
+               else np.zeros((0, STORED_SIZE, STORED_SIZE, 3), np.uint8))
+    np.savez(out, images=stacked.astype(np.uint8), labels=np.asarray(labels, np.int16))
     return out
 
 
