@@ -24,7 +24,7 @@ Definitions (per set):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -240,16 +240,16 @@ def annotations_path(data: str | Path) -> Path:
     return path
 
 
-def evaluate_predictor(predictor: Predictor, data: str | Path, name: str | None = None,
-                       limit: int | None = None) -> Evaluation:
-    """Run ``predictor`` on every image of a labelled set and score it."""
+def labelled_images(data: str | Path, limit: int | None = None
+                    ) -> Iterator[tuple[npt.NDArray[np.uint8], Detections]]:
+    """Each image of a labelled set (a JSONL file or a folder holding annotations.jsonl)
+    with its labels, in the image file's pixels."""
     import cv2
 
     path = annotations_path(data)
     records: Sequence[ImageDetections] = read_jsonl(path)
     if limit is not None:
         records = records[:limit]
-    pairs = []
     for record in records:
         image_path = path.parent / record.image
         image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
@@ -259,6 +259,13 @@ def evaluate_predictor(predictor: Predictor, data: str | Path, name: str | None 
         if image.shape[:2] != (record.height, record.width):
             # Labels are in the pixels the line states; bring them to the file's pixels.
             truth = truth.scaled(image.shape[1] / record.width, image.shape[0] / record.height)
-        pairs.append((truth, predictor(image)))
+        yield image, truth
+
+
+def evaluate_predictor(predictor: Predictor, data: str | Path, name: str | None = None,
+                       limit: int | None = None) -> Evaluation:
+    """Run ``predictor`` on every image of a labelled set and score it."""
+    path = annotations_path(data)
+    pairs = [(truth, predictor(image)) for image, truth in labelled_images(path, limit)]
     return evaluate(pairs, name or (path.parent.name if path.name == "annotations.jsonl"
                                     else path.stem))

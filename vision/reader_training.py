@@ -139,19 +139,11 @@ def extract_found(data: str | Path, out: str | Path,
     gives on a rendered set, labelled by :func:`label_found`: the boxes a reader will
     be given, with the finder's own false alarms as ``none``.  Only boxes of ``kinds``
     are kept.  Runs in this process: the finder uses the cores itself."""
-    import cv2
+    from vision.evaluate import labelled_images
 
-    data = Path(data)
-    records = read_jsonl(data / "annotations.jsonl")[:limit]
     images: list[npt.NDArray[np.uint8]] = []
     labels: list[int] = []
-    for record in records:
-        image = cv2.imread(str(data / record.image), cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"cannot read {record.image!r} in {str(data)!r}")
-        truth = record.detections
-        if image.shape[:2] != (record.height, record.width):
-            truth = truth.scaled(image.shape[1] / record.width, image.shape[0] / record.height)
+    for image, truth in labelled_images(data, limit):
         found = find(image)
         for box, kind, label in zip(found.boxes, found.kinds, label_found(found, truth),
                                     strict=True):
@@ -162,7 +154,7 @@ def extract_found(data: str | Path, out: str | Path,
     out.parent.mkdir(parents=True, exist_ok=True)
     stacked = (np.stack(images) if images
                else np.zeros((0, STORED_SIZE, STORED_SIZE, 3), np.uint8))
-    np.savez(out, images=stacked.astype(np.uint8), labels=np.asarray(labels, np.int16))
+    np.savez(out, images=stacked, labels=np.asarray(labels, np.int16))
     return out
 
 
@@ -520,9 +512,8 @@ def average_readers(paths: Sequence[str | Path], out: str | Path) -> Path:
     merged.ir_version = models[0].ir_version
     member_outputs = []
     for index, model in enumerate(models):
-        prefixed = compose.add_prefix(model, f"m{index}_")
-        # add_prefix renamed the member's input too; feed it the shared input
-        merged.graph.node.append(helper.make_node("Identity", ["crops"], [f"m{index}_crops"]))
+        # every member reads the shared input; the rest of its names get a prefix
+        prefixed = compose.add_prefix(model, f"m{index}_", rename_inputs=False)
         merged.graph.node.extend(prefixed.graph.node)
         merged.graph.initializer.extend(prefixed.graph.initializer)
         merged.graph.node.append(helper.make_node(
