@@ -11,7 +11,12 @@ np = pytest.importorskip("numpy")
 cv2 = pytest.importorskip("cv2")
 
 from vision.detections import Detections  # noqa: E402
-from vision.evaluate import average_precision, evaluate, evaluate_predictor  # noqa: E402
+from vision.evaluate import (  # noqa: E402
+    average_precision,
+    evaluate,
+    evaluate_predictor,
+    wilson_interval,
+)
 
 
 def dets(rows: list[tuple[str, list[float], float]], kind: str = "tile") -> Detections:
@@ -196,3 +201,45 @@ def test_figures_by_box_size(name: str, predicted: list[tuple[str, list[float], 
     rows = result.to_json()["by_size"]
     assert [row["longer_side_px"] for row in rows] == [[0, 16], [16, 32], [32, 64], [128, None]]
     assert "by box size" in result.to_text() and "128+ px" in result.to_text()
+
+
+# Newcombe (1998), "Two-sided confidence intervals for the single proportion",
+# Table I, method 3 (Wilson score, no continuity correction).
+@pytest.mark.parametrize(("successes", "trials", "low", "high"), [
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+])
+def test_wilson_interval_matches_published_values(successes: int, trials: int, low: float,
+                                                  high: float) -> None:
+    got = wilson_interval(successes, trials)
+    assert got == pytest.approx((low, high), abs=5e-5)
+
+
+@pytest.mark.parametrize(("successes", "trials"), [(-1, 5), (6, 5)])
+def test_wilson_interval_refuses_impossible_counts(successes: int, trials: int) -> None:
+    with pytest.raises(ValueError, match=f"{successes} of {trials}"):
+        wilson_interval(successes, trials)
+
+
+def test_evaluation_reports_intervals_around_its_shares() -> None:
+    truth = dets([("K1", [0, 0, 10, 10], 1), ("K2", [20, 0, 30, 10], 1),
+                  ("K3", [40, 0, 50, 10], 1), ("K4", [60, 0, 70, 10], 1)])
+    pred = dets([("K1", [0, 0, 10, 10], 0.9), ("K9", [20, 0, 30, 10], 0.9),
+                 ("K3", [40, 0, 50, 10], 0.9), ("K5", [80, 0, 90, 10], 0.9)])
+    result = evaluate([(truth, pred)])
+    assert (result.found, result.identity, result.precision) == (0.75, 0.5, 0.5)
+    intervals = result.intervals()
+    assert intervals == {"found": wilson_interval(3, 4), "identity": wilson_interval(2, 4),
+                         "precision": wilson_interval(2, 4)}
+    for key, (low, high) in intervals.items():
+        assert low < getattr(result, key) < high
+    assert json.loads(json.dumps(result.to_json()))["intervals"]["identity"] == [
+        round(value, 4) for value in wilson_interval(2, 4)]
+    assert "95% intervals: found 0.301-0.954" in result.to_text()
+
+
+def test_an_empty_evaluation_knows_nothing() -> None:
+    result = evaluate([(Detections.empty(), Detections.empty())])
+    assert set(result.intervals().values()) == {(0.0, 1.0)}
