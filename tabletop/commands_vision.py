@@ -87,20 +87,43 @@ def _detector(args: argparse.Namespace) -> Any:
                                         card_shrink=args.card_shrink)
 
 
+def _run_facts(detector: Any) -> dict[str, Any]:
+    return {"model": str(detector.path), "card_finder": detector.card_finder_way,
+            "card_reader": detector.card_reader_way, "card_shrink": detector.card_shrink}
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     detector = _detector(args)
-    evaluate_predictor = _vision("evaluate").evaluate_predictor
-    results = [evaluate_predictor(detector, data, limit=args.limit) for data in args.data]
+    evaluation = _vision("evaluate")
+    if args.against is not None:
+        return _eval_against(args, detector, evaluation)
+    results = [evaluation.evaluate_predictor(detector, data, limit=args.limit)
+               for data in args.data]
     if args.json:
         for result in results:
-            print(json.dumps({"model": str(detector.path),
-                              "card_finder": detector.card_finder_way,
-                              "card_reader": detector.card_reader_way,
-                              "card_shrink": detector.card_shrink,
-                              **result.to_json()}))
+            print(json.dumps({**_run_facts(detector), **result.to_json()}))
     else:
         for result in results:
             print(result.to_text())
+    return 0
+
+
+def _eval_against(args: argparse.Namespace, detector: Any, evaluation: Any) -> int:
+    """``eval --against OTHER``: both models, the same options, item by item."""
+    other = _detector(argparse.Namespace(**{**vars(args), "model": args.against}))
+    names = (str(detector.path), str(other.path))
+    for data in args.data:
+        first, second, comparison = evaluation.compare_predictors(
+            detector, other, data, names, limit=args.limit)
+        if args.json:
+            print(json.dumps({**_run_facts(detector), **first.to_json(),
+                              "against": {**_run_facts(other), **second.to_json()},
+                              "comparison": comparison.to_json()}))
+        else:
+            print(first.to_text())
+            print(f"against {other.path}:")
+            print(second.to_text())
+            print(comparison.to_text())
     return 0
 
 
@@ -228,6 +251,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         help="annotations.jsonl or its folder (repeatable)",
     )
     evaluate.add_argument("--limit", type=int, default=None, help="first N images only")
+    evaluate.add_argument("--against", default=None, metavar="MODEL",
+                          help="a second model run with the same options: both scored, "
+                               "and compared item by item (exact McNemar test)")
     evaluate.set_defaults(handler=cmd_eval)
 
     detect = commands.add_parser("detect", help="find tiles and cards in images")

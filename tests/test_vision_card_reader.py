@@ -182,6 +182,32 @@ def test_eval_names_the_card_reader_it_used(tmp_path: Path,
         assert json.loads(capsys.readouterr().out)["card_reader"] == way
 
 
+def test_eval_against_a_second_model_compares_them_item_by_item(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from tabletop.cli import main
+    from vision.synth.dataset import generate_dataset
+
+    data = tmp_path / "set"
+    generate_dataset(data, 2, seed=1699, kind="mixed", workers=1)
+    (tmp_path / "other").mkdir()
+    other = model_dir(tmp_path / "other", reader_path(FINDER))  # tiles' reader reads cards
+    assert main(["eval", "--data", str(data), "--json", "--against", str(other)]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    comparison = shown["comparison"]
+    assert shown["against"]["model"] == str(other) and comparison["second"] == str(other)
+    labelled = shown["labelled"]
+    assert comparison["labelled"] == labelled == shown["against"]["labelled"]
+    right_first = comparison["both_right"] + comparison["only_first_right"]
+    right_second = comparison["both_right"] + comparison["only_second_right"]
+    assert right_first == round(shown["identity"] * labelled)
+    assert right_second == round(shown["against"]["identity"] * labelled)
+    assert 0 < comparison["mcnemar_p"] <= 1
+    assert main(["eval", "--data", str(data), "--against", str(other)]) == 0
+    assert "exact McNemar p = " in capsys.readouterr().out
+
+
 def test_the_live_command_refuses_a_missing_card_reader_before_watching(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from tabletop.cli import EXIT_BAD_INPUT, main

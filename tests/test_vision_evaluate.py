@@ -13,8 +13,12 @@ cv2 = pytest.importorskip("cv2")
 from vision.detections import Detections  # noqa: E402
 from vision.evaluate import (  # noqa: E402
     average_precision,
+    compare,
+    compare_predictors,
     evaluate,
     evaluate_predictor,
+    items_read_right,
+    mcnemar_exact,
     wilson_interval,
 )
 
@@ -243,3 +247,76 @@ def test_evaluation_reports_intervals_around_its_shares() -> None:
 def test_an_empty_evaluation_knows_nothing() -> None:
     result = evaluate([(Detections.empty(), Detections.empty())])
     assert set(result.intervals().values()) == {(0.0, 1.0)}
+
+
+@pytest.mark.parametrize(("only_first", "only_second", "p_value"), [
+    (0, 0, 1.0),            # nothing to tell them apart
+    (1, 0, 1.0),            # one item either way is a coin's toss
+    (0, 5, 2 / 32),         # 2 * P(X <= 0), X ~ Bin(5, 1/2)
+    (9, 1, 2 * 11 / 1024),  # 2 * (1 + 10) / 2**10
+    (3, 2, 1.0),
+])
+def test_mcnemar_exact_known_answers(only_first: int, only_second: int, p_value: float) -> None:
+    assert mcnemar_exact(only_first, only_second) == pytest.approx(p_value)
+    assert mcnemar_exact(only_second, only_first) == pytest.approx(p_value)
+
+
+def test_mcnemar_exact_refuses_negative_counts() -> None:
+    with pytest.raises(ValueError, match="-1 and 2"):
+        mcnemar_exact(-1, 2)
+
+
+def test_items_read_right_follows_images_and_items_in_order() -> None:
+    truth = dets([("K1", [0, 0, 10, 10], 1), ("K2", [20, 0, 30, 10], 1),
+                  ("JK", [40, 0, 50, 10], 1)])
+    first = dets([("K1", [0, 0, 10, 10], 0.9), ("K9", [20, 0, 30, 10], 0.9)])
+    tile_as_card = dets([("JK", [40, 0, 50, 10], 0.9)], kind="card")  # same token, wrong kind
+    assert items_read_right([(truth, first), (truth, tile_as_card)]).tolist() == [
+        True, False, False, False, False, False]
+
+
+def test_compare_counts_each_item_once() -> None:
+    truth = dets([("K1", [0, 0, 10, 10], 1), ("K2", [20, 0, 30, 10], 1),
+                  ("K3", [40, 0, 50, 10], 1), ("K4", [60, 0, 70, 10], 1)])
+    first = dets([("K1", [0, 0, 10, 10], 0.9), ("K2", [20, 0, 30, 10], 0.9)])
+    second = dets([("K1", [0, 0, 10, 10], 0.9), ("K5", [20, 0, 30, 10], 0.9),
+                   ("K3", [40, 0, 50, 10], 0.9)])
+    result = compare([(truth, first)], [(truth, second)], "s", ("a", "b"))
+    assert (result.both, result.only_first, result.only_second, result.neither) == (1, 1, 1, 1)
+    shown = json.loads(json.dumps(result.to_json()))
+    assert (shown["identity_first"], shown["identity_second"], shown["mcnemar_p"]) == (
+        0.5, 0.5, 1.0)
+    assert "only a 1, only b 1" in result.to_text()
+
+
+def test_compare_refuses_runs_of_different_items() -> None:
+    one = dets([("K1", [0, 0, 10, 10], 1)])
+    two = dets([("K1", [0, 0, 10, 10], 1), ("K2", [20, 0, 30, 10], 1)])
+    with pytest.raises(ValueError, match=r"'s'.*same items"):
+        compare([(one, one)], [(two, two)], "s")
+
+
+def test_compare_predictors_reads_each_image_once_for_both(tmp_path: Path) -> None:
+    for name in ("a.png", "b.png"):
+        cv2.imwrite(str(tmp_path / name), np.zeros((50, 100, 3), np.uint8))
+    lines = [{"image": name, "width": 100, "height": 50,
+              "detections": [{"label": "AS", "kind": "card", "box": [10, 10, 20, 30]}]}
+             for name in ("a.png", "b.png")]
+    (tmp_path / "annotations.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    calls: list[str] = []
+
+    def reads_right(img: np.ndarray) -> Detections:
+        calls.append("right")
+        return dets([("AS", [10, 10, 20, 30], 0.8)], kind="card")
+
+    def misreads(img: np.ndarray) -> Detections:
+        calls.append("wrong")
+        return dets([("AH", [10, 10, 20, 30], 0.8)], kind="card")
+
+    first, second, comparison = compare_predictors(reads_right, misreads, tmp_path,
+                                                   ("r", "w"))
+    assert calls == ["right", "wrong", "right", "wrong"]
+    assert (first.identity, second.identity) == (1.0, 0.0)
+    assert (comparison.name, comparison.only_first, comparison.only_second) == (
+        tmp_path.name, 2, 0)
+    assert comparison.p_value == pytest.approx(0.5)

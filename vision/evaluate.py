@@ -23,7 +23,11 @@ Definitions (per set):
   identity and precision, since a real set of a hundred cards moves by 0.01 a
   card: a target inside the interval is neither met nor missed with confidence.
   The items count as independent trials; items in one photo share its light
-  and angle, so the real spread is wider still.
+  and angle, so the real spread is wider still;
+* comparison (:func:`compare`): two predictors on the same set, item by item:
+  how many items each alone read right, and the exact McNemar test of those
+  discordant items, the fair way to ask whether one reads better than the
+  other when most items are read right (or wrong) by both.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -267,6 +272,82 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
     )
 
 
+def items_read_right(pairs: Iterable[tuple[Detections, Detections]]
+                     ) -> npt.NDArray[np.bool_]:
+    """Per labelled item (images in order, items in their order): whether a
+    prediction matched it (:func:`match`) with its label and kind."""
+    right: list[bool] = []
+    for truth, pred in pairs:
+        flags = [False] * len(truth)
+        for t, p in match(truth, pred):
+            flags[t] = _key(truth.labels[t], truth.kinds[t]) == _key(pred.labels[p],
+                                                                     pred.kinds[p])
+        right.extend(flags)
+    return np.asarray(right, bool)
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """Two-sided exact McNemar p-value: the chance of a split of the discordant
+    items at least this lopsided if each is equally likely to fall either way."""
+    if only_first < 0 or only_second < 0:
+        raise ValueError(f"counts must not be negative, not {only_first} and {only_second}")
+    discordant = only_first + only_second
+    tail = sum(comb(discordant, k) for k in range(min(only_first, only_second) + 1))
+    return min(1.0, 2 * tail / 2**discordant)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two predictors, ``first`` and ``second``, item by item on one set."""
+
+    name: str
+    first: str
+    second: str
+    both: int
+    only_first: int
+    only_second: int
+    neither: int
+
+    @property
+    def labelled(self) -> int:
+        return self.both + self.only_first + self.only_second + self.neither
+
+    @property
+    def p_value(self) -> float:
+        return mcnemar_exact(self.only_first, self.only_second)
+
+    def to_json(self) -> dict[str, Any]:
+        labelled = max(self.labelled, 1)
+        return {"set": self.name, "first": self.first, "second": self.second,
+                "labelled": self.labelled, "both_right": self.both,
+                "only_first_right": self.only_first, "only_second_right": self.only_second,
+                "neither_right": self.neither,
+                "identity_first": round((self.both + self.only_first) / labelled, 4),
+                "identity_second": round((self.both + self.only_second) / labelled, 4),
+                "mcnemar_p": round(self.p_value, 4)}
+
+    def to_text(self) -> str:
+        return (f"{self.name}: {self.first} against {self.second}, {self.labelled} labelled\n"
+                f"  read right by both {self.both}, only {self.first} {self.only_first}, "
+                f"only {self.second} {self.only_second}, neither {self.neither}; "
+                f"exact McNemar p = {self.p_value:.3f}")
+
+
+def compare(first: Sequence[tuple[Detections, Detections]],
+            second: Sequence[tuple[Detections, Detections]], name: str = "set",
+            names: tuple[str, str] = ("first", "second")) -> Comparison:
+    """Item by item, two predictors' (truth, predictions) pairs of the same images."""
+    if [len(truth) for truth, _ in first] != [len(truth) for truth, _ in second]:
+        raise ValueError(f"set {name!r}: the two runs do not label the same items, "
+                         "so they cannot be compared item by item")
+    right_first, right_second = items_read_right(first), items_read_right(second)
+    return Comparison(name, names[0], names[1],
+                      int((right_first & right_second).sum()),
+                      int((right_first & ~right_second).sum()),
+                      int((~right_first & right_second).sum()),
+                      int((~right_first & ~right_second).sum()))
+
+
 def annotations_path(data: str | Path) -> Path:
     """A JSONL file, or a folder holding annotations.jsonl."""
     path = Path(data)
@@ -305,5 +386,26 @@ def evaluate_predictor(predictor: Predictor, data: str | Path, name: str | None 
     """Run ``predictor`` on every image of a labelled set and score it."""
     path = annotations_path(data)
     pairs = [(truth, predictor(image)) for image, truth in labelled_images(path, limit)]
-    return evaluate(pairs, name or (path.parent.name if path.name == "annotations.jsonl"
-                                    else path.stem))
+    return evaluate(pairs, name or set_name(path))
+
+
+def set_name(path: Path) -> str:
+    """A labelled set's name: its folder's, or its JSONL file's stem."""
+    return path.parent.name if path.name == "annotations.jsonl" else path.stem
+
+
+def compare_predictors(first: Predictor, second: Predictor, data: str | Path,
+                       names: tuple[str, str] = ("first", "second"),
+                       limit: int | None = None
+                       ) -> tuple[Evaluation, Evaluation, Comparison]:
+    """Both predictors on every image of a labelled set (each image read once
+    from disk): each one's scores and their item-by-item comparison."""
+    path = annotations_path(data)
+    name = set_name(path)
+    runs: tuple[list[tuple[Detections, Detections]], list[tuple[Detections, Detections]]] = (
+        [], [])
+    for image, truth in labelled_images(path, limit):
+        runs[0].append((truth, first(image)))
+        runs[1].append((truth, second(image)))
+    return (evaluate(runs[0], name), evaluate(runs[1], name),
+            compare(runs[0], runs[1], name, names))
