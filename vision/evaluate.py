@@ -324,13 +324,13 @@ class Comparison:
                 "neither_right": self.neither,
                 "identity_first": round((self.both + self.only_first) / labelled, 4),
                 "identity_second": round((self.both + self.only_second) / labelled, 4),
-                "mcnemar_p": round(self.p_value, 4)}
+                "mcnemar_p": float(f"{self.p_value:.3g}")}
 
     def to_text(self) -> str:
         return (f"{self.name}: {self.first} against {self.second}, {self.labelled} labelled\n"
                 f"  read right by both {self.both}, only {self.first} {self.only_first}, "
                 f"only {self.second} {self.only_second}, neither {self.neither}; "
-                f"exact McNemar p = {self.p_value:.3f}")
+                f"exact McNemar p = {self.p_value:.3g}")
 
 
 def compare(first: Sequence[tuple[Detections, Detections]],
