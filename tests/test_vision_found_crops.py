@@ -11,7 +11,7 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("cv2")
 
-from vision.detections import Detections  # noqa: E402
+from vision.detections import Detections, iou_matrix  # noqa: E402
 from vision.labels import CLASS_NAMES, TILE_LABELS, class_id  # noqa: E402
 from vision.reader import NONE_INDEX  # noqa: E402
 from vision.reader_training import (  # noqa: E402
@@ -78,3 +78,36 @@ def test_extract_found_crops_the_finders_card_boxes(tmp_path: Path) -> None:
                                       kinds=("card", "tile")))["labels"]
     assert (tiles_too < len(TILE_LABELS)).sum() > 0
     assert len(tiles_too) > len(labels)
+
+
+def test_the_card_finder_s_own_boxes_come_without_the_first_finder_s_gate(
+        tmp_path: Path) -> None:
+    from vision.detector import Detector
+    from vision.evaluate import labelled_images
+    from vision.synth import generate_dataset
+
+    detector = Detector(confidence=0.1)
+    data = generate_dataset(tmp_path / "data", 1, seed=41, kind="mixed", size=(960, 540),
+                            workers=1)
+    image, _ = next(labelled_images(data))
+    own = detector.card_finder_boxes(image)
+    assert len(own) > 0 and set(own.kinds) == {"card"}
+    # find() joins the card finder's boxes to the first finder's: each of its own
+    # boxes is there, or merged with one of the first finder's that overlaps it
+    joined = detector.find(image)
+    cards = joined[np.asarray(joined.kinds) == "card"]
+    assert iou_matrix(own.boxes, cards.boxes).max(axis=1).min() > 0.5
+    out = np.load(extract_found(data, tmp_path / "own.npz", detector.card_finder_boxes))
+    assert len(out["labels"]) > 0
+
+
+def test_a_model_without_a_card_finder_has_no_card_finder_boxes(tmp_path: Path) -> None:
+    import shutil
+
+    from vision.detector import DEFAULT_MODELS, Detector, reader_path
+
+    finder = tmp_path / "model.onnx"
+    shutil.copyfile(DEFAULT_MODELS[0], finder)
+    shutil.copyfile(reader_path(DEFAULT_MODELS[0]), reader_path(finder))
+    detector = Detector(finder)
+    assert len(detector.card_finder_boxes(np.full((360, 640, 3), 120, np.uint8))) == 0

@@ -426,8 +426,13 @@ class Detector:
         floors[FINDER_NAMES.index("tile")] = np.inf
         return card_finder(image, size, floors, True)
 
-    def _card_boxes(self, image: npt.NDArray[np.uint8]) -> Detections:
-        """The card finder's card-index boxes, its passes merged as the finder's are."""
+    def card_finder_boxes(self, image: npt.NDArray[np.uint8]) -> Detections:
+        """The card finder's own card-index boxes, its passes merged as the finder's
+        are, whether or not the first finder saw a card index (:meth:`find` runs it
+        only where it did): every box a card reader could be handed on such a frame,
+        false alarms on tiles included.  A model without a card finder has none."""
+        if self._card_finder is None:
+            return Detections.empty()
         return self._passes(image, self._card_finder_pass)
 
     @property
@@ -556,7 +561,7 @@ class Detector:
         found = self._passes(image, self._pass)
         if self._card_finder is None or "card" not in found.kinds:
             return found
-        cards = self._card_boxes(image)
+        cards = self.card_finder_boxes(image)
         if self.card_finder_way == "replace":
             joined = Detections.concatenate([found[np.asarray(found.kinds) == "tile"], cards])
         else:
