@@ -171,6 +171,13 @@ def _key(label: str, kind: str) -> str:
     return f"{label}.card" if label == "JK" and kind == "card" else label
 
 
+def _matched_keys(truth: Detections, predicted: Detections) -> Iterator[tuple[int, str, str]]:
+    """Per matched labelled item: its index, its key and its prediction's key."""
+    for t, p in match(truth, predicted):
+        yield t, _key(truth.labels[t], truth.kinds[t]), _key(predicted.labels[p],
+                                                            predicted.kinds[p])
+
+
 def match(truth: Detections, predicted: Detections, threshold: float = IOU_THRESHOLD
           ) -> list[tuple[int, int]]:
     """(truth index, prediction index) pairs, greedy by falling confidence, labels ignored."""
@@ -228,10 +235,8 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
                             truth.boxes[:, 3] - truth.boxes[:, 1]) if len(truth) else np.zeros(0))
         groups = np.searchsorted(edges, sides, side="right") - 1
         np.add.at(size_counts[0], groups, 1)
-        for t, p in match(truth, pred):
+        for t, tk, pk in _matched_keys(truth, pred):
             size_counts[1, groups[t]] += 1
-            tk = _key(truth.labels[t], truth.kinds[t])
-            pk = _key(pred.labels[p], pred.kinds[p])
             if tk == pk:
                 size_counts[2, groups[t]] += 1
             else:
@@ -279,9 +284,8 @@ def items_read_right(pairs: Iterable[tuple[Detections, Detections]]
     right: list[bool] = []
     for truth, pred in pairs:
         flags = [False] * len(truth)
-        for t, p in match(truth, pred):
-            flags[t] = _key(truth.labels[t], truth.kinds[t]) == _key(pred.labels[p],
-                                                                     pred.kinds[p])
+        for t, tk, pk in _matched_keys(truth, pred):
+            flags[t] = tk == pk
         right.extend(flags)
     return np.asarray(right, bool)
 
