@@ -6,7 +6,8 @@ frames with :meth:`BoardLink.apply_pending` (the game is never touched from
 two threads).  What the board shows follows the events: whose turn it is
 (``turn_started``), the initial meld reached (``initial_meld_progress``), a
 warning until the next turn, the round over (``round_scored``) and the match
-totals, one score per seat.
+totals, one score per seat; the turn timer counts down and stands still while
+paused (``timer_paused`` / ``timer_resumed``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class BoardLink:
         self.players = tuple(players)
         self.turn_seconds = turn_seconds
         self.turn_started_at: float | None = None
+        self.paused_at: float | None = None
+        """While the turn timer is paused (panel or keys): when it was; the countdown
+        stands still and later runs on from where it stood."""
         self.state = BoardState(seats=len(self.players), scores=(0,) * len(self.players))
         self.actions: queue.Queue[BoardAction] = queue.Queue()
         self.adapter = BoardAdapter(board, self.actions.put)
@@ -65,6 +69,13 @@ class BoardLink:
                 timer_seconds=self.turn_seconds,
             )
             self.turn_started_at = float(event.get("t", 0.0))
+            self.paused_at = None
+        elif kind == "timer_paused" and self.turn_started_at is not None:
+            self.paused_at = float(event.get("t", 0.0))
+        elif kind == "timer_resumed" and self.paused_at is not None:
+            if self.turn_started_at is not None:
+                self.turn_started_at += float(event.get("t", 0.0)) - self.paused_at
+            self.paused_at = None
         elif kind == "initial_meld_progress":
             state = replace(state, initial_meld=bool(event.get("meets")))
         elif kind == "warning":
@@ -87,7 +98,8 @@ class BoardLink:
         """Count the turn timer down to ``t`` (seconds on the game's clock)."""
         if self.turn_seconds is None or self.turn_started_at is None:
             return
-        left = max(0, self.turn_seconds - int(t - self.turn_started_at))
+        now = t if self.paused_at is None else self.paused_at
+        left = max(0, self.turn_seconds - int(now - self.turn_started_at))
         self._show(replace(self.state, timer_seconds=left))
 
     def _scores(self, event: Event) -> tuple[int, ...]:

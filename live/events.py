@@ -45,6 +45,10 @@ EVENT_FIELDS: dict[str, frozenset[str]] = {
     # ``seat``: who laid the item (or holds it).  Not ``item_corrected``: that is the
     # panel's own log entry for the person's request (panel.state).
     "reading_corrected": frozenset({"item", "was", "meld"}),
+    # the turn timer stopped and started again from the panel or the keys (``who``: the
+    # person, where known); a pause also ends with the turn
+    "timer_paused": frozenset(),
+    "timer_resumed": frozenset(),
 }
 """The fields each event type must carry besides ``seq``, ``t``, ``type`` and ``seat``."""
 
@@ -160,3 +164,44 @@ def read_jsonl(path: str | Path) -> list[Event]:
             raise EventError(f"{path}:{number}: seq {event['seq']}, expected {len(events) + 1}")
         events.append(event)
     return events
+
+
+def describe_event(event: Event, players: Sequence[str]) -> str | None:
+    """One readable line for an event (None for the ones a person need not see)."""
+    who = players[event["seat"]] if isinstance(event.get("seat"), int) else ""
+    kind = event["type"]
+    if kind == "turn_started":
+        return f"{who}'s turn"
+    if kind == "meld_laid":
+        return f"{who} lays {event['meld']}"
+    if kind == "item_added":
+        return f"{who} adds {' '.join(event['items'])} to {event['meld']}"
+    if kind == "table_rearranged":
+        return f"{who} rebuilds the table: {' | '.join(event['after'])}"
+    if kind == "joker_exchanged":
+        return f"{who} exchanges a joker: {event['meld']}"
+    if kind == "initial_meld_progress":
+        verdict = "enough to open" if event["meets"] else "not enough yet"
+        return f"{who}'s opening is worth {event['value']} of {event['required']}: {verdict}"
+    if kind == "warning":
+        return f"WARNING {event['message']}"
+    if kind in ("discard_taken", "item_discarded"):
+        items = event.get("items") or [event.get("item")]
+        verb = "takes the discard" if kind == "discard_taken" else "discards"
+        return f"{who} {verb} {' '.join(map(str, items))}"
+    if kind == "player_out":
+        return f"{who} goes out"
+    if kind == "round_scored":
+        scores = ", ".join(f"{n} {v:+d}" for n, v in event["scores"].items())
+        winner = event.get("winner")
+        won = f", {winner} wins" if winner else ""
+        return f"round {event.get('round', '')} scored{won}: {scores}"
+    if kind == "hand_shown":
+        return f"{who}'s rack: {' '.join(event['items']) or 'empty'} ({event['value']})"
+    if kind == "timer_paused":
+        return "timer paused"
+    if kind == "timer_resumed":
+        return "timer resumed"
+    if kind == "match_over":
+        return f"match over, winner {event['winner']}"
+    return None

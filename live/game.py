@@ -3,9 +3,10 @@
 :class:`Game` keeps one match at a table.  The vision side hands it a
 :class:`live.snapshot.TableSnapshot` whenever the scene settles; the board and
 the panel press buttons (:meth:`Game.end_turn`, :meth:`Game.out`,
-:meth:`Game.score`, :meth:`Game.undo`).  Every committed change becomes events
-on the bus (see :mod:`live.events`), and the engine judges each turn when it
-ends with :func:`engine.turns.check_turn`.
+:meth:`Game.score`, :meth:`Game.undo`, :meth:`Game.pause_timer`,
+:meth:`Game.resume_timer`; the panel's go through :mod:`live.actions`).  Every
+committed change becomes events on the bus (see :mod:`live.events`), and the
+engine judges each turn when it ends with :func:`engine.turns.check_turn`.
 
 What the game can and cannot see, and the choices made for it:
 
@@ -38,9 +39,18 @@ What the game can and cannot see, and the choices made for it:
 * End of round: the players lay their remaining items in their seat areas;
   ``score`` builds the :class:`engine.rounds.RoundInput` from what the game saw
   (who laid what, who went out, the hands laid open) and the match totals carry
-  on in :class:`engine.match.Match`.  The next round starts with the player
-  the match names (the dealer, in Rommé "Der Geber ist als erster Spieler am
-  Zug"; in the Rummikub games the player who begins) once the table is clear.
+  on in :class:`engine.match.Match`.  A rack the camera cannot see is typed on
+  the panel (:meth:`Game.set_hand`); for the rest of that round it stands for
+  the seat's hand, whatever the camera sees in that seat's area.  The next
+  round starts with the player the match names (the dealer, in Rommé "Der
+  Geber ist als erster Spieler am Zug"; in the Rummikub games the player who
+  begins) once the table is clear.
+* The turn timer (counted down by the panel and the board) runs from each
+  ``turn_started``; ``timer_paused`` / ``timer_resumed`` stop and restart it.
+  A pause lasts until it is resumed or the turn ends.  An undo ends a pause:
+  the turn it returns to is timed afresh.  The ``undo`` event says the phase
+  and how many rounds are scored, so whoever follows the events knows where
+  the game stands after it.
 """
 
 from __future__ import annotations
@@ -54,7 +64,7 @@ from typing import Any
 from engine.items import JOKER, Item, Joker, format_items
 from engine.match import Match
 from engine.rounds import MeldContribution, PlayerRound, RoundInput, score_round
-from engine.state import TableState
+from engine.state import Problem, TableState
 from engine.turns import check_turn
 from engine.variants import Variant
 from live.bus import EventBus
@@ -103,6 +113,11 @@ def _flat(melds: Iterable[Sequence[Item]]) -> list[Item]:
 
 def _meld_key(meld: Sequence[Item]) -> tuple[str, ...]:
     return tuple(sorted(_key(item) for item in meld))
+
+
+def _by(who: str | None) -> dict[str, str]:
+    """An event's ``who`` field, where a person is known to have asked."""
+    return {} if who is None else {"who": who}
 
 
 def _within(part: Bag, whole: Bag) -> bool:
@@ -251,6 +266,8 @@ class _State:
     last_discard: Item | None = None
     pool_exhausted: bool = False
     hands: dict[int, tuple[Item, ...]] = field(default_factory=dict)
+    typed: set[int] = field(default_factory=set)
+    """Seats whose rack was typed on the panel this round: their area is not read."""
 
     def table(self) -> tuple[Meld, ...]:
         return self.shared + tuple(m for s in sorted(self.seat_melds) for m in self.seat_melds[s])
@@ -291,6 +308,8 @@ class Game:
         self._started = False
         self._t = 0.0
         self._last_bad: tuple[Any, ...] | None = None
+        # not part of the undoable state: a pause is no play (see the module's notes)
+        self.timer_paused = False
 
     # --- public state --------------------------------------------------------
     @property
@@ -460,7 +479,9 @@ class Game:
         self._turn_started(t)
 
     def undo(self, t: float | None = None) -> None:
-        """Take back the last committed change or button press."""
+        """Take back the last committed change or button press.  The ``undo`` event
+        carries the table, the phase and the rounds scored after it; back in the
+        counting phase, each hand held is shown again (``hand_shown``)."""
         t = self._now(t)
         if not self._history:
             self._warn(t, None, "undo_refused", "nothing to undo", ())
@@ -469,7 +490,80 @@ class Game:
         while self.match.rounds_played > rounds:
             self.match.undo()
         self.state = state
-        self.events.emit(t, "undo", state.seat, melds=melds_json(state.table()))
+        self.timer_paused = False
+        self.events.emit(
+            t,
+            "undo",
+            state.seat,
+            melds=melds_json(state.table()),
+            phase=state.phase,
+            rounds=self.match.rounds_played,
+        )
+        if state.phase == "counting":
+            # whoever follows the events learns the hands of the round taken back to
+            for seat in sorted(state.hands):
+                self._hand_shown(t, seat)
+
+    def pause_timer(self, t: float | None = None, *, who: str | None = None) -> None:
+        """Stop the turn timer (a phone call, a question of the rules) until
+        :meth:`resume_timer` or the end of the turn."""
+        t = self._now(t)
+        self.start(t)
+        state = self.state
+        if state.phase != "play":
+            self._warn(t, None, "timer_refused", "no turn is on: there is no timer to pause", ())
+            return
+        if self.timer_paused:
+            self._warn(t, state.seat, "timer_refused", "the timer is already paused", ())
+            return
+        self.timer_paused = True
+        self.events.emit(t, "timer_paused", state.seat, **_by(who))
+
+    def resume_timer(self, t: float | None = None, *, who: str | None = None) -> None:
+        """Run the paused turn timer on from where it stopped."""
+        t = self._now(t)
+        state = self.state
+        if not self.timer_paused:
+            self._warn(t, state.seat, "timer_refused", "the timer is not paused", ())
+            return
+        self.timer_paused = False
+        self.events.emit(t, "timer_resumed", state.seat, **_by(who))
+
+    def set_hand(
+        self, seat: int, items: Sequence[Item], t: float | None = None, *, who: str | None = None
+    ) -> None:
+        """``seat``'s rack as a person typed it, where the camera cannot see it: once the
+        round has ended it stands for the seat's hand until the next round, whatever
+        the camera sees in that seat's area.  Emits ``hand_shown`` with ``typed: true``.
+        Refused (a warning) before the round ends, for the player who went out, and for
+        items no real table holds beside the rest (a card in a tile game, a third copy)."""
+        t = self._now(t)
+        state = self.state
+        if not 0 <= seat < len(self.players):
+            raise GameError(f"seat {seat!r} is not a seat of {self.players!r}")
+        name = self.players[seat]
+        if state.phase != "counting":
+            self._warn(
+                t, seat, "hand_refused", "a rack is counted once someone went out, not now", ()
+            )
+            return
+        if seat == state.out_seat:
+            self._warn(t, seat, "hand_refused", f"{name} went out: there is no rack to count", ())
+            return
+        hand = tuple(items)
+        hands = {self.players[s]: h for s, h in {**state.hands, seat: hand}.items()}
+        problems = self._material_problems(state.table(), hands, state.discards)
+        for problem in problems:
+            self._warn(
+                t, seat, problem.code, f"{problem.message}: {name}'s rack is not taken",
+                problem.items,
+            )
+        if problems:
+            return
+        self._push()
+        state.hands[seat] = hand
+        state.typed.add(seat)
+        self._hand_shown(t, seat, who)
 
     def correct_item(
         self,
@@ -511,7 +605,7 @@ class Game:
             self._history.pop()  # nothing changed: nothing to undo
             return 0
         for fix, fixed in done:
-            more: dict[str, Any] = {} if who is None else {"who": who}
+            more: dict[str, Any] = dict(_by(who))
             if fixed.meld is not None:
                 more["value"] = self._meld_value(fixed.meld)
             self.events.emit(
@@ -527,10 +621,7 @@ class Game:
             self.events.emit(t, "table", state.seat, melds=melds_json(state.table()))
         for seat, hand in sorted(state.hands.items()):
             if hand != hands_before.get(seat):
-                self.events.emit(
-                    t, "hand_shown", seat, items=items_json(hand),
-                    value=self.variant.hand_total(hand),
-                )
+                self._hand_shown(t, seat)
         if state.phase == "play" and state.waiting_for is None:
             self._progress(t)
         return len(done)
@@ -587,6 +678,7 @@ class Game:
         state = self.state
         state.start_shared, state.start_seat_melds = state.shared, dict(state.seat_melds)
         state.taken, state.discarded, state.progress, state.going_out = [], None, None, False
+        self.timer_paused = False
         self.events.emit(t, "turn_started", state.seat, round=state.round, turn=state.turn)
 
     def _material_ok(
@@ -596,11 +688,7 @@ class Game:
         hands: dict[str, tuple[Item, ...]],
         discards: tuple[Item, ...],
     ) -> bool:
-        problems = [
-            p
-            for p in TableState(self.variant, table, hands, discards).problems()
-            if p.code in MATERIAL_PROBLEMS
-        ]
+        problems = self._material_problems(table, hands, discards)
         if not problems:
             self._last_bad = None
             return True
@@ -617,6 +705,18 @@ class Game:
                     problem.items,
                 )
         return False
+
+    def _material_problems(
+        self,
+        table: tuple[Meld, ...],
+        hands: dict[str, tuple[Item, ...]],
+        discards: tuple[Item, ...],
+    ) -> list[Problem]:
+        return [
+            p
+            for p in TableState(self.variant, table, hands, discards).problems()
+            if p.code in MATERIAL_PROBLEMS
+        ]
 
     @staticmethod
     def _discard_change(
@@ -910,6 +1010,9 @@ class Game:
         t = snapshot.t
         hands: dict[int, tuple[Item, ...]] = {}
         for seat in range(len(self.players)):
+            if seat in state.typed:
+                hands[seat] = state.hands[seat]
+                continue
             seen = _flat(snapshot.seats.get(seat, ()))
             beyond = _bag(seen) - _bag(_flat(state.seat_melds.get(seat, ())))
             hands[seat] = tuple(_take(seen, beyond))
@@ -922,10 +1025,18 @@ class Game:
         self._push()
         for seat, hand in changed.items():
             state.hands[seat] = hand
-            self.events.emit(
-                t,
-                "hand_shown",
-                seat,
-                items=items_json(hand),
-                value=self.variant.hand_total(hand),
-            )
+            self._hand_shown(t, seat)
+
+    def _hand_shown(self, t: float, seat: int, who: str | None = None) -> None:
+        """The seat's hand as the game holds it now; ``typed`` where a person typed it."""
+        hand = self.state.hands[seat]
+        typed = {"typed": True} if seat in self.state.typed else {}
+        self.events.emit(
+            t,
+            "hand_shown",
+            seat,
+            items=items_json(hand),
+            value=self.variant.hand_total(hand),
+            **typed,
+            **_by(who),
+        )

@@ -12,8 +12,10 @@ the corrected label and hands back the corrected table with the items that now
 read differently; the game first swaps those items wherever it remembers them
 (an item laid in an earlier turn is in its start-of-turn table too, so the
 correction is no play) and then takes the corrected table at once as a
-committed snapshot.  When the source ends the inbox is closed,
-so the panel stops waiting for an answer.
+committed snapshot.  The panel's buttons and the terminal's keys
+(:mod:`live.actions`: End turn, I'm out, Undo, the timer, Next round, a typed
+rack) come through the same inbox and are applied there too.  When the source
+ends the inbox is closed, so the panel stops waiting for an answer.
 """
 
 from __future__ import annotations
@@ -26,11 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.variants import Variant
+from live.actions import apply_pending_actions
 from live.bus import Event, EventBus
-from live.corrections import Correction, CorrectionInbox, find_inbox
+from live.corrections import Correction, Inbox, find_inbox
 from live.events import JsonlWriter
 from live.game import Game, GameOptions, ItemFix
 from live.scenario import apply_step, load_scenario
+from live.status import StatusLine
 
 SCENARIO_PREFIX = "scenario:"
 
@@ -86,6 +90,43 @@ class FrameWriter:
             self.last_t = t
 
 
+@dataclass(frozen=True)
+class TableSetup:
+    """How the run finds the table: ``tabletop run``'s ``--calibration``, ``--zones``,
+    ``--table-mm``, ``--marker-mm`` and ``--no-markers`` (see :mod:`live.table_view`)."""
+
+    calibration: Path | None = None
+    zones: Path | None = None
+    table_mm: tuple[float, float] | None = None
+    marker_mm: float = 60.0
+    find_markers: bool = True
+
+    def view(self, variant: Variant, players: int,
+             notice: Callable[[str], object] | None = None) -> Any:
+        """The :class:`live.table_view.TableView` these settings describe; a calibration
+        or zone file that cannot be read raises its one-line ``ValueError``."""
+        from calibration.auto import TableFinder
+        from calibration.table import TableCalibration
+        from live.table_view import TableView
+        from live.zones import ZoneLayout
+
+        calibration = TableCalibration.load(self.calibration) if self.calibration else None
+        zones = ZoneLayout.load(self.zones) if self.zones else None
+        finder = (TableFinder(table_mm=self.table_mm, marker_mm=self.marker_mm)
+                  if self.find_markers else None)
+        return TableView(variant, players, calibration=calibration, zones=zones, finder=finder,
+                         notice=notice)
+
+
+def _counted(detector: Callable[[Any], Any], status: StatusLine) -> Callable[[Any], Any]:
+    def detect(image: Any) -> Any:
+        detections = detector(image)
+        status.on_frame(len(detections))
+        return detections
+
+    return detect
+
+
 def apply_correction(watcher: Any, game: Game, correction: Correction) -> Any:
     """A person's correction through the live table: ``watcher`` (a
     :class:`live.watcher.TableWatcher`) pins it and reads the committed table again, the
@@ -106,13 +147,14 @@ def watch(
     game: Game,
     between_frames: Callable[[Game, float], object] | None = None,
     on_frame: Callable[[float, Any], object] | None = None,
-    corrections: CorrectionInbox | None = None,
+    corrections: Inbox | None = None,
 ) -> tuple[int, int]:
     """Feed every frame through detector and watcher; each committed snapshot goes to
     the game, and ``between_frames`` (the board's queued button presses) runs after
     each frame, so the game is only ever touched from this loop.  ``corrections``
-    (default: the inbox of the game's bus, if the panel made one) are applied after
-    each frame too, and closed when the frames end.  Returns (frames, snapshots)."""
+    (default: the inbox of the game's bus, if the panel or the keys made one): its
+    corrections and actions are applied after each frame too, and it is closed when
+    the frames end.  Returns (frames, snapshots)."""
     inbox = find_inbox(game.events.bus) if corrections is None else corrections
     count = snapshots = 0
 
@@ -134,7 +176,8 @@ def watch(
             if between_frames is not None:
                 between_frames(game, t)
             if inbox is not None:
-                inbox.apply_pending(take)
+                inbox.apply_pending(take, Correction)
+                apply_pending_actions(inbox, game, t)
     return count, snapshots
 
 
@@ -156,7 +199,10 @@ def run(
     on_event: Callable[[Event], None] | None = None,
     board_url: str | None = None,
     frame_path: str | Path | None = None,
-    corrections: CorrectionInbox | None = None,
+    corrections: Inbox | None = None,
+    table: TableSetup | None = None,
+    status: StatusLine | None = None,
+    reconnect_for_s: float = 120.0,
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used.
@@ -164,7 +210,12 @@ def run(
     ``zoom``: the model's second finder pass, ``card_finder``: how its card finder's
     boxes join, ``card_reader``: whether its card reader names card indices,
     ``card_shrink``: its card finder's third pass (``vision.detector.Detector``'s;
-    None for their defaults)."""
+    None for their defaults).  ``table``: the calibration, zones and marker search the
+    watcher is built with (:class:`live.table_view.TableView`; default: look for the
+    markers, else the whole frame).  ``status``: the terminal's status line, told of
+    every frame, event, notice and the camera's state.  The source is opened before the
+    model is loaded, so a camera that is not there fails at once; ``reconnect_for_s``:
+    how long a camera or stream that dropped out is tried again before the run ends."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -172,6 +223,8 @@ def run(
         published[0] += 1
 
     bus.subscribe(count)
+    if status is not None:
+        bus.subscribe(status.on_event)
     if on_event is not None:
         bus.subscribe(on_event)
     writer = JsonlWriter(events_jsonl) if events_jsonl is not None else None
@@ -206,16 +259,23 @@ def run(
                 between_frames(game, step.t)
             snapshots = sum(1 for s in scenario.steps if hasattr(s, "melds"))
             return RunSummary(published[0], 0, snapshots)
-        if detector is None:
-            # fails with ModelError (one line, exit 2) while no trained model exists
-            detector = importlib.import_module("vision.detector").Detector(
-                model, zoom=zoom, card_finder=card_finder, card_reader=card_reader,
-                card_shrink=card_shrink)
-        if watcher is None:
-            watcher = importlib.import_module("live.watcher").TableWatcher(variant)
-        frames = importlib.import_module("live.sources").open_source(source)
-        game = Game(variant, players, bus, options=options)
+        on_status = status.on_source if status is not None else None
+        frames = importlib.import_module("live.sources").open_source(
+            source, on_status=on_status, reconnect_for_s=reconnect_for_s)
+        if hasattr(frames, "open"):
+            frames.open()  # a camera that is not there fails now, before the model loads
         try:
+            if detector is None:
+                # fails with ModelError (one line, exit 2) while no trained model exists
+                detector = importlib.import_module("vision.detector").Detector(
+                    model, zoom=zoom, card_finder=card_finder, card_reader=card_reader,
+                    card_shrink=card_shrink)
+            if status is not None:
+                detector = _counted(detector, status)
+            if watcher is None:
+                watcher = (table or TableSetup()).view(
+                    variant, len(players), status.notice if status is not None else None)
+            game = Game(variant, players, bus, options=options)
             count_frames, snapshots = watch(
                 frames, detector, watcher, game, between_frames, write_frame, corrections
             )

@@ -1,24 +1,43 @@
-"""Frame sources: a camera, a video file, a stream URL or a folder of images, one interface.
+"""Frame sources: a camera, a stream, a GStreamer pipeline, a video file or a folder, one interface.
 
-Every source yields ``Frame(t, image)``: ``t`` is video time for files (the
-frame's position, not the wall clock, so a replay gives the same times however
-fast it runs), the frame rate's times for a folder (or times written in the
-file names), and seconds since opening for cameras and streams.
+Every source yields ``Frame(t, image, index)``.  Files and folders give every
+frame: ``t`` is video time for files (the frame's position, not the wall
+clock, so a replay gives the same times however fast it runs), the frame
+rate's times for a folder (or times written in the file names).
 
-Live sources drop out: a camera unplugged, a stream that stalls.  They are
-reopened with a growing pause (backoff) instead of ending the run; a frame
-that cannot be decoded is skipped with a warning, never a crash.
+Live sources (``LiveSource``: a camera index, a ``/dev/video*`` device, a
+stream URL, a GStreamer pipeline) behave like a camera app:
+
+* opening is bounded: a source that does not open, or opens but sends no
+  frame, raises ``SourceError`` within ``open_timeout_s`` (retries included)
+  with one line naming the source and what to check;
+* a grabber thread owns the capture and reads all the time; the iterator hands
+  out the newest frame only, never one twice, and counts the ones it skipped
+  (``dropped``), so a slow consumer always gets a fresh frame.  ``t`` is seconds
+  since opening (monotonic clock when the frame was grabbed) and ``index`` the
+  grab counter, so gaps in it are the dropped frames;
+* a source that drops out after working is reopened with a growing pause
+  (``Backoff``) for at most ``reconnect_for_s``; after that the iterator ends;
+* ``status`` (a ``SourceStatus``) says whether it is opening, live,
+  reconnecting, lost or ended, and ``on_status`` hears of every change.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import re
+import socket
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, NoReturn, Protocol
+from urllib.parse import urlsplit
 
 import cv2
 import numpy as np
@@ -29,11 +48,24 @@ log = logging.getLogger(__name__)
 Image = npt.NDArray[np.uint8]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 STREAM_PREFIXES = ("rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://", "rtmp://")
+DEVICE_PREFIXES = ("/dev/video", "/dev/v4l/")
+PIPELINE_SEPARATOR = " ! "
 _TIME_IN_NAME = re.compile(r"(?:^|[^0-9.])t?(\d+(?:\.\d+)?)(?:s|ms)?$")
+# A read may take up to the read timeout; one stuck this much longer is a hung backend.
+_HUNG_GRACE_S = 2.0
+# The least time a reconnection try gets before the reconnect deadline.
+_LAST_TRY_S = 0.25
+_DEFAULT_PORTS = {"http": 80, "https": 443, "rtsp": 554, "rtsps": 322, "rtmp": 1935}
+
+# FFmpeg prints its own errors ("Connection refused", ...) straight to stderr, which
+# would break the one-line SourceError the command line shows.  OpenCV reads this when
+# it first starts FFmpeg, so it only takes effect before any capture opened; a value
+# set by the user (for debugging) wins.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "8")  # AV_LOG_FATAL
 
 
 class SourceError(ValueError):
-    """A source that cannot be opened at all; the message quotes it."""
+    """A source that cannot be opened at all; the one-line message names it."""
 
 
 @dataclass(frozen=True)
@@ -51,11 +83,15 @@ class FrameSource(Protocol):
 
 @dataclass(frozen=True)
 class Backoff:
-    """Pauses between reconnection attempts: first, doubling, capped; ``attempts`` 0 = forever."""
+    """Pauses between attempts to open: ``first_s``, times ``factor`` each, at most ``max_s``.
+
+    ``delays()`` is lazy; with ``attempts`` 0 it never runs out, so whoever
+    iterates it bounds it by time (``LiveSource`` stops at its deadlines).
+    """
 
     first_s: float = 0.5
     factor: float = 2.0
-    max_s: float = 10.0
+    max_s: float = 5.0
     attempts: int = 0
 
     def delays(self) -> Iterator[float]:
@@ -66,7 +102,30 @@ class Backoff:
             delay = min(self.max_s, delay * self.factor)
 
 
-Capture = Any  # cv2.VideoCapture or a test double with isOpened/read/get/release
+SourceState = Literal["opening", "live", "reconnecting", "lost", "ended"]
+SourceKind = Literal["camera", "device", "stream", "pipeline"]
+
+
+@dataclass(frozen=True)
+class SourceStatus:
+    """Where a live source stands.
+
+    ``state``: ``opening`` (not yet sending), ``live`` (frames arrive),
+    ``reconnecting`` (dropped out, being reopened), ``lost`` (did not open, or
+    did not come back in time: no more frames) or ``ended`` (closed).
+    ``message``: one line for people.  ``since``: wall-clock time
+    (``time.time()``) the state began.  ``reconnects``: times it came back.
+    ``dropped``: frames grabbed but skipped because a newer one arrived first.
+    """
+
+    state: SourceState
+    message: str
+    since: float
+    reconnects: int = 0
+    dropped: int = 0
+
+
+Capture = Any  # cv2.VideoCapture or a test double with isOpened/read/release
 
 
 class VideoFileSource:
@@ -158,100 +217,627 @@ class FolderSource:
         pass
 
 
-class LiveSource:
-    """A camera index or a stream URL, reopened with backoff when it drops out.
+def live_kind(target: int | str) -> SourceKind | None:
+    """The kind of live source ``target`` names, or None when it names none.
 
-    ``open_capture`` makes the capture (``cv2.VideoCapture`` by default; tests
-    pass a fake).  A run of ``max_failed_reads`` failed reads counts as a drop.
-    The source ends only when ``close()`` is called or the backoff gives up.
+    A camera index (``0``, ``"0"``), a V4L2 device (``/dev/video*``,
+    ``/dev/v4l/...``), a stream URL (``STREAM_PREFIXES``) or a GStreamer
+    pipeline (text with `` ! `` between its elements).
+    """
+    if isinstance(target, int):
+        return "camera"
+    text = target.strip()
+    if text.isdigit():
+        return "camera"
+    if text.lower().startswith(STREAM_PREFIXES):
+        return "stream"
+    if PIPELINE_SEPARATOR in text:
+        return "pipeline"
+    if text.startswith(DEVICE_PREFIXES):
+        return "device"
+    return None
+
+
+def gstreamer_available() -> bool:
+    """Whether this OpenCV opens GStreamer pipelines (built with GStreamer, or its plugin found)."""
+    with contextlib.suppress(AttributeError, cv2.error):
+        if cv2.videoio_registry.hasBackend(cv2.CAP_GSTREAMER):
+            return True
+    return re.search(r"GStreamer:\s*YES", cv2.getBuildInformation()) is not None
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _without_password(url: str) -> str:
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def _video_devices() -> list[str]:
+    if not sys.platform.startswith("linux"):
+        return []
+    return sorted((str(p) for p in Path("/dev").glob("video*")),
+                  key=lambda name: (len(name), name))
+
+
+def _device_index(path: str) -> int | None:
+    """N for a path that is (or links to) ``/dev/videoN``."""
+    match = re.fullmatch(r"/dev/video(\d+)", os.path.realpath(path))
+    return int(match.group(1)) if match else None
+
+
+class _QuietOpenCv:
+    """OpenCV's log silenced while any open runs: its warnings about a camera or URL
+    that does not open would spoil the one-line error; opens in several threads
+    share one save and restore."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved = 0
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth == 0:
+                self._saved = cv2.utils.logging.getLogLevel()
+                cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    cv2.utils.logging.setLogLevel(self._saved)
+
+
+_quiet_opencv = _QuietOpenCv()
+
+OpenFailure = Literal["not_opened", "no_frame", "timeout", "error"]
+
+
+class _OpenAttempt:
+    """One open of a capture and its first frame, in a daemon thread.
+
+    The caller waits up to its deadline (``wait``); a backend that hangs past it
+    is abandoned, and the thread releases whatever it opened once the backend
+    returns, so nothing stays open and nothing waits forever.
+    """
+
+    def __init__(self, open_capture: Callable[[], Capture], first_frame_by: float,
+                 name: str) -> None:
+        self.capture: Capture | None = None
+        self.image: Image | None = None
+        self.grabbed_at = 0.0
+        self.failure: OpenFailure = "timeout"
+        self.error = ""
+        self.opened = False
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._abandoned = False
+        threading.Thread(target=self._run, args=(open_capture, first_frame_by),
+                         name=name, daemon=True).start()
+
+    def wait(self, deadline: float, stop: threading.Event) -> bool:
+        """True when the capture opened and gave a frame before ``deadline`` (and no stop)."""
+        while not self._done.wait(max(0.0, min(0.05, deadline - time.monotonic()))):
+            if stop.is_set() or time.monotonic() >= deadline:
+                break
+        with self._lock:
+            if not self._done.is_set() or stop.is_set():
+                self._abandoned = True
+                if not self._done.is_set() and self.opened:
+                    self.failure = "no_frame"
+                if self.capture is not None:
+                    self.capture.release()
+                    self.capture = None
+                return False
+            return self.capture is not None
+
+    def _run(self, open_capture: Callable[[], Capture], first_frame_by: float) -> None:
+        capture: Capture | None = None
+        image: Image | None = None
+        grabbed_at = 0.0
+        failure: OpenFailure = "not_opened"
+        try:
+            with _quiet_opencv():
+                capture = open_capture()
+            if capture is not None and capture.isOpened():
+                failure = "no_frame"
+                self.opened = True
+                # A camera's first reads may fail while it starts up; the stream's
+                # first frame may still be on its way.
+                while time.monotonic() < first_frame_by and not self._abandoned:
+                    ok, image = capture.read()
+                    if ok and image is not None and image.size:
+                        grabbed_at = time.monotonic()
+                        break
+                    image = None
+                    time.sleep(0.01)
+        except Exception as error:  # a backend's cv2.error: a failed open, not a crash
+            failure, self.error = "error", _one_line(str(error))[:200]
+        with self._lock:
+            if image is not None and not self._abandoned:
+                self.capture, self.image, self.grabbed_at = capture, image, grabbed_at
+            else:
+                self.failure = failure
+                if capture is not None:
+                    capture.release()
+            self._done.set()
+
+
+class LiveSource:
+    """A camera, a V4L2 device, a stream URL or a GStreamer pipeline, read like a camera app.
+
+    ``open()`` (or the first ``next()`` of the iterator) opens it, retrying with
+    ``backoff`` pauses, and raises ``SourceError`` within ``open_timeout_s`` when it
+    does not open or sends no frame.  From then on a grabber thread owns the
+    capture and reads it all the time; the iterator (one consumer at a time)
+    yields the newest frame, waits for a new one rather than repeating one, and
+    ends when the source is lost or closed.  ``dropped`` counts frames skipped
+    for a newer one.
+
+    A drop-out (``max_failed_reads`` failed reads in a row, or no frame for
+    ``read_timeout_s``, or a read stuck for longer) is reopened with ``backoff``
+    pauses for at most ``reconnect_for_s``; ``reconnects`` counts the returns.
+    ``status`` is a ``SourceStatus``; ``on_status`` is called with each new one,
+    from the grabber thread (from the caller's thread for ``opening``, a failed
+    start and ``ended``).
+
+    ``close()`` stops the grabber (joined for at most ``close_timeout_s``) and
+    releases the capture.  ``open_capture(target)`` replaces OpenCV (tests pass
+    fakes; no checks of device files or GStreamer support are made then), and
+    ``sleep`` the pause between attempts.
     """
 
     def __init__(self, target: int | str, *, backoff: Backoff | None = None,
-                 max_failed_reads: int = 5,
+                 open_timeout_s: float = 10.0, read_timeout_s: float = 5.0,
+                 reconnect_for_s: float = 120.0, max_failed_reads: int = 5,
+                 close_timeout_s: float = 2.0,
+                 on_status: Callable[[SourceStatus], object] | None = None,
                  open_capture: Callable[[int | str], Capture] | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        self.target = target
+                 sleep: Callable[[float], object] | None = None) -> None:
+        kind = live_kind(target)
+        if kind is None:
+            raise SourceError(f"{target!r} is not a camera index, a /dev/video device, "
+                              "a stream URL or a GStreamer pipeline")
+        for name, value in (("open_timeout_s", open_timeout_s),
+                            ("read_timeout_s", read_timeout_s),
+                            ("reconnect_for_s", reconnect_for_s)):
+            if not value > 0:
+                raise SourceError(f"{name} must be positive, not {value!r}")
+        self.kind: SourceKind = kind
+        self.target: int | str = int(target) if kind == "camera" else str(target).strip()
+        self.label = self._label()
         self.backoff = backoff or Backoff()
-        self.max_failed_reads = max_failed_reads
-        self._open = open_capture or cv2.VideoCapture
-        self._clock, self._sleep = clock, sleep
-        self._closed = False
+        self.open_timeout_s = open_timeout_s
+        self.read_timeout_s = read_timeout_s
+        self.reconnect_for_s = reconnect_for_s
+        self.max_failed_reads = max(1, max_failed_reads)
+        self.close_timeout_s = close_timeout_s
+        self.on_status = on_status
+        self._open_injected = open_capture
+        self._sleep = sleep
         self.reconnects = 0
+        self.dropped = 0
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._opened = False
+        self._open_error: SourceError | None = None
+        self._started_at = time.monotonic()
+        self._grabbed = 0
+        self._newest: Frame | None = None
+        self._generation = 0
+        self._reading_since: tuple[int, float] | None = None
+        self._grabber: threading.Thread | None = None
+        self._status = SourceStatus("opening", f"{self.label} is not open yet", time.time())
 
-    def _connect(self) -> Capture | None:
-        for delay in [0.0, *self.backoff.delays()]:
-            if self._closed:
-                return None
-            if delay:
-                log.warning("source %r unavailable; retrying in %.1f s", self.target, delay)
-                self._sleep(delay)
-            capture = self._open(self.target)
-            if capture is not None and capture.isOpened():
-                return capture
-            if capture is not None:
-                capture.release()
-        return None
+    # --- public ----------------------------------------------------------------------
+
+    @property
+    def status(self) -> SourceStatus:
+        with self._cond:
+            return replace(self._status, reconnects=self.reconnects, dropped=self.dropped)
+
+    def open(self) -> None:
+        """Opens the source and starts the grabber; a second call does nothing.
+
+        Raises ``SourceError`` within ``open_timeout_s`` when the source does not
+        open or sends no frame.
+        """
+        with self._cond:
+            if self._open_error is not None:
+                raise SourceError(str(self._open_error))
+            if self._opened:
+                return
+            if self._stop.is_set():
+                raise SourceError(f"{self.label} is closed")
+            self._opened = True
+        self._started_at = time.monotonic()
+        deadline = self._started_at + self.open_timeout_s
+        self._set_status("opening", f"opening {self.label}")
+        problem = self._problem_before_opening()
+        if problem is not None:
+            self._fail(problem)
+        attempt: _OpenAttempt | None = None
+        for pause in chain([0.0], self.backoff.delays()):
+            if pause:
+                if pause >= deadline - time.monotonic():
+                    break
+                log.info("%s did not open; trying again in %.1f s", self.label, pause)
+                self._pause(pause)
+            if self._stop.is_set():
+                raise SourceError(f"{self.label} was closed while opening")
+            attempt = self._attempt(deadline)
+            if attempt.capture is not None:
+                self._set_status("live", self._live_message(attempt.image))
+                self._publish(attempt.image, attempt.grabbed_at, 0)
+                self._start_grabber(0, attempt.capture, "")
+                return
+            if self._stop.is_set():
+                raise SourceError(f"{self.label} was closed while opening")
+            if attempt.failure == "timeout":
+                break
+        self._fail(f"cannot open {self.label}: {self._why_not_opened(attempt)}")
 
     def __iter__(self) -> Iterator[Frame]:
-        start = self._clock()
-        index = 0
-        capture = self._connect()
-        if capture is None:
-            raise SourceError(f"cannot open the source {self.target!r}")
         try:
-            while not self._closed:
-                failed = 0
-                while failed < self.max_failed_reads and not self._closed:
-                    ok, image = capture.read()
-                    if ok and image is not None and image.size:
-                        failed = 0
-                        yield Frame(round(self._clock() - start, 6), image, index)
-                        index += 1
-                    else:
-                        failed += 1
-                capture.release()
-                if self._closed:
-                    return
-                log.warning("source %r dropped out; reconnecting", self.target)
-                capture = self._connect()
+            self.open()
+        except SourceError:
+            if self._stop.is_set():
+                return  # closed before or while opening: no frames, and no error
+            raise
+        while True:
+            with self._cond:
+                while self._newest is None:
+                    if self._stop.is_set() or self._status.state in ("lost", "ended"):
+                        return
+                    self._cond.wait(0.25)
+                    self._restart_if_hung()
+                frame, self._newest = self._newest, None
+            yield frame
+
+    def close(self) -> None:
+        """Stops the grabber and releases the capture; iteration ends.  Bounded, repeatable."""
+        self._stop.set()
+        with self._cond:
+            self._newest = None
+            grabber = self._grabber
+            self._cond.notify_all()
+        self._set_status("ended", f"{self.label} closed")
+        if grabber is not None and grabber is not threading.current_thread():
+            grabber.join(self.close_timeout_s)
+
+    def __enter__(self) -> LiveSource:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # --- opening ---------------------------------------------------------------------
+
+    def _label(self) -> str:
+        if self.kind == "camera":
+            return f"camera {self.target}"
+        if self.kind == "device":
+            return f"the camera device '{self.target}'"
+        if self.kind == "stream":
+            return f"the stream '{_one_line(_without_password(str(self.target)))}'"
+        return f"the GStreamer pipeline '{_one_line(str(self.target))}'"
+
+    def _open_capture(self, timeout_s: float) -> Capture:
+        if self._open_injected is not None:
+            return self._open_injected(self.target)
+        target = self.target
+        if self.kind == "camera":
+            return cv2.VideoCapture(int(target))
+        if self.kind == "device":
+            index = _device_index(str(target))
+            # OpenCV's V4L2 backend opens cameras by index only, not by path.
+            if index is not None and cv2.videoio_registry.hasBackend(cv2.CAP_V4L2):
+                return cv2.VideoCapture(index, cv2.CAP_V4L2)
+            return cv2.VideoCapture(str(target))
+        if self.kind == "stream":
+            return cv2.VideoCapture(str(target), cv2.CAP_FFMPEG, [
+                cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, max(1, int(timeout_s * 1000)),
+                cv2.CAP_PROP_READ_TIMEOUT_MSEC, max(1, int(self.read_timeout_s * 1000)),
+            ])
+        return cv2.VideoCapture(str(target), cv2.CAP_GSTREAMER)
+
+    def _attempt(self, deadline: float) -> _OpenAttempt:
+        timeout_s = max(0.001, deadline - time.monotonic())
+        attempt = _OpenAttempt(lambda: self._open_capture(timeout_s), deadline,
+                               name=f"open {self.label}"[:60])
+        attempt.wait(deadline, self._stop)
+        return attempt
+
+    def _pause(self, seconds: float) -> None:
+        if self._sleep is not None:
+            self._sleep(seconds)
+        else:
+            self._stop.wait(seconds)
+
+    def _check(self) -> str:
+        """What to check for this kind of source: the question ending a SourceError."""
+        if self.kind == "camera":
+            present = [i for i in (_device_index(d) for d in _video_devices()) if i is not None]
+            if sys.platform.startswith("linux") and not present:
+                return "is it plugged in? this machine shows no /dev/video* device"
+            other = [i for i in present if i != self.target]
+            suggestion = other[0] if other else (1 if self.target == 0 else 0)
+            return ("is it plugged in, used by another program, or at another index "
+                    f"such as --source {suggestion}?")
+        if self.kind == "device":
+            return "is it plugged in and not used by another program?"
+        if self.kind == "stream":
+            if str(self.target).lower().startswith("udp://"):
+                return "is the sender running and sending to this machine and port?"
+            return "is the phone app running, on the same network, and the URL as the app shows it?"
+        return "does gst-launch-1.0 run it, and does it end in appsink?"
+
+    def _problem_before_opening(self) -> str | None:
+        """A reason the source cannot open that needs no attempt, or None."""
+        if self._open_injected is not None:
+            return None
+        if self.kind == "pipeline" and not gstreamer_available():
+            return (f"cannot open {self.label}: this OpenCV has no GStreamer support "
+                    "(the opencv-python wheels are built without it; use an OpenCV "
+                    "built with GStreamer, or give the camera or stream URL instead)")
+        if self.kind == "camera" and sys.platform.startswith("linux"):
+            # On Linux OpenCV's camera N is /dev/videoN: without it no backend answers.
+            if not Path(f"/dev/video{self.target}").exists():
+                return (f"cannot open {self.label}: no camera answers at that index "
+                        f"({self._check()})")
+        if self.kind == "device":
+            path = str(self.target)
+            if not os.path.exists(path):
+                present = _video_devices()
+                where = (f"cameras here: {', '.join(present)}" if present
+                         else "this machine shows no /dev/video* device")
+                return (f"cannot open {self.label}: there is no such device "
+                        f"(is the camera plugged in? {where})")
+            if not os.access(path, os.R_OK | os.W_OK):
+                return (f"cannot open {self.label}: this user may not open it "
+                        "(add the user to the device's group, usually 'video')")
+        return None
+
+    def _why_not_opened(self, attempt: _OpenAttempt | None) -> str:
+        """Why an open failed as ``attempt`` did, and what to check: the SourceError's tail."""
+        check = self._check()
+        failure = attempt.failure if attempt is not None else "not_opened"
+        within = f"{self.open_timeout_s:g} s"
+        if failure == "timeout":
+            return f"no answer within {within} ({check})"
+        if failure == "no_frame":
+            return f"it opened but sent no frame within {within} ({check})"
+        if failure == "error" and attempt is not None:
+            return f"OpenCV failed ({attempt.error}) ({check})"
+        if self.kind == "camera":
+            return f"no camera answers at that index ({check})"
+        if self.kind == "device":
+            return ("it did not open as a camera (is it used by another program, and is it "
+                    "the capture node? a camera's second /dev/video node often carries "
+                    "only metadata)")
+        if self.kind == "stream":
+            return f"{self._why_stream_failed()} ({check})"
+        return f"the pipeline did not start ({check})"
+
+    def _why_stream_failed(self) -> str:
+        """What a quick TCP connection to the stream's server says about the failure."""
+        parts = urlsplit(str(self.target))
+        scheme = parts.scheme.lower()
+        try:
+            port = parts.port or _DEFAULT_PORTS.get(scheme)
+        except ValueError:
+            return "the URL's port is not a number"
+        if scheme == "udp" or not parts.hostname or port is None:
+            return f"no video arrived within {self.open_timeout_s:g} s"
+        try:
+            with socket.create_connection((parts.hostname, port), timeout=1.0):
+                pass
+        except socket.gaierror:
+            return f"the host '{parts.hostname}' is not known"
+        except ConnectionRefusedError:
+            return f"nothing is listening at {parts.hostname}:{port}"
+        except OSError:
+            return f"{parts.hostname}:{port} does not answer"
+        return "the server answers but sends no video OpenCV can read"
+
+    def _fail(self, message: str) -> NoReturn:
+        self._open_error = SourceError(message)
+        self._set_status("lost", message)
+        raise self._open_error
+
+    def _live_message(self, image: Image | None) -> str:
+        size = f" ({image.shape[1]}x{image.shape[0]})" if image is not None else ""
+        return f"{self.label} is live{size}"
+
+    # --- grabbing --------------------------------------------------------------------
+
+    def _current(self, generation: int) -> bool:
+        return not self._stop.is_set() and generation == self._generation
+
+    def _start_grabber(self, generation: int, capture: Capture | None, reason: str) -> None:
+        grabber = threading.Thread(target=self._grab, args=(generation, capture, reason),
+                                   name=f"grab {self.label}"[:60], daemon=True)
+        self._grabber = grabber
+        grabber.start()
+
+    def _grab(self, generation: int, capture: Capture | None, reason: str) -> None:
+        """The grabber thread: reads into the newest-frame slot, reopens after drop-outs."""
+        try:
+            while self._current(generation):
                 if capture is None:
-                    log.error("source %r did not come back; giving up", self.target)
+                    capture = self._reconnect(generation, reason)
+                    if capture is None:
+                        return
+                drop = self._read_until_drop(generation, capture)
+                capture.release()
+                capture = None
+                if drop is None:
                     return
-                self.reconnects += 1
+                reason = drop
+        except Exception:
+            log.exception("%s: the grabber failed", self.label)
+            self._set_status("lost", f"{self.label} failed; see the log", generation)
         finally:
             if capture is not None:
                 capture.release()
+            with self._cond:
+                self._cond.notify_all()
 
-    def close(self) -> None:
-        self._closed = True
+    def _read_until_drop(self, generation: int, capture: Capture) -> str | None:
+        """Reads until the source drops out (the reason) or this grabber should stop (None)."""
+        failed = 0
+        last_frame_at = time.monotonic()
+        while self._current(generation):
+            self._reading_since = (generation, time.monotonic())
+            try:
+                ok, image = capture.read()
+            except cv2.error:
+                ok, image = False, None
+            with self._cond:
+                if self._reading_since is not None and self._reading_since[0] == generation:
+                    self._reading_since = None
+            now = time.monotonic()
+            if not self._current(generation):
+                return None
+            if ok and image is not None and image.size:
+                self._publish(image, now, generation)
+                failed = 0
+                last_frame_at = now
+                continue
+            failed += 1
+            if failed >= self.max_failed_reads:
+                return f"{failed} reads in a row failed"
+            if now - last_frame_at >= self.read_timeout_s:
+                return f"no frame for {self.read_timeout_s:g} s"
+            self._stop.wait(0.01)  # a capture that fails at once must not spin
+        return None
+
+    def _reconnect(self, generation: int, reason: str) -> Capture | None:
+        """Reopens within ``reconnect_for_s``: the capture, or None (lost, or stopped)."""
+        started = time.monotonic()
+        give_up_at = started + self.reconnect_for_s
+        log.warning("%s dropped out (%s); reconnecting", self.label, reason)
+        self._set_status("reconnecting", f"{self.label} dropped out ({reason}); reconnecting "
+                         f"for up to {self.reconnect_for_s:g} s", generation)
+        last_failure = reason
+        for pause in self.backoff.delays():
+            # The last pause is shortened so that the last try comes at the deadline.
+            remaining = give_up_at - time.monotonic() - _LAST_TRY_S
+            if remaining <= 0:
+                break
+            self._pause(min(pause, remaining))
+            if not self._current(generation):
+                return None
+            deadline = min(give_up_at, time.monotonic() + self.open_timeout_s)
+            attempt = self._attempt(deadline)
+            if attempt.capture is not None:
+                if not self._current(generation):
+                    attempt.capture.release()
+                    return None
+                with self._cond:
+                    self.reconnects += 1
+                log.warning("%s is back after %.1f s", self.label, time.monotonic() - started)
+                self._set_status("live", self._live_message(attempt.image), generation)
+                self._publish(attempt.image, attempt.grabbed_at, generation)
+                return attempt.capture
+            last_failure = self._why_not_opened(attempt)
+        if self._current(generation):
+            message = (f"{self.label} did not come back within "
+                       f"{time.monotonic() - started:.0f} s; last: {last_failure}")
+            log.error("%s", message)
+            self._set_status("lost", message, generation)
+        return None
+
+    def _restart_if_hung(self) -> None:
+        """Abandons a grabber stuck in a read past the read timeout and starts a new one.
+
+        Called with the lock held.  The stuck thread releases its capture when
+        (if ever) the backend returns, and publishes nothing more.
+        """
+        reading = self._reading_since
+        if (reading is None or reading[0] != self._generation or self._stop.is_set()
+                or time.monotonic() - reading[1] < self.read_timeout_s + _HUNG_GRACE_S):
+            return
+        self._generation += 1
+        self._reading_since = None
+        self._start_grabber(self._generation, None, "the capture stopped answering")
+
+    def _publish(self, image: Image | None, grabbed_at: float, generation: int) -> None:
+        if image is None:
+            return
+        with self._cond:
+            if generation != self._generation or self._stop.is_set():
+                return
+            if self._newest is not None:
+                self.dropped += 1
+            self._newest = Frame(round(grabbed_at - self._started_at, 6), image, self._grabbed)
+            self._grabbed += 1
+            self._cond.notify_all()
+
+    def _set_status(self, state: SourceState, message: str,
+                    generation: int | None = None) -> None:
+        with self._cond:
+            if generation is not None and generation != self._generation:
+                return
+            if self._status.state in ("lost", "ended"):
+                return  # final: a closed or lost source stays so
+            status = SourceStatus(state, message, time.time(), self.reconnects, self.dropped)
+            self._status = status
+            self._cond.notify_all()
+        if self.on_status is not None:
+            try:
+                self.on_status(status)
+            except Exception:
+                log.exception("%s: on_status failed", self.label)
 
 
-def open_source(spec: str | int | Path, *, fps: float = 10.0,
-                backoff: Backoff | None = None) -> VideoFileSource | FolderSource | LiveSource:
-    """The source ``spec`` names: a camera index ("0"), a stream URL, a folder or a video file."""
-    if isinstance(spec, int):
-        return LiveSource(spec, backoff=backoff)
+def open_source(spec: str | int | Path, *, fps: float = 10.0, backoff: Backoff | None = None,
+                open_timeout_s: float = 10.0, read_timeout_s: float = 5.0,
+                reconnect_for_s: float = 120.0,
+                on_status: Callable[[SourceStatus], object] | None = None,
+                ) -> VideoFileSource | FolderSource | LiveSource:
+    """The source ``spec`` names.
+
+    A camera index (``0``, ``"0"``), a ``/dev/video*`` device, a stream URL
+    (``STREAM_PREFIXES``) or a GStreamer pipeline (``... ! appsink``) give a
+    ``LiveSource`` (not opened yet: iterating or ``open()`` opens it, and the
+    other keywords apply to it); a folder gives a ``FolderSource`` at ``fps``, a
+    video file a ``VideoFileSource``.
+    """
+    target = spec if isinstance(spec, int) else str(spec)
+    if live_kind(target) is not None:
+        return LiveSource(target, backoff=backoff, open_timeout_s=open_timeout_s,
+                          read_timeout_s=read_timeout_s, reconnect_for_s=reconnect_for_s,
+                          on_status=on_status)
     text = str(spec).strip()
-    if text.isdigit():
-        return LiveSource(int(text), backoff=backoff)
-    if text.lower().startswith(STREAM_PREFIXES):
-        return LiveSource(text, backoff=backoff)
     path = Path(text)
     if path.is_dir():
         return FolderSource(path, fps=fps)
     if path.is_file():
         return VideoFileSource(path)
-    raise SourceError(
-        f"source {text!r} is not a camera index, a stream URL, a folder or a video file")
+    raise SourceError(f"source {text!r} is not a camera index, a /dev/video device, a stream "
+                      "URL, a GStreamer pipeline, a folder or a video file")
 
 
 __all__ = [
     "Backoff",
     "FolderSource",
     "Frame",
+    "FrameSource",
     "LiveSource",
     "SourceError",
+    "SourceStatus",
     "VideoFileSource",
+    "gstreamer_available",
+    "live_kind",
     "open_source",
 ]

@@ -5,13 +5,14 @@ it here: a new match is created with the game's setup, every event on the
 bus goes to the store (and from there to the pages over the WebSocket), and
 the server runs in a background thread until ``stop``.
 
-The other way, an item corrected on the panel goes to the live table: the
-panel's match gets the correction inbox of ``bus``
+The other way, an item corrected or a game button pressed on the panel goes
+to the live table: the panel's match gets the inbox of ``bus``
 (:func:`live.corrections.inbox_for`), which the watch loop of ``tabletop run``
 finds through the same bus and drains between frames.  The item-correction
-route hands it a :class:`live.corrections.Correction` and waits for the
-answer, so the watcher, the game and the panel agree on the item.  The panel
-knows only that message and the inbox, nothing of the pipeline.
+route hands it a :class:`live.corrections.Correction`, the action route a
+:class:`live.actions.Action`, and each waits for the answer, so the watcher,
+the game and the panel agree.  The panel knows only those messages and the
+inbox, nothing of the pipeline.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from live.bus import EventBus
-from live.corrections import CorrectionInbox, inbox_for
+from live.corrections import Inbox, inbox_for
 from panel.settings import PanelSettings
 
 
@@ -34,8 +35,8 @@ class EmbeddedPanel:
     server: Any
     thread: threading.Thread
     unsubscribe: Callable[[], None]
-    corrections: CorrectionInbox | None = None
-    """Where the panel's item corrections for ``match_id`` go to the live table."""
+    inbox: Inbox | None = None
+    """Where the panel's corrections and actions for ``match_id`` go to the live table."""
 
     def stop(self, timeout: float = 5.0) -> None:
         self.unsubscribe()
@@ -57,7 +58,6 @@ def start_panel(
     import uvicorn
 
     from panel.app import create_app
-    from panel.routers.changes import LIVE_CORRECTIONS
 
     settings = settings or PanelSettings()
     app = create_app(settings)
@@ -74,8 +74,7 @@ def start_panel(
         turn_seconds=settings.turn_seconds,
     )
     unsubscribe = service.attach(bus, match.id)
-    corrections = inbox_for(bus)
-    setattr(app.state, LIVE_CORRECTIONS, {match.id: corrections})
+    inbox = service.live_inboxes[match.id] = inbox_for(bus)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="tabletop-panel", daemon=True)
@@ -89,4 +88,4 @@ def start_panel(
             f"the panel did not start on {settings.host}:{settings.port} (port in use?)"
         )
     url = f"http://{settings.host}:{settings.port}/"
-    return EmbeddedPanel(url, match.id, server, thread, unsubscribe, corrections)
+    return EmbeddedPanel(url, match.id, server, thread, unsubscribe, inbox)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -16,6 +16,7 @@ from pydantic import (
 
 from engine.items import parse_items
 from engine.variants import VARIANTS, find_variant
+from live.actions import ActionKind
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Who = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
@@ -95,6 +96,27 @@ class ScoreEdit(_Strict):
 
 class UndoIn(_Strict):
     who: Who
+
+
+class ActionIn(_Strict):
+    """A button pressed on the panel for the live table (see :mod:`live.actions`):
+    ``seat`` names the player where the kind takes one, ``items`` is the rack
+    typed for ``hand`` (contract tokens separated by spaces)."""
+
+    who: Who
+    kind: ActionKind
+    seat: Annotated[int, Field(ge=0, le=7)] | None = None
+    items: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+
+
+class ActionDone(BaseModel):
+    """What the live table did: the phase and the seat on turn after it, and the events
+    it published (warnings included)."""
+
+    kind: str
+    phase: str
+    seat: int
+    events: list[dict[str, Any]]
 
 
 class EventIn(BaseModel):

@@ -1,4 +1,11 @@
-"""The store, the live hub and the replay together: what the routers and the live game use."""
+"""The store, the live hub and the replay together: what the routers and the live game use.
+
+``live_inboxes`` holds, per match, the inbox of the live table the panel runs
+beside (``panel.embed.start_panel`` puts it there): corrections and game
+actions go to the table through it, and the state says whether one is
+attached (``state["live"]["attached"]``: an inbox whose watch loop has not
+ended).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from live.bus import EventBus
+from live.corrections import Inbox
 from panel.hub import Hub
 from panel.state import last_undoable, replay
 from panel.store import EventStore, MatchInfo, StoredEvent, StoreError
@@ -19,6 +27,7 @@ class PanelService:
         self.store = store
         self.hub = Hub()
         self.turn_seconds = turn_seconds
+        self.live_inboxes: dict[int, Inbox] = {}
 
     def record(self, match_id: int, event: Mapping[str, Any]) -> StoredEvent:
         """Append to the log, then wake the match's live clients."""
@@ -41,7 +50,13 @@ class PanelService:
         info = self.store.match(match_id)
         data = replay(self.store.events(match_id), turn_seconds=self.turn_seconds)
         data["match_info"] = info.to_json()
+        data["live"]["attached"] = self.live_inbox(match_id) is not None
         return data
+
+    def live_inbox(self, match_id: int) -> Inbox | None:
+        """The inbox of the live table playing ``match_id``, while its loop runs."""
+        inbox = self.live_inboxes.get(match_id)
+        return None if inbox is None or inbox.closed else inbox
 
     def current_match(self, preferred: int | None = None) -> MatchInfo:
         if preferred is not None:

@@ -9,14 +9,18 @@ from typing import Annotated
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from live.paths import matches_database_url
+
 
 class PanelSettings(BaseSettings):
     """``TABLETOP_PANEL_DATABASE_URL``, ``TABLETOP_PANEL_HOST``, ... override the defaults."""
 
     model_config = SettingsConfigDict(env_prefix="TABLETOP_PANEL_", extra="ignore")
 
-    database_url: str = "sqlite:///tabletop-matches.sqlite3"
-    """Any SQLAlchemy URL; ``postgresql+psycopg://user@server/db`` for a club server."""
+    database_url: str = Field(default_factory=matches_database_url)
+    """Any SQLAlchemy URL; ``postgresql+psycopg://user@server/db`` for a club server.
+    By default ``matches.sqlite3`` in the user's data folder (live/paths.py), which
+    is only created when no URL is given."""
     host: str = "127.0.0.1"
     port: Annotated[int, Field(ge=1, le=65535)] = 8765
     token: str | None = None

@@ -18,6 +18,20 @@ with ``who`` and ``at`` (wall-clock seconds):
 
 Round scores go through :class:`engine.match.Match`, so a match's totals,
 end and winner follow the variant's match rules.
+
+Where the live game stands, from its events alone (``state["live"]``; the
+service adds whether a live table is attached): ``phase`` is ``play`` from a
+``turn_started`` (and after a ``round_scored``, as the next round starts),
+``counting`` from a ``player_out`` and ``over`` from a ``match_over``; the
+game's own ``undo`` names the phase it returns to and how many rounds are
+scored by then (later rounds are dropped, as the game dropped them).
+``paused``: a ``timer_paused`` not yet followed by ``timer_resumed`` or the
+next turn.  The turn's ``since`` (wall-clock seconds the turn timer counts
+from) moves on by each pause's length, and ``paused_at`` says when the
+running pause began, so the page shows the time left frozen.  ``racks``: in
+the counting phase, each player's hand as shown (by the camera or typed on
+the panel).  ``scored_round``: the round the page shows as just scored, from
+its ``round_scored`` until the first turn of the next round ends.
 """
 
 from __future__ import annotations
@@ -53,6 +67,10 @@ class _Replay:
     corrections: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     match_over: dict[str, Any] | None = None
+    phase: str = "play"
+    racks: dict[int, dict[str, Any]] = field(default_factory=dict)
+    out_seat: int | None = None
+    scored_round: int | None = None
     last_id: int = 0
     last_effective: int | None = None
 
@@ -98,7 +116,9 @@ def replay(
 def _apply(state: _Replay, stored: StoredEvent) -> None:
     event = stored.event
     kind = stored.type
-    if kind in CORRECTION_TYPES:
+    # the game's own undo (a button press, logged through the bus) names no target
+    game_undo = kind == "undo" and "target" not in event
+    if kind in CORRECTION_TYPES and not game_undo:
         state.corrections.append(
             {
                 "id": stored.id,
@@ -119,11 +139,26 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
     elif kind == "item_corrected":
         _correct_item(state, event)
     elif kind == "turn_started":
-        state.turn = {"seat": event.get("seat"), "since": stored.recorded_at, "t": event.get("t")}
-        state.progress = None
+        _turn_on(state, stored)
     elif kind == "turn_ended":
         state.turn = None
         state.progress = None
+        state.scored_round = None
+    elif kind == "timer_paused" and state.turn is not None:
+        state.turn["paused_at"] = stored.recorded_at
+    elif kind == "timer_resumed" and state.turn is not None and state.turn["paused_at"] is not None:
+        state.turn["since"] += stored.recorded_at - state.turn["paused_at"]
+        state.turn["paused_at"] = None
+    elif kind == "player_out":
+        state.phase, state.out_seat, state.turn = "counting", event.get("seat"), None
+    elif kind == "hand_shown":
+        state.racks[int(event["seat"])] = {
+            "items": [str(item) for item in event.get("items", [])],
+            "value": event.get("value"),
+            "typed": bool(event.get("typed")),
+        }
+    elif game_undo:
+        _game_undo(state, stored)
     elif kind == "initial_meld_progress":
         state.progress = {
             "seat": event.get("seat"),
@@ -140,6 +175,8 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
         )
         state.turn = None
         state.progress = None
+        _round_closed(state, "play")
+        state.scored_round = len(state.rounds)
     elif kind == "score_edited":
         number = event.get("round")
         if isinstance(number, int) and 1 <= number <= len(state.rounds):
@@ -152,9 +189,50 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
             state.problems.append(f"score_edited names round {number!r}, which was not played")
     elif kind == "match_over":
         state.match_over = dict(event)
+        state.phase, state.turn = "over", None
     if kind not in ("table", "turn_started", "turn_ended", "initial_meld_progress"):
         state.feed.append({"id": stored.id, "recorded_at": stored.recorded_at, **event})
         del state.feed[:-FEED_LENGTH]
+
+
+def _turn_on(state: _Replay, stored: StoredEvent) -> None:
+    """A turn starts (or, after an undo, starts again): its timer runs from now."""
+    state.turn = {
+        "seat": stored.event.get("seat"),
+        "since": stored.recorded_at,
+        "t": stored.event.get("t"),
+        "paused_at": None,
+    }
+    state.progress = None
+    _round_closed(state, "play")
+
+
+def _round_closed(state: _Replay, phase: str) -> None:
+    """Leaving the counting phase: the racks shown belong to the round that ended."""
+    state.phase = phase
+    if phase != "counting":
+        state.racks, state.out_seat = {}, None
+
+
+def _game_undo(state: _Replay, stored: StoredEvent) -> None:
+    """The game took back its last change: its table, phase and rounds are as the event
+    says, and a turn on is timed afresh.  Back in counting, it shows the hands again."""
+    event = stored.event
+    state.melds = [str(meld) for meld in event.get("melds", [])]
+    phase = str(event.get("phase", state.phase))
+    rounds = event.get("rounds")
+    if isinstance(rounds, int) and rounds < len(state.rounds):
+        del state.rounds[rounds:]
+    if state.scored_round is not None and state.scored_round > len(state.rounds):
+        state.scored_round = None
+    if phase != "over":
+        state.match_over = None
+    if phase == "play":
+        _turn_on(state, stored)
+        return
+    state.turn, state.progress = None, None
+    _round_closed(state, phase)
+    state.racks = {}  # back in counting, the game shows each hand again
 
 
 def _correct_item(state: _Replay, event: dict[str, Any]) -> None:
@@ -260,6 +338,22 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         "totals_series": series,
         "match": match_json,
         "match_over": state.match_over,
+        "live": {
+            "phase": state.phase,
+            "paused": turn is not None and turn.get("paused_at") is not None,
+        },
+        "racks": [
+            {
+                "seat": seat,
+                "player": name,
+                "out": seat == state.out_seat,
+                **state.racks.get(seat, {"items": None, "value": None, "typed": False}),
+            }
+            for seat, name in enumerate(players)
+        ]
+        if state.phase == "counting"
+        else [],
+        "scored_round": state.scored_round,
         "feed": list(reversed(state.feed)),
         "corrections": state.corrections[-FEED_LENGTH:][::-1],
         "problems": problems,

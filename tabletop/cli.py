@@ -3,6 +3,14 @@
 Start-up must stay fast: this module imports only the standard library at
 the top; each command imports what it needs when it runs, and the rules
 commands never touch torch, ultralytics or OpenCV.
+
+Global options, before the command: ``--version``; ``-q`` (errors only),
+``-v`` (info) or ``-vv`` (debug) set the level of the program's log lines
+(``tabletop: warning: ...`` on stderr; warnings by default), and handlers
+read the choice as ``args.verbosity`` (-1, 0, 1 or 2).
+
+Exit status: 0 done, 2 bad input or a missing optional extra (the line names
+the extra to install), 1 anything else (a bug, or a broken install).
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -31,6 +40,105 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         # One clear line, not argparse's usage block.
         raise BadInput(f"{message} (see '{self.prog} --help')")
+
+
+# --- global options: version, verbosity, logging -------------------------------
+def package_version() -> str:
+    """The installed package's version (its metadata); ``unknown`` when not installed."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("tabletop")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: reads the package metadata only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(f"tabletop {package_version()}")
+        parser.exit()
+
+
+QUIET, NORMAL, VERBOSE, DEBUG = -1, 0, 1, 2
+"""The values of ``args.verbosity``."""
+LOG_LEVELS = {QUIET: logging.ERROR, NORMAL: logging.WARNING, VERBOSE: logging.INFO,
+              DEBUG: logging.DEBUG}
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a line is logged."""
+
+    def __init__(self) -> None:
+        logging.Handler.__init__(self)
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+
+class _LineFormatter(logging.Formatter):
+    """``tabletop: warning: message``, the level written like the error lines'."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return f"tabletop: {record.levelname.lower()}: {record.getMessage()}"
+
+
+def setup_logging(verbosity: int) -> None:
+    """Send the whole program's log lines to stderr at the level ``verbosity`` picks.
+    Called again (as tests do), it replaces its own handler and nothing else."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, _StderrHandler):
+            root.removeHandler(handler)
+    handler = _StderrHandler()
+    handler.setFormatter(_LineFormatter())
+    root.addHandler(handler)
+    root.setLevel(LOG_LEVELS[verbosity])
+
+
+# --- a missing module -----------------------------------------------------------
+OPTIONAL_MODULES: dict[str, str] = {
+    "ultralytics": "train",
+    "torch": "train",
+    "torchvision": "train",
+    "onnx": "train",
+    "onnxslim": "train",
+    "rummikub_solver": "bench",
+    "playwright": "dev",
+    "httpx": "dev",
+    "schemathesis": "dev",
+}
+"""Top-level module -> the extra of pyproject.toml that installs it."""
+POSTGRESQL_DRIVERS = ("psycopg", "psycopg2")
+"""What SQLAlchemy imports for a ``postgresql`` database URL."""
+
+
+def missing_module_message(error: ImportError) -> tuple[str, int]:
+    """The one line (without ``tabletop: error:``) and exit status for an import
+    that failed: an optional extra's module names the extra (status 2), any
+    other module asks for a reinstall (status 1)."""
+    name = error.name or ""
+    top = name.partition(".")[0]
+    state = "is missing" if isinstance(error, ModuleNotFoundError) else "cannot be imported"
+    if top in POSTGRESQL_DRIVERS:
+        # psycopg2 is what a plain postgresql:// URL asks for in SQLAlchemy 2.0
+        rewrite = " and write the URL as postgresql+psycopg://..." if top == "psycopg2" else ""
+        return (f"a PostgreSQL database needs its driver (module {top!r} {state}): "
+                f"pip install 'psycopg[binary]'{rewrite}"), EXIT_BAD_INPUT
+    if top in OPTIONAL_MODULES:
+        extra = OPTIONAL_MODULES[top]
+        return (f"this needs the {extra!r} extra (module {top!r} {state}): "
+                f"pip install 'tabletop[{extra}]'"), EXIT_BAD_INPUT
+    what = f"module {name!r} {state}" if name else "an import failed"
+    return (f"{what} ({error}): the installation is incomplete, reinstall tabletop "
+            "(pip install -e . in its source folder)"), EXIT_INTERNAL
 
 
 def _emit(payload: Any, as_json: bool, text: str) -> None:
@@ -193,15 +301,23 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 # --- demo ---------------------------------------------------------------------
 def cmd_demo(args: argparse.Namespace) -> int:
-    from tabletop.demo import run_demo, run_demo_with_panel
+    from tabletop.demo import run_demo_scripted, run_demo_video, run_demo_with_panel
 
     if args.panel:
-        return run_demo_with_panel(speed=args.speed, video=args.video)
-    return run_demo(as_json=args.json)
+        return run_demo_with_panel(speed=args.speed, scripted=args.scripted)
+    if args.scripted:
+        return run_demo_scripted(as_json=args.json)
+    return run_demo_video(as_json=args.json, quiet=getattr(args, "verbosity", 0) < 0)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="tabletop", description="Rummy table assistant: rules, scores, camera.")
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
+    loudness = parser.add_mutually_exclusive_group()
+    loudness.add_argument("-q", "--quiet", dest="verbosity", action="store_const", const=QUIET,
+                          default=NORMAL, help="log errors only")
+    loudness.add_argument("-v", "--verbose", dest="verbosity", action="count", default=NORMAL,
+                          help="log what is being done (-vv: debugging detail too)")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     rules = commands.add_parser("rules", help="check melds and score rounds")
@@ -256,17 +372,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.set_defaults(handler=cmd_solve)
 
-    demo = commands.add_parser("demo", help="score the bundled sample matches")
-    demo.add_argument("--json", action="store_true")
-    demo.add_argument(
-        "--panel", action="store_true", help="serve the web panel and play the games on it"
+    demo = commands.add_parser(
+        "demo", help="play the bundled sample video through the camera pipeline and the model"
     )
-    demo.add_argument("--speed", type=float, default=4.0, help="pace of the games with --panel")
+    demo.add_argument("--json", action="store_true", help="print the events as JSON lines")
     demo.add_argument(
-        "--video",
+        "--scripted",
         action="store_true",
-        help="with --panel: play the rendered videos through the camera pipeline (needs OpenCV)",
+        help="play the scripted games and score the sample matches instead (no model)",
     )
+    demo.add_argument(
+        "--panel", action="store_true", help="serve the web panel and play the game on it"
+    )
+    demo.add_argument("--speed", type=float, default=1.0, help="pace of the game with --panel")
     demo.set_defaults(handler=cmd_demo)
 
     # Other command groups live in their own modules, each with
@@ -284,6 +402,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tabletop.commands_panel",
     "tabletop.commands_live",
     "tabletop.commands_calibration",
+    "tabletop.commands_replay",
 )
 """Modules adding subcommands (tabletop/commands_*.py)."""
 
@@ -291,11 +410,19 @@ COMMAND_MODULES: tuple[str, ...] = (
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        args.verbosity = min(args.verbosity, DEBUG)
+        setup_logging(args.verbosity)
         return int(args.handler(args))
     except ValueError as error:
         # Every input error of the engine is a ValueError subclass quoting the input.
         print(f"tabletop: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except ImportError as error:
+        message, status = missing_module_message(error)
+        if status == EXIT_INTERNAL and os.environ.get("TABLETOP_DEBUG"):
+            raise
+        print(f"tabletop: error: {message}", file=sys.stderr)
+        return status
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

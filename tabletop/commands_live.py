@@ -13,58 +13,126 @@ from typing import Any
 from tabletop.commands_vision import add_card_model_options
 
 
+def _table_mm(text: str | None) -> tuple[float, float] | None:
+    if text is None:
+        return None
+    try:
+        width, height = (float(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--table-mm must be WIDTHxHEIGHT in millimetres, not {text!r}") from None
+    if not (width > 0 and height > 0):
+        raise ValueError(f"--table-mm must be positive, not {text!r}")
+    return width, height
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from engine.variants import find_variant, parse_option_args
     from live.game import GameOptions
-    from live.run import parse_players, run
+    from live.run import SCENARIO_PREFIX, TableSetup, parse_players, run
+    from live.status import StatusLine
 
     variant = find_variant(args.variant, parse_option_args(args.option or []))
     players = parse_players(args.players)
     options = GameOptions(start_seat=args.start_seat, rounds_limit=args.rounds)
+    table = TableSetup(
+        calibration=Path(args.calibration) if args.calibration else None,
+        zones=Path(args.zones) if args.zones else None,
+        table_mm=_table_mm(args.table_mm),
+        marker_mm=args.marker_mm,
+        find_markers=not args.no_markers,
+    )
+    quiet = getattr(args, "verbosity", 0) < 0
+    status = None if quiet else StatusLine(players, sys.stderr)
     board = None if args.headless else args.board
     panel = None
-    bus = None
     frame_path = None
+    from live.bus import EventBus
+
+    bus = EventBus()
     if not args.headless:
         import tempfile
-        from pathlib import Path
 
-        from live.bus import EventBus
         from panel.embed import start_panel
         from panel.settings import PanelSettings
 
-        bus = EventBus()
         frame_path = Path(tempfile.mkdtemp(prefix="tabletop-")) / "frame.jpg"
+        settings = PanelSettings(frame_path=frame_path)
+        if args.port is not None:
+            settings = settings.model_copy(update={"port": args.port})
         panel = start_panel(
             bus,
             variant_id=variant.id,
             options=variant.options,
             players=players,
             name=f"{variant.name}: {', '.join(players)}",
-            settings=PanelSettings(frame_path=frame_path),
+            settings=settings,
         )
-        print(f"tabletop: panel on {panel.url}", file=sys.stderr)
+        print(f"tabletop: panel on {panel.url}", file=sys.stderr, flush=True)
 
     def show(event: dict[str, Any]) -> None:
         if args.events_jsonl is None:
-            print(json.dumps(event, ensure_ascii=False), flush=True)
+            line = json.dumps(event, ensure_ascii=False)
+            if status is not None:
+                status.write_above(line, sys.stdout)
+            else:
+                print(line, flush=True)
 
-    summary = run(
-        args.source,
-        variant,
-        players,
-        events_jsonl=args.events_jsonl,
-        model=args.model,
-        zoom=args.zoom,
-        card_finder=args.card_finder,
-        card_reader=args.card_reader,
-        card_shrink=args.card_shrink,
-        options=options if not args.source.startswith("scenario:") else None,
-        on_event=show,
-        board_url=board,
-        bus=bus,
-        frame_path=frame_path,
-    )
+    keys = None
+    if not args.source.startswith(SCENARIO_PREFIX):
+        from live.keys import HELP, KeyReader
+
+        if KeyReader.available():
+            import _thread
+
+            from live.corrections import inbox_for
+
+            def say(text: str) -> None:
+                if status is not None:
+                    status.notice(text)
+                else:
+                    print(f"tabletop: {text}", file=sys.stderr)
+
+            keys = KeyReader(inbox_for(bus), say=say, on_quit=_thread.interrupt_main).start()
+            say(HELP)
+    if status is not None:
+        status.start()
+    stopped = False
+    try:
+        summary = run(
+            args.source,
+            variant,
+            players,
+            events_jsonl=args.events_jsonl,
+            model=args.model,
+            zoom=args.zoom,
+            card_finder=args.card_finder,
+            card_reader=args.card_reader,
+            card_shrink=args.card_shrink,
+            options=options if not args.source.startswith(SCENARIO_PREFIX) else None,
+            on_event=show,
+            board_url=board,
+            bus=bus,
+            frame_path=frame_path,
+            table=table,
+            status=status,
+            reconnect_for_s=args.reconnect_for,
+        )
+    except KeyboardInterrupt:
+        # Ctrl-C (or q) is how a camera run ends: the game so far is kept and summed up
+        stopped = True
+    finally:
+        if keys is not None:
+            keys.stop()
+        if status is not None:
+            status.stop()
+    if status is not None:
+        print(f"tabletop: {status.summary()}".replace("\n", "\ntabletop: "), file=sys.stderr)
+    if stopped:
+        if panel is not None:
+            panel.stop()
+        return 0
     print(json.dumps(summary.to_json()), file=sys.stderr)
     if panel is not None:
         print(
@@ -105,6 +173,25 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                              "(1..3, default 1.5; 1 for one pass, at about 0.4 times the "
                              "detector's time)")
     add_card_model_options(parser)
+    parser.add_argument("--calibration", default=None, metavar="FILE",
+                        help="the table plane from 'tabletop calibration table' (default: "
+                             "found from the printed corner markers when they are in view)")
+    parser.add_argument("--zones", default=None, metavar="FILE",
+                        help="the zones from 'tabletop calibration zones' (default: a band "
+                             "along each player's edge of a calibrated table)")
+    parser.add_argument("--table-mm", dest="table_mm", default=None, metavar="WxH",
+                        help="millimetres between the corner markers' centres (default: "
+                             "measured from the markers' printed side)")
+    parser.add_argument("--marker-mm", dest="marker_mm", type=float, default=60.0,
+                        help="the printed side of the corner markers (default 60)")
+    parser.add_argument("--no-markers", dest="no_markers", action="store_true",
+                        help="do not look for corner markers: the whole frame is the table")
+    parser.add_argument("--reconnect-for", dest="reconnect_for", type=float, default=120.0,
+                        metavar="SECONDS",
+                        help="how long a camera or stream that dropped out is tried again "
+                             "before the run ends (default 120)")
+    parser.add_argument("--port", type=int, default=None,
+                        help="the panel's port (default 8765, or TABLETOP_PANEL_PORT)")
     parser.add_argument("--start-seat", dest="start_seat", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
     parser.set_defaults(handler=cmd_run)

@@ -7,8 +7,10 @@
 Listens on 127.0.0.1 unless ``--host`` says otherwise; on any other address
 every change needs a token (``--token`` or ``TABLETOP_PANEL_TOKEN``; one is
 made up and printed when none is given).  Settings not given here come from
-``TABLETOP_PANEL_*`` (panel/settings.py).  Imports FastAPI and uvicorn only
-when run.
+``TABLETOP_PANEL_*`` (panel/settings.py); the matches are kept in
+``matches.sqlite3`` in the user's data folder (live/paths.py) unless
+``--database`` or ``TABLETOP_PANEL_DATABASE_URL`` names another database.
+Imports FastAPI and uvicorn only when run.
 """
 
 from __future__ import annotations
@@ -80,7 +82,11 @@ def serve(settings: Any, service: Any = None, bus: Any = None, match_id: int | N
 
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     panel = commands.add_parser("panel", help="serve the web panel of a match (scores, table)")
-    panel.add_argument("--database", help="SQLAlchemy URL (default: sqlite file in this folder)")
+    panel.add_argument(
+        "--database",
+        help="SQLAlchemy URL (default: matches.sqlite3 in the data folder, "
+        "$TABLETOP_DATA_DIR or the platform's user data folder)",
+    )
     panel.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     panel.add_argument("--port", type=int, help="port (default 8765)")
     panel.add_argument("--token", help="token needed for changes (always on the network)")

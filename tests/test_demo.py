@@ -60,9 +60,9 @@ def test_sample_scores(name: str) -> None:
     assert match.over and match.winner == winner
 
 
-def test_demo_command_runs() -> None:
+def test_scripted_demo_command_runs() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "tabletop", "demo"],
+        [sys.executable, "-m", "tabletop", "demo", "--scripted"],
         cwd=Path(__file__).resolve().parents[1],
         capture_output=True,
         text=True,
@@ -71,9 +71,28 @@ def test_demo_command_runs() -> None:
     assert result.returncode == 0, result.stderr
     assert "winner: Ben" in result.stdout and "winner: Emil" in result.stdout
     # the live-table scenarios: Sabra zero-sum (joker 30 on Ben's rack), Rommé penalties
-    assert "round scored: Ana +69, Ben -45, Cem -24" in result.stdout
-    assert "round scored: Ana -17, Ben -37, Cem +0" in result.stdout
+    assert "round 1 scored, Ana wins: Ana +69, Ben -45, Cem -24" in result.stdout
+    assert "round 1 scored, Cem wins: Ana -17, Ben -37, Cem +0" in result.stdout
     assert "draws 3 as a penalty" in result.stdout
+
+
+def test_demo_plays_the_sample_video_through_the_model_to_a_scored_round() -> None:
+    """The README's first command: the bundled video, the shipped model, a scored round."""
+    pytest.importorskip("onnxruntime")
+    result = subprocess.run(
+        [sys.executable, "-m", "tabletop", "demo"],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    # the racks laid open at the end of the round, read by the model, scored by the rules
+    assert "Ben's rack: B2 JK O9 R4 (45)" in result.stdout
+    assert "round 1 scored, Ana wins: Ana +69, Ben -45, Cem -24" in result.stdout
+    # progress while it works, and the closing summary
+    assert " fps | " in result.stderr
+    assert "160 frames in" in result.stderr and "1 round scored" in result.stderr
 
 
 @contextlib.contextmanager
@@ -114,18 +133,18 @@ def get_json(url: str) -> Any:
 
 def test_demo_with_panel_plays_onto_the_served_panel(tmp_path: Path) -> None:
     """`tabletop demo --panel`: the games play onto the real server; the API shows them."""
-    with demo_on_panel(tmp_path, "--speed", "50") as api:
+    with demo_on_panel(tmp_path, "--scripted", "--speed", "50") as api:
         matches = get_json(f"{api}/matches")
         assert [m["name"] for m in matches] == ["demo: Rummikub (Sabra)", "demo: Rommé"]
         state = get_json(f"{api}/matches/{matches[0]['id']}/state")
         assert state["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}
 
 
-def test_demo_with_panel_plays_the_rendered_videos(tmp_path: Path) -> None:
-    """`tabletop demo --panel --video`: the videos go through the camera pipeline; the panel
-    serves the camera's view and the scores the game read from the frames."""
-    pytest.importorskip("cv2")
-    with demo_on_panel(tmp_path, "--video", "--speed", "100") as api:
+def test_demo_with_panel_plays_the_sample_video(tmp_path: Path) -> None:
+    """`tabletop demo --panel`: the video goes through the camera pipeline and the model; the
+    panel serves the camera's view and the scores the game read from the frames."""
+    pytest.importorskip("onnxruntime")
+    with demo_on_panel(tmp_path, "--speed", "100") as api:
         matches = get_json(f"{api}/matches")
         state = get_json(f"{api}/matches/{matches[0]['id']}/state")
         assert state["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}

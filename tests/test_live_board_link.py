@@ -79,3 +79,19 @@ def test_turn_timer_counts_down_on_the_display(board: tuple[EmulatedBoard, Board
     assert emulated.wait_display("   0", 3), emulated.display()
     assert emulated.lit_seats() == [1]
     link.close()
+
+
+def test_a_paused_timer_stands_still_on_the_display(board: tuple[EmulatedBoard, Board]) -> None:
+    emulated, host = board
+    bus = EventBus()
+    link = BoardLink(host, bus, ("Ana", "Ben"), turn_seconds=120)
+    bus.publish({"seq": 1, "t": 10.0, "type": "turn_started", "seat": 0, "round": 1, "turn": 1})
+    link.tick(30.0)
+    assert emulated.wait_display(" 100", 3), emulated.display()
+    bus.publish({"seq": 2, "t": 30.0, "type": "timer_paused", "seat": 0})
+    link.tick(90.0)  # a minute of pondering, paused on the panel
+    assert emulated.wait_display(" 100", 3), emulated.display()
+    bus.publish({"seq": 3, "t": 90.0, "type": "timer_resumed", "seat": 0})
+    link.tick(100.0)
+    assert emulated.wait_display("  90", 3), emulated.display()
+    link.close()

@@ -31,7 +31,7 @@ from live.bus import EventBus
 from live.corrections import (
     Correction,
     CorrectionError,
-    CorrectionInbox,
+    Inbox,
     LiveTableGone,
     find_inbox,
     inbox_for,
@@ -199,7 +199,7 @@ def test_no_correction_before_the_first_commit() -> None:
 
 
 def test_the_inbox_answers_each_sender_from_the_loop_thread() -> None:
-    inbox = CorrectionInbox()
+    inbox = Inbox()
     answers: dict[int, object] = {}
 
     def send(n: int) -> None:
@@ -231,7 +231,7 @@ def test_the_inbox_answers_each_sender_from_the_loop_thread() -> None:
 
 
 def test_a_closed_inbox_says_the_live_table_is_gone() -> None:
-    inbox = CorrectionInbox()
+    inbox = Inbox()
     waiting = inbox.submit(FIX)
     cancelled = inbox.submit(FIX)
     assert cancelled.cancel()
@@ -406,7 +406,7 @@ def test_a_correction_on_the_panel_reaches_the_live_game(
     panel = start_panel(bus, variant_id="sabra", options={}, players=["Ana", "Ben"],
                         name="live", settings=settings)
     camera = Camera(MISREAD)
-    monkeypatch.setattr(live.sources, "open_source", lambda spec: camera)
+    monkeypatch.setattr(live.sources, "open_source", lambda spec, **_: camera)
     # this machine may be busy: the loop answers between frames, give it time to get there
     monkeypatch.setattr(changes, "LIVE_ANSWER_S", 30.0)
     failures: list[BaseException] = []

@@ -149,7 +149,7 @@ def test_undo_restores_the_table() -> None:
     game.update(_snap(1, "R10 R11 R12"))
     game.undo(t=2)
     assert game.table == () and events[-1] == {
-        "seq": 5, "t": 2.0, "type": "undo", "seat": 0, "melds": []
+        "seq": 5, "t": 2.0, "type": "undo", "seat": 0, "melds": [], "phase": "play", "rounds": 0
     }
 
 
@@ -246,7 +246,7 @@ def test_run_wires_detector_watcher_and_game(tmp_path: Path, monkeypatch: Any) -
 
     import live.sources
 
-    monkeypatch.setattr(live.sources, "open_source", lambda spec: Frames())
+    monkeypatch.setattr(live.sources, "open_source", lambda spec, **_: Frames())
     watcher = FakeWatcher({3: "R10 R11 R12", 8: "R10 R11 R12 R13"})
     out = tmp_path / "e.jsonl"
     summary = run("video.mp4", find_variant("sabra"), ("Ana", "Ben"), events_jsonl=out,

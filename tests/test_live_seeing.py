@@ -13,7 +13,7 @@ np = pytest.importorskip("numpy")
 from engine.variants import find_variant  # noqa: E402
 from live.grouping import Placed, group_items  # noqa: E402
 from live.reading import MotionMeter, resolve_labels  # noqa: E402
-from live.sources import Backoff, FolderSource, LiveSource, VideoFileSource, open_source  # noqa: E402
+from live.sources import FolderSource, VideoFileSource, open_source  # noqa: E402
 from live.tracking import Tracker, id_switches  # noqa: E402
 from live.watcher import TableWatcher, WatcherSettings  # noqa: E402
 from live.zones import ZoneLayout, default_layout  # noqa: E402
@@ -50,47 +50,6 @@ def test_folder_times_from_names(tmp_path: Path) -> None:
     for name in ("a_0.5.png", "a_1.25.png", "a_3.png"):
         cv2.imwrite(str(tmp_path / name), np.zeros((8, 8, 3), np.uint8))
     assert [f.t for f in FolderSource(tmp_path, times_from_names=True)] == [0.5, 1.25, 3.0]
-
-
-class FakeCamera:
-    """Gives ``frames`` frames, then fails reads (unplugged); opens fail ``down`` times."""
-
-    opened = 0
-
-    def __init__(self, plan: list[tuple[bool, int]]) -> None:
-        self.ok, self.frames = plan.pop(0) if plan else (False, 0)
-
-    def isOpened(self) -> bool:
-        return self.ok
-
-    def read(self) -> tuple[bool, np.ndarray | None]:
-        if self.frames > 0:
-            self.frames -= 1
-            return True, np.zeros((4, 4, 3), np.uint8)
-        return False, None
-
-    def release(self) -> None:
-        pass
-
-
-def test_live_source_reconnects_with_backoff() -> None:
-    plan = [(True, 3), (False, 0), (False, 0), (True, 2)]  # 3 frames, drop, 2 failed opens
-    sleeps: list[float] = []
-    source = LiveSource(0, backoff=Backoff(first_s=0.5, factor=2, max_s=10, attempts=4),
-                        open_capture=lambda _target: FakeCamera(plan),
-                        sleep=sleeps.append, clock=iter(np.arange(0, 100, 0.1)).__next__)
-    frames = list(source)
-    assert len(frames) == 5 and source.reconnects == 1
-    assert sleeps[:2] == [0.5, 1.0]  # backoff doubled between the failed opens
-    assert [f.index for f in frames] == [0, 1, 2, 3, 4]
-
-
-def test_open_source_kinds(tmp_path: Path) -> None:
-    assert isinstance(open_source("0"), LiveSource)
-    assert isinstance(open_source("rtsp://cam.local/stream"), LiveSource)
-    assert isinstance(open_source(tmp_path), FolderSource)
-    with pytest.raises(ValueError, match="nothing-here"):
-        open_source(str(tmp_path / "nothing-here.mp4"))
 
 
 # --- zones ------------------------------------------------------------------------

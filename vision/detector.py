@@ -299,7 +299,8 @@ class UltralyticsFinder:
         try:
             from ultralytics import YOLO
         except ImportError:
-            raise ModelError("a .pt model needs ultralytics: pip install -e '.[vision]'") from None
+            raise ModelError(
+                "a .pt model needs the 'train' extra: pip install 'tabletop[train]'") from None
         try:
             self.yolo = YOLO(str(path), task="detect")
         except Exception as error:  # torch raises many kinds for a broken file
@@ -730,7 +731,8 @@ def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int 
         import torch
         from ultralytics import YOLO
     except ImportError:
-        raise ModelError("training needs ultralytics: pip install -e '.[vision]'") from None
+        raise ModelError(
+            "training needs the 'train' extra: pip install 'tabletop[train]'") from None
     if device == "cpu" or (device is None and not torch.cuda.is_available()):
         # ultralytics keeps one core free for its data loader (cpu_count - 1
         # threads), but loads on the main thread on CPU: a 2-core machine at half.

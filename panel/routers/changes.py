@@ -1,13 +1,20 @@
 """Everything that changes a match: each change is a new event with who and when.
 
 An item correction is also told to the live table when the panel runs beside
-one (``panel.embed.start_panel`` puts its correction inbox on ``app.state``):
-the watch loop pins the token to the physical item and the game takes the
-corrected table, and only then is the ``item_corrected`` event logged, with
-``live: true``.  A correction the live table refuses (the item is no longer
-there as shown) is answered 422 and logged nowhere; one it does not answer in
-time is answered 503.  Without a live table (a panel on its own, or the video
-has ended) the correction only fixes the panel's view (``live: false``).
+one (``panel.embed.start_panel`` puts its inbox in the service's
+``live_inboxes``): the watch loop pins the token to the physical item and the
+game takes the corrected table, and only then is the ``item_corrected`` event
+logged, with ``live: true``.  A correction the live table refuses (the item is
+no longer there as shown) is answered 422 and logged nowhere; one it does not
+answer in time is answered 503.  Without a live table (a panel on its own, or
+the video has ended) the correction only fixes the panel's view (``live:
+false``).
+
+A game action (``POST /api/matches/{id}/actions``: end the turn, go out,
+undo, pause or resume the timer, score the round, type a rack) goes the same
+way and is answered with what the game did; the game's events reach the log
+through the bus as any others.  Refused by the game: 422 with its reason; no
+answer in time: 503; no live table: 409, as there is no game to act on.
 """
 
 from __future__ import annotations
@@ -15,11 +22,14 @@ from __future__ import annotations
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request, status
+from fastapi import APIRouter, HTTPException, status
 
-from live.corrections import Correction, CorrectionInbox, LiveTableGone
+from live.actions import Action
+from live.corrections import Correction, Inbox, LiveTableGone, Request
 from panel.dependencies import MatchId, ServiceDep, TokenDep
 from panel.schemas import (
+    ActionDone,
+    ActionIn,
     Appended,
     CalibrationIn,
     EventIn,
@@ -34,10 +44,8 @@ from panel.store import StoredEvent
 
 router = APIRouter(prefix="/api", tags=["changes"], dependencies=[TokenDep])
 CREATED = status.HTTP_201_CREATED
-LIVE_CORRECTIONS = "live_corrections"
-"""``app.state`` attribute set by ``panel.embed``: match id -> the live table's inbox."""
 LIVE_ANSWER_S = 3.0
-"""How long a correction waits for the watch loop (it answers between two frames)."""
+"""How long a request waits for the watch loop (it answers between two frames)."""
 
 
 def _appended(stored: StoredEvent) -> dict[str, Any]:
@@ -61,37 +69,35 @@ def calibration(match_id: MatchId, body: CalibrationIn, service: ServiceDep) -> 
     return _appended(service.correction(match_id, "calibration", body.who, **fields))
 
 
-def _live_inbox(request: Request, match_id: int) -> CorrectionInbox | None:
-    inboxes = getattr(request.app.state, LIVE_CORRECTIONS, None) or {}
-    inbox = inboxes.get(match_id)
-    return inbox if isinstance(inbox, CorrectionInbox) else None
-
-
-def _tell_live_table(inbox: CorrectionInbox | None, correction: Correction) -> bool:
-    """Whether the live table took ``correction``; its CorrectionError (a ValueError,
-    answered 422) passes through."""
-    if inbox is None:
-        return False
-    future = inbox.submit(correction)
+def _ask_live_table(inbox: Inbox, request: Request) -> object:
+    """The live table's answer to ``request``.  Its refusal (a ValueError, answered 422)
+    and LiveTableGone pass through; no answer in time is answered 503."""
+    future = inbox.submit(request)
     try:
-        future.result(timeout=LIVE_ANSWER_S)
-    except LiveTableGone:
-        return False
+        return future.result(timeout=LIVE_ANSWER_S)
     except FutureTimeout:
         if future.cancel():  # not begun: it never will be, so nothing has changed
             raise HTTPException(
                 status.HTTP_503_SERVICE_UNAVAILABLE,
                 f"the live table did not answer within {LIVE_ANSWER_S:g} s;"
-                f" {correction.describe()} was not made, try again",
+                f" {request.describe()} was not made, try again",
             ) from None
-        future.result()  # the loop is applying it right now
+        return future.result()  # the loop is applying it right now
+
+
+def _tell_live_table(inbox: Inbox | None, correction: Correction) -> bool:
+    """Whether the live table took ``correction`` (False: there is none)."""
+    if inbox is None:
+        return False
+    try:
+        _ask_live_table(inbox, correction)
+    except LiveTableGone:
+        return False
     return True
 
 
 @router.post("/matches/{match_id}/corrections/item", response_model=Appended, status_code=CREATED)
-def correct_item(
-    match_id: MatchId, body: ItemFix, service: ServiceDep, request: Request
-) -> dict[str, Any]:
+def correct_item(match_id: MatchId, body: ItemFix, service: ServiceDep) -> dict[str, Any]:
     service.store.match(match_id)
     melds = service.state(match_id)["table"]["melds"]
     if body.meld >= len(melds) or body.index >= len(melds[body.meld]["meld"].split()):
@@ -99,8 +105,24 @@ def correct_item(
     fields = body.model_dump(exclude={"who"})
     fields["was"] = melds[body.meld]["meld"].split()[body.index]
     correction = Correction(body.meld, body.index, body.item, body.who, fields["was"])
-    fields["live"] = _tell_live_table(_live_inbox(request, match_id), correction)
+    fields["live"] = _tell_live_table(service.live_inbox(match_id), correction)
     return _appended(service.correction(match_id, "item_corrected", body.who, **fields))
+
+
+@router.post("/matches/{match_id}/actions", response_model=ActionDone)
+def act(match_id: MatchId, body: ActionIn, service: ServiceDep) -> object:
+    service.store.match(match_id)
+    action = Action(body.kind, body.who, body.seat, body.items)
+    inbox = service.live_inbox(match_id)
+    why = f"match {match_id} is not being played at a watched table"
+    if inbox is not None:
+        try:
+            return _ask_live_table(inbox, action)
+        except LiveTableGone as gone:
+            why = str(gone)
+    raise HTTPException(
+        status.HTTP_409_CONFLICT, f"no live table: {why}; {action.describe()} was not made"
+    )
 
 
 @router.post("/matches/{match_id}/corrections/score", response_model=Appended, status_code=CREATED)

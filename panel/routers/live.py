@@ -1,4 +1,5 @@
-"""The live scoreboard: the match state pushed over a WebSocket after every event."""
+"""The live scoreboard: the match state pushed over a WebSocket after every event, and
+when a live table attaches or goes away (its watch loop ends)."""
 
 from __future__ import annotations
 
@@ -31,13 +32,13 @@ async def live_state(websocket: WebSocket, match_id: int) -> None:
     queue = service.hub.register(match_id)
     receiver = asyncio.ensure_future(_drain_incoming(websocket))
     try:
-        sent = -1
+        sent: tuple[int, bool] | None = None
         while not receiver.done():
             last = await run_in_threadpool(service.store.last_id, match_id)
-            if last != sent:
+            if (last, service.live_inbox(match_id) is not None) != sent:
                 state = await run_in_threadpool(service.state, match_id)
                 await websocket.send_json(state)
-                sent = state["last_id"]
+                sent = (state["last_id"], state["live"]["attached"])
             waiter = asyncio.ensure_future(queue.get())
             await asyncio.wait(
                 {waiter, receiver}, timeout=POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED

@@ -23,6 +23,7 @@
   const params = new URLSearchParams(location.search);
   if (params.get("token")) localStorage.setItem("panelToken", params.get("token"));
   const who = () => localStorage.getItem("panelWho") || "panel";
+  // POST a change; the answer's JSON, or null (after a toast saying why) when refused.
   async function change(path, body) {
     const headers = { "Content-Type": "application/json" };
     const token = localStorage.getItem("panelToken");
@@ -34,9 +35,9 @@
       const data = await response.json().catch(() => ({}));
       const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
       toast(`${response.status}: ${detail}`);
-      return false;
+      return null;
     }
-    return true;
+    return response.json();
   }
   function toast(text) {
     const t = $("toast"); t.textContent = text; t.hidden = false;
@@ -107,8 +108,13 @@
     const p = (seat) => (seat != null && state.setup.players[seat]) || "";
     switch (e.type) {
       case "warning": return `⚠ ${p(e.seat)} ${e.message || ""}`;
-      case "round_scored": return "Round scored: " + Object.entries(e.scores || {}).map(([k, v]) => `${k} ${signed(v)}`).join(", ");
-      case "undo": return `${e.who} undid a ${e.undone_type || "change"}`;
+      case "round_scored": return `Round ${e.round || ""} scored` + (e.winner ? `, ${e.winner} wins: ` : ": ") +
+        Object.entries(e.scores || {}).map(([k, v]) => `${k} ${signed(v)}`).join(", ");
+      case "undo": return e.who ? `${e.who} undid a ${e.undone_type || "change"}` : `Undo: back to ${p(e.seat)}'s turn`;
+      case "player_out": return `${p(e.seat)} is out`;
+      case "hand_shown": return `${p(e.seat)}'s rack: ${(e.items || []).join(" ") || "empty"} (${e.value})` + (e.typed ? ", typed" : "");
+      case "timer_paused": return "Timer paused" + (e.who ? ` by ${e.who}` : "");
+      case "timer_resumed": return "Timer resumed" + (e.who ? ` by ${e.who}` : "");
       case "score_edited": return `${e.who} edited round ${e.round}`;
       case "item_corrected": return `${e.who}: ${e.was || "?"} → ${e.item}`;
       case "reading_corrected": return `Reading fixed: ${e.was} → ${e.item}` + (e.meld ? ` in ${e.meld}` : "");
@@ -121,17 +127,93 @@
     clearInterval(timerHandle);
     const box = $("turn"), s = state;
     if (!s.turn) { box.replaceChildren(el("p", { class: "muted", text: "Waiting for a turn." })); return; }
-    const limit = s.setup.turn_seconds, since = s.turn.since;
+    // While paused the clock stands at the pause; the server moves `since` on by each pause.
+    const limit = s.setup.turn_seconds, since = s.turn.since, pausedAt = s.turn.paused_at;
     const clock = el("div", { class: "timer" }), bar = el("div", { style: { width: "100%" } });
     box.replaceChildren(el("div", { class: "who", text: s.turn.player || `Seat ${s.turn.seat}` }), clock, el("div", { class: "track" }, bar));
+    clock.classList.toggle("paused", pausedAt != null);
+    if (pausedAt != null) box.append(el("p", { class: "muted", text: "Timer paused" }));
     const tick = () => {
-      const left = Math.round(limit - (Date.now() / 1000 - since));
+      const now = pausedAt != null ? pausedAt : Date.now() / 1000;
+      const left = Math.round(limit - (now - since));
       const shown = Math.abs(left);
       clock.textContent = (left < 0 ? "−" : "") + Math.floor(shown / 60) + ":" + String(shown % 60).padStart(2, "0");
       clock.classList.toggle("late", left < 0);
       bar.style.width = Math.max(0, Math.min(100, (100 * left) / limit)) + "%";
     };
-    tick(); timerHandle = setInterval(tick, 1000);
+    tick();
+    if (pausedAt == null) timerHandle = setInterval(tick, 1000);
+  }
+
+  // --- the live table's buttons ----------------------------------------------------------
+  let acting = false;  // one press at a time: a double tap must not end two turns
+  const PHASES = { play: "· playing", counting: "· counting the racks", over: "· match over" };
+  function renderControls() {
+    const s = state, live = s.live || {}, attached = !!live.attached, phase = live.phase;
+    $("phase").textContent = PHASES[phase] || "";
+    $("controls-hint").textContent = attached ? (phase === "over" ? "The match is over." : "")
+      : "No live table is attached: these buttons work while tabletop run watches the table.";
+    $("controls-hint").hidden = !$("controls-hint").textContent;
+    $("play-buttons").hidden = phase !== "play";
+    $("counting").hidden = phase !== "counting";
+    const pause = $("pause-timer");  // one button: it pauses a running timer, resumes a paused one
+    pause.dataset.action = live.paused ? "resume_timer" : "pause_timer";
+    pause.textContent = live.paused ? "Resume timer" : "Pause timer";
+    renderRacks(phase === "counting" ? s.racks : []);
+    for (const button of $("controls").querySelectorAll("button")) button.disabled = !attached || acting;
+  }
+  // The rows are kept while their players stay, so a rack half typed survives each new state.
+  function renderRacks(racks) {
+    const list = $("racks");
+    if (list.dataset.players !== racks.map((r) => r.player).join("\n")) {
+      list.dataset.players = racks.map((r) => r.player).join("\n");
+      list.replaceChildren(...racks.map((rack) => el("li", { "data-seat": String(rack.seat), style: { "--pc": colour(rack.seat) } },
+        el("span", { class: "name", text: rack.player }), el("span", { class: "rack" }),
+        el("form", { class: "rack-form", "data-seat": String(rack.seat) },
+          el("input", { name: "rack", maxlength: "200", autocomplete: "off", autocapitalize: "characters",
+            placeholder: "R3 R4 JK", "aria-label": `${rack.player}'s rack` }),
+          el("button", { type: "submit", class: "quiet", "data-action": "hand", "aria-label": `Set ${rack.player}'s rack` }, "Set rack")))));
+    }
+    racks.forEach((rack, i) => {
+      const row = list.children[i];
+      row.querySelector(".rack").textContent = rack.out ? "went out"
+        : rack.items == null ? "not seen yet" : `${rack.items.join(" ") || "empty"} = ${rack.value}` + (rack.typed ? " (typed)" : "");
+      row.querySelector("form").hidden = rack.out;
+    });
+  }
+  async function act(body) {
+    acting = true; renderControls();
+    try {
+      const answer = await change("actions", body);
+      const warnings = ((answer && answer.events) || []).filter((e) => e.type === "warning");
+      if (warnings.length) toast(warnings.map((e) => e.message).join("; "));
+      return answer;
+    } finally {
+      acting = false; renderControls();
+    }
+  }
+  $("controls").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-action]");
+    if (!button || button.type === "submit") return;
+    act({ kind: button.dataset.action });
+  });
+  $("controls").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const form = event.target, input = form.querySelector("input");
+    const answer = await act({ kind: "hand", seat: parseInt(form.dataset.seat, 10), items: input.value });
+    if (answer) input.value = "";
+  });
+
+  function renderBanner() {
+    const banner = $("round-banner"), s = state, played = s.scored_round && s.rounds[s.scored_round - 1];
+    banner.hidden = !played;
+    if (!played) return;
+    banner.dataset.round = String(played.round);
+    banner.querySelector(".result").textContent = `Round ${played.round}: ` + (played.winner ? `${played.winner} wins` : "no winner");
+    const rows = Object.entries(played.scores).sort((a, b) => b[1] - a[1]);
+    banner.querySelector(".points").replaceChildren(...rows.map(([name, points]) =>
+      el("li", { "data-player": name, class: name === played.winner ? "winner" : "", style: { "--pc": colour(s.setup.players.indexOf(name)) } },
+        el("span", { class: "name", text: name }), el("span", { class: "value", text: signed(points) }))));
   }
 
   function renderTable() {
@@ -245,13 +327,13 @@
     for (const input of document.querySelectorAll("[data-option]"))
       options[input.dataset.option] = input.type === "checkbox" ? input.checked : input.value;
     const number = (id) => ($(id).value === "" ? null : parseInt($(id).value, 10));
-    const ok = await change("setup", {
+    const saved = await change("setup", {
       variant: $("setup-variant").value, options,
       players: $("setup-players").value.split("\n").map((s) => s.trim()).filter(Boolean),
       dealer: number("setup-dealer") || 0, rounds_limit: number("setup-rounds"), target: number("setup-target"),
       turn_seconds: number("setup-turn") || 120,
     });
-    if (ok) toast("Setup saved.");
+    if (saved) toast("Setup saved.");
   });
   $("who").value = localStorage.getItem("panelWho") || "";
   $("token").value = localStorage.getItem("panelToken") || "";
@@ -266,7 +348,7 @@
   // --- live ------------------------------------------------------------------------
   function render() {
     $("match-name").textContent = `· ${state.match_info.name}`;
-    renderScores(); renderTurn(); renderTable(); renderHistory(); fillSetup();
+    renderScores(); renderBanner(); renderTurn(); renderControls(); renderTable(); renderHistory(); fillSetup();
   }
   function connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
