@@ -83,18 +83,24 @@ class StillnessRule:
     motion_threshold: float = 0.004
     since: float | None = None
     """Since when the scene has been still, or None while it is not."""
+    previous_t: float | None = None
+    """The time of the frame before this one."""
 
     def update(self, t: float, motion: float, *, missing: int, last_change_t: float) -> bool:
         """Whether the scene has been still for ``still_s`` at time ``t``.
 
+        ``motion`` compares this frame with the one before, so a calm frame says the
+        scene already stood as it is at the frame before: stillness is counted from
+        there.  On a slow machine (a frame every 0.2-0.3 s) that is a frame sooner.
         ``last_change_t``: when an item last came, went, moved or changed label.
         """
         calm = motion <= self.motion_threshold and missing == 0
+        previous_t, self.previous_t = self.previous_t, t
         if not calm:
             self.since = None
             return False
         if self.since is None:
-            self.since = t
+            self.since = previous_t if previous_t is not None else t
         since = max(self.since, last_change_t)
         return t - since >= self.still_s - 1e-9
 

@@ -203,6 +203,7 @@ def run(
     table: TableSetup | None = None,
     status: StatusLine | None = None,
     reconnect_for_s: float = 120.0,
+    on_source: Callable[[Any], object] | None = None,
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used.
@@ -215,7 +216,9 @@ def run(
     markers, else the whole frame).  ``status``: the terminal's status line, told of
     every frame, event, notice and the camera's state.  The source is opened before the
     model is loaded, so a camera that is not there fails at once; ``reconnect_for_s``:
-    how long a camera or stream that dropped out is tried again before the run ends."""
+    how long a camera or stream that dropped out is tried again before the run ends;
+    ``on_source``: told each change of the camera's state (``live.sources.SourceStatus``,
+    from the camera's thread), as the panel shows it."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -259,7 +262,12 @@ def run(
                 between_frames(game, step.t)
             snapshots = sum(1 for s in scenario.steps if hasattr(s, "melds"))
             return RunSummary(published[0], 0, snapshots)
-        on_status = status.on_source if status is not None else None
+        listeners = [f for f in (status.on_source if status else None, on_source) if f]
+
+        def on_status(source_status: Any) -> None:
+            for listener in listeners:
+                listener(source_status)
+
         frames = importlib.import_module("live.sources").open_source(
             source, on_status=on_status, reconnect_for_s=reconnect_for_s)
         if hasattr(frames, "open"):

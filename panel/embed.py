@@ -37,6 +37,13 @@ class EmbeddedPanel:
     unsubscribe: Callable[[], None]
     inbox: Inbox | None = None
     """Where the panel's corrections and actions for ``match_id`` go to the live table."""
+    service: Any = None
+
+    def camera(self, status: Any) -> None:
+        """Show the live table's camera state (a ``live.sources.SourceStatus``, from any
+        thread) on the pages."""
+        if self.service is not None:
+            self.service.set_camera(self.match_id, str(status.state), str(status.message))
 
     def stop(self, timeout: float = 5.0) -> None:
         self.unsubscribe()
@@ -88,4 +95,4 @@ def start_panel(
             f"the panel did not start on {settings.host}:{settings.port} (port in use?)"
         )
     url = f"http://{settings.host}:{settings.port}/"
-    return EmbeddedPanel(url, match.id, server, thread, unsubscribe, inbox)
+    return EmbeddedPanel(url, match.id, server, thread, unsubscribe, inbox, service)

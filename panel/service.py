@@ -4,7 +4,8 @@
 beside (``panel.embed.start_panel`` puts it there): corrections and game
 actions go to the table through it, and the state says whether one is
 attached (``state["live"]["attached"]``: an inbox whose watch loop has not
-ended).
+ended).  ``cameras`` holds the live table's camera state (``state["live"]["camera"]``),
+so the pages say when the camera has dropped out and is being reconnected.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ class PanelService:
         self.hub = Hub()
         self.turn_seconds = turn_seconds
         self.live_inboxes: dict[int, Inbox] = {}
+        self.cameras: dict[int, dict[str, str]] = {}
+        """Per match, the live table's camera as its source last reported it (``state``:
+        opening, live, reconnecting, lost, ended; ``message``): set from the camera's own
+        thread by :meth:`set_camera`."""
 
     def record(self, match_id: int, event: Mapping[str, Any]) -> StoredEvent:
         """Append to the log, then wake the match's live clients."""
@@ -51,7 +56,13 @@ class PanelService:
         data = replay(self.store.events(match_id), turn_seconds=self.turn_seconds)
         data["match_info"] = info.to_json()
         data["live"]["attached"] = self.live_inbox(match_id) is not None
+        data["live"]["camera"] = self.cameras.get(match_id)
         return data
+
+    def set_camera(self, match_id: int, state: str, message: str) -> None:
+        """The live table's camera changed state: keep it and wake the pages."""
+        self.cameras[match_id] = {"state": state, "message": message}
+        self.hub.notify(match_id, self.store.last_id(match_id))
 
     def live_inbox(self, match_id: int) -> Inbox | None:
         """The inbox of the live table playing ``match_id``, while its loop runs."""

@@ -25,6 +25,20 @@ def _table_mm(text: str | None) -> tuple[float, float] | None:
     return width, height
 
 
+def _address(host: str) -> str:
+    """The address other devices reach this machine at when the panel listens on all."""
+    if host not in ("0.0.0.0", "::"):
+        return host
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # no packet is sent: this picks the route's address
+            return str(probe.getsockname()[0])
+        except OSError:
+            return socket.gethostname()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -58,9 +72,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         from panel.settings import PanelSettings
 
         frame_path = Path(tempfile.mkdtemp(prefix="tabletop-")) / "frame.jpg"
-        settings = PanelSettings(frame_path=frame_path)
-        if args.port is not None:
-            settings = settings.model_copy(update={"port": args.port})
+        given = {"port": args.port, "host": args.host, "token": args.token}
+        settings = PanelSettings(frame_path=frame_path,
+                                 **{k: v for k, v in given.items() if v is not None})
+        if settings.on_network and not settings.token:
+            import secrets
+
+            settings = settings.model_copy(update={"token": secrets.token_urlsafe(12)})
         panel = start_panel(
             bus,
             variant_id=variant.id,
@@ -69,7 +87,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             name=f"{variant.name}: {', '.join(players)}",
             settings=settings,
         )
-        print(f"tabletop: panel on {panel.url}", file=sys.stderr, flush=True)
+        if settings.on_network:
+            print(f"tabletop: panel on http://{_address(settings.host)}:{settings.port}/"
+                  f"?token={settings.token} (open it on the phones)", file=sys.stderr,
+                  flush=True)
+        else:
+            print(f"tabletop: panel on {panel.url}", file=sys.stderr, flush=True)
 
     def show(event: dict[str, Any]) -> None:
         if args.events_jsonl is None:
@@ -118,6 +141,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             table=table,
             status=status,
             reconnect_for_s=args.reconnect_for,
+            on_source=panel.camera if panel is not None else None,
         )
     except KeyboardInterrupt:
         # Ctrl-C (or q) is how a camera run ends: the game so far is kept and summed up
@@ -192,6 +216,11 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                              "before the run ends (default 120)")
     parser.add_argument("--port", type=int, default=None,
                         help="the panel's port (default 8765, or TABLETOP_PANEL_PORT)")
+    parser.add_argument("--host", default=None,
+                        help="where the panel listens: 0.0.0.0 to open it on the players' "
+                             "phones (then a token is needed for changes; one is made and "
+                             "printed in the address)")
+    parser.add_argument("--token", default=None, help="the panel's token (with --host)")
     parser.add_argument("--start-seat", dest="start_seat", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
     parser.set_defaults(handler=cmd_run)

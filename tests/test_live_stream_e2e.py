@@ -11,8 +11,9 @@ players have done what they do at a table: look at the panel, press End turn.
 process, reading the stream through the real ``cv2.VideoCapture``) watches it with the
 shipped model, ``--zones`` from the composer; the test presses the panel's buttons in
 headless Chromium (End turn, I'm out, Next round) and checks the events, the scored
-round and what the page shows.  It also measures the delay from the settled table
-being served to its ``table`` event; the figure is printed, not asserted as a time.
+round and what the page shows, and a drop-out of the camera app on the page.  It also
+measures the delay from the settled table being served to its ``table`` event; the
+figure is printed, not asserted as a time.
 """
 
 from __future__ import annotations
@@ -180,6 +181,12 @@ def test_a_round_from_a_phone_camera_stream_to_the_scored_round(
         page.goto(panel_url)
         page.wait_for_selector("#conn.live", timeout=20_000)
 
+        # the phone's camera app stops for two seconds: reconnected, and said so on the page
+        camera.refuse(2.0)
+        trouble = page.locator("#camera-state")
+        sync_api.expect(trouble).to_contain_text("Camera reconnecting", timeout=15_000)
+        sync_api.expect(trouble).to_be_hidden(timeout=30_000)
+
         def press(action: str) -> None:
             button = page.locator(f'[data-action="{action}"]').first
             sync_api.expect(button).to_be_enabled(timeout=10_000)
@@ -224,3 +231,4 @@ def test_a_round_from_a_phone_camera_stream_to_the_scored_round(
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 0, stderr
     assert "1 round scored" in stderr and "round 1 (Ana won)" in stderr
+    assert "dropped out" in stderr  # the status line's notice of the drop-out

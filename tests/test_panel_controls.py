@@ -136,7 +136,7 @@ def test_without_a_live_table_there_is_nothing_to_end(client: TestClient) -> Non
     )
     assert _logged(client, match_id) == ["setup"]
     assert _state(client, match_id)["live"] == {"attached": False, "phase": "play",
-                                                "paused": False}
+                                                "paused": False, "camera": None}
 
 
 def test_end_turn_reaches_the_game_and_its_events_the_store(
@@ -154,7 +154,8 @@ def test_end_turn_reaches_the_game_and_its_events_the_store(
     assert _logged(client, match_id)[-2:] == ["turn_ended", "turn_started"]
     state = _state(client, match_id)
     assert state["turn"]["player"] == "Ben"
-    assert state["live"] == {"attached": True, "phase": "play", "paused": False}
+    assert state["live"] == {"attached": True, "phase": "play", "paused": False,
+                             "camera": None}
 
 
 def test_a_refused_action_is_answered_422_with_the_games_reason(
@@ -326,3 +327,19 @@ def test_the_phase_follows_the_logged_events(client: TestClient) -> None:
         if kind == "undo":
             assert (state["rounds"], state["turn"], state["scored_round"]) == ([], None, None)
     assert len(state["rounds"]) == 1 and state["scored_round"] == 1
+
+
+def test_the_cameras_drop_out_is_in_the_state_and_pushed(
+    live: tuple[TestClient, int, LiveTable],
+) -> None:
+    """The live table's camera state (``live.sources.SourceStatus``) reaches the pages."""
+    client, match_id, _ = live
+    service: PanelService = client.app.state.service  # type: ignore[attr-defined]
+    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+        assert socket.receive_json()["live"]["camera"] is None
+        service.set_camera(match_id, "reconnecting", "the stream dropped out; reconnecting")
+        pushed = socket.receive_json()
+        assert pushed["live"]["camera"] == {"state": "reconnecting",
+                                            "message": "the stream dropped out; reconnecting"}
+        service.set_camera(match_id, "live", "the stream is live (1280x720)")
+        assert socket.receive_json()["live"]["camera"]["state"] == "live"

@@ -1,10 +1,12 @@
 """The live scoreboard: the match state pushed over a WebSocket after every event, and
-when a live table attaches or goes away (its watch loop ends)."""
+when a live table attaches or goes away (its watch loop ends) and when its camera changes
+state (drops out, is reconnected)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
@@ -32,13 +34,15 @@ async def live_state(websocket: WebSocket, match_id: int) -> None:
     queue = service.hub.register(match_id)
     receiver = asyncio.ensure_future(_drain_incoming(websocket))
     try:
-        sent: tuple[int, bool] | None = None
+        sent: tuple[Any, ...] | None = None
         while not receiver.done():
             last = await run_in_threadpool(service.store.last_id, match_id)
-            if (last, service.live_inbox(match_id) is not None) != sent:
+            now = (last, service.live_inbox(match_id) is not None, service.cameras.get(match_id))
+            if now != sent:
                 state = await run_in_threadpool(service.state, match_id)
                 await websocket.send_json(state)
-                sent = (state["last_id"], state["live"]["attached"])
+                live = state["live"]
+                sent = (state["last_id"], live["attached"], live["camera"])
             waiter = asyncio.ensure_future(queue.get())
             await asyncio.wait(
                 {waiter, receiver}, timeout=POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED

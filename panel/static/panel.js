@@ -148,6 +148,13 @@
   // --- the live table's buttons ----------------------------------------------------------
   let acting = false;  // one press at a time: a double tap must not end two turns
   const PHASES = { play: "· playing", counting: "· counting the racks", over: "· match over" };
+  function renderCamera() {
+    const live = state.live || {}, camera = live.camera, box = $("camera-state");
+    const trouble = !!live.attached && !!camera && camera.state !== "live";
+    box.hidden = !trouble;
+    box.dataset.state = trouble ? camera.state : "";
+    box.textContent = trouble ? `Camera ${camera.state}: ${camera.message}` : "";
+  }
   function renderControls() {
     const s = state, live = s.live || {}, attached = !!live.attached, phase = live.phase;
     $("phase").textContent = PHASES[phase] || "";
@@ -348,7 +355,7 @@
   // --- live ------------------------------------------------------------------------
   function render() {
     $("match-name").textContent = `· ${state.match_info.name}`;
-    renderScores(); renderBanner(); renderTurn(); renderControls(); renderTable(); renderHistory(); fillSetup();
+    renderScores(); renderBanner(); renderTurn(); renderControls(); renderCamera(); renderTable(); renderHistory(); fillSetup();
   }
   function connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
