@@ -11,7 +11,8 @@ stops it.
 
 Prints the memory at each minute, the growth per minute after the first (a least-squares
 slope, MB/min: flat is about 0), and the delay from each settled table being served to
-its ``table`` event appearing in the run's event file (median and maximum).
+its ``table`` event appearing in the run's event file (median and maximum; the loop's
+restart, which sweeps the table bare without a hand, is not a move and is left out).
 """
 
 from __future__ import annotations
@@ -62,8 +63,7 @@ def main() -> int:
     jpegs = [cv2.imencode(".jpg", replay.frame(i), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
              for i in range(replay.frame_count)]
     fps = replay.settings.fps
-    # the empty table the loop starts from settles too (the previous round swept away)
-    settled = {0} | {round(step.settled_t * fps) for step in replay.timings}
+    settled = {round(step.settled_t * fps) for step in replay.timings}
     served: list[float] = []  # wall times a settled frame was first served, in order
     last = [-1]
 
@@ -114,7 +114,9 @@ def main() -> int:
     if len(later) >= 2:
         print(f"  growth after the first minute: {slope(later):+.2f} MB/min "
               f"(min {min(m for _, m in later):.1f}, max {max(m for _, m in later):.1f} MB)")
-    tables = [t for t, e in seen_at if e["type"] == "table"]
+    # the loop's restart sweeps every item away at once, with no hand: not a move, and the
+    # tracker lets vanished items go only after a grace; moves are the tables with melds
+    tables = [t for t, e in seen_at if e["type"] == "table" and e["melds"]]
     delays = []
     for t in tables:
         before = [s for s in served if s <= t]

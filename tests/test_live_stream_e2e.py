@@ -13,7 +13,8 @@ shipped model, ``--zones`` from the composer; the test presses the panel's butto
 headless Chromium (End turn, I'm out, Next round) and checks the events, the scored
 round and what the page shows, and a drop-out of the camera app on the page.  It also
 measures the delay from the settled table being served to its ``table`` event; the
-figure is printed, not asserted as a time.
+figure is printed, not asserted as a time.  ``TABLETOP_PHONE_SCREENSHOT=docs/panel-phone.png``
+keeps a picture of the phone's page at the scored round for the README.
 """
 
 from __future__ import annotations
@@ -221,6 +222,9 @@ def test_a_round_from_a_phone_camera_stream_to_the_scored_round(
         assert scored["winner"] == "Ana"
         sync_api.expect(page.locator("#round-banner .result")).to_have_text(
             "Round 1: Ana wins", timeout=10_000)
+        keep = os.environ.get("TABLETOP_PHONE_SCREENSHOT")
+        if keep:  # the README's picture of the panel on a phone
+            page.screenshot(path=keep, full_page=True)
         browser.close()
     # nothing was read that was not on the table: every table event is a true state
     states = [e["melds"] for _, e in events.seen if e["type"] == "table"]

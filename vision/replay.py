@@ -117,15 +117,20 @@ SKIN_BGR = (120.0, 150.0, 215.0)
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+SHARED_REALDATA = Path("/work/shared/realdata")
+
+
 class ReplayError(ValueError):
     """A script, photo folder or setting a replay cannot be made from; one line quoting it."""
 
 
 def find_realdata(explicit: str | Path | None = None) -> Path | None:
     """The real-data folder: ``explicit``, else ``$TABLETOP_REALDATA``, else
-    ``<repo>/../shared/realdata``; None where none of them is a folder."""
+    ``<repo>/../shared/realdata``, else ``/work/shared/realdata`` (where the development
+    and CI machines keep it, wherever the checkout is); None where none is a folder."""
     candidates = [explicit] if explicit is not None else [
-        os.environ.get(REALDATA_ENV), REPO_ROOT.parent / "shared" / "realdata"]
+        os.environ.get(REALDATA_ENV), REPO_ROOT.parent / "shared" / "realdata",
+        SHARED_REALDATA]
     for candidate in candidates:
         if candidate and Path(candidate).is_dir():
             return Path(candidate)
