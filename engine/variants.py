@@ -218,6 +218,12 @@ class Variant:
         return InitialMeldCheck(total, required, not problems, tuple(problems))
 
     hand_meld_waives_minimum: ClassVar[bool] = False
+    melds_lie_before_players: ClassVar[bool] = True
+    """Each player's melds lie in front of that player ([remi] "legt die Meldungen offen
+    vor sich auf den Tisch", [rum500] "offen vor sich", [american-rummy] "offen vor sich
+    auf den Tisch legen"), so items in a seat's area during play are that player's
+    melds.  Where False, every meld lies in the middle and a seat's area holds only the
+    player's own rack, which is not part of the table until the round's end."""
 
 
 # --- helpers for joker rules ------------------------------------------------
@@ -225,6 +231,8 @@ class RummikubVariant(Variant):
     family = Family.TILES
     copies = 2
     jokers = 2
+    # [sabra] the melds are the table's, laid in the middle, rearranged by everyone
+    melds_lie_before_players = False
 
     def hand_value(self, item: Item) -> int:
         if item.is_joker:

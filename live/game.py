@@ -342,8 +342,12 @@ class Game:
         if state.phase == "counting":
             self._update_hands(snapshot)
             return
+        # where melds lie in the middle, what a seat's area shows during play is a rack seen
+        # from above: the player's own, not the table's
+        before_players = self.variant.melds_lie_before_players
         seat_melds = {
-            s: tuple(tuple(m) for m in snapshot.seats.get(s, ())) for s in range(len(self.players))
+            s: tuple(tuple(m) for m in snapshot.seats.get(s, ())) if before_players else ()
+            for s in range(len(self.players))
         }
         shared = tuple(tuple(m) for m in snapshot.melds)
         table = shared + tuple(m for s in sorted(seat_melds) for m in seat_melds[s])

@@ -347,3 +347,27 @@ def test_a_card_seen_outside_the_melds_of_a_tile_game_is_a_misreading() -> None:
     warnings = [e for e in events if e["type"] == "warning"]
     assert [w["items"] for w in warnings] == [["QH"]]
     assert game.table == before
+
+
+@pytest.mark.parametrize("variant_id, seat_items, table_after", [
+    # Rummikub: a rack seen in a seat's area during play is no meld of the table
+    ("sabra", "K2 R3 B8", ["R10 R11 R12"]),
+    # Rommé: a player's melds lie in front of the player, in the seat's area
+    ("rommee", "7H 8H 9H", ["10S JS QS", "7H 8H 9H"]),
+])
+def test_a_seats_area_during_play_holds_melds_only_where_they_lie_before_players(
+        variant_id: str, seat_items: str, table_after: list[str]) -> None:
+    from engine.items import parse_items
+    from live.bus import EventBus
+    from live.game import Game
+    from live.snapshot import TableSnapshot
+
+    bus = EventBus()
+    events: list[dict[str, object]] = []
+    bus.subscribe(events.append)
+    shared = "10S JS QS" if variant_id == "rommee" else "R10 R11 R12"
+    game = Game(find_variant(variant_id), ("Ana", "Ben"), bus)
+    game.update(TableSnapshot(1.0, melds=(parse_items(shared),),
+                              seats={1: (parse_items(seat_items),)}))
+    tables = [e["melds"] for e in events if e["type"] == "table"]
+    assert tables[-1] == table_after
