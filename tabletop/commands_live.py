@@ -174,7 +174,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     parser.add_argument(
         "--source",
         required=True,
-        help="camera index, video file, stream URL, folder, or scenario:FILE.json",
+        help="camera index (0, 1, ...) or /dev/video*, a stream URL (a phone's IP-camera "
+             "app: http://..., rtsp://...), a GStreamer pipeline, a video file, a folder of "
+             "images, or scenario:FILE.json",
     )
     parser.add_argument("--variant", required=True)
     parser.add_argument("--players", required=True, help="NAME,NAME[,...] in seating order")
