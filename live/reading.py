@@ -8,11 +8,14 @@ below ``motion_threshold``, no confirmed item moved, none is missing (under
 a hand, or gone but not yet dropped) and none appeared, vanished or changed
 label (``StillnessRule``).
 
-*What.*  The detector's votes are weighed together with the rules
+*What.*  What the detector saw of each item (its track's shares: the
+reader's distributions multiplied over the frames, or votes for the top
+labels where there are none) is weighed together with the rules
 (``resolve_labels``): within a meld, each item's candidates are its labels
-with a fair share of the votes plus the classic confusions (a tile's 6 and
-9); the combination scoring best wins, where a combination that reads as a
-legal meld gets a bonus, so a 6 that makes a run beats a 9 that does not.
+with a fair share, plus, for an item known by votes alone, the classic
+confusions (a tile's 6 and 9) that votes cannot name; the combination
+scoring best wins, where a combination that reads as a legal meld gets a
+bonus, so a 6 that makes a run beats a 9 that does not.
 No label may be used more often than the variant has copies (jokers: its
 joker count); an item over the limit takes its next candidate if that is
 possible.  A reading that stays impossible is kept as read and reported in
@@ -31,6 +34,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import cv2
@@ -109,7 +113,8 @@ class StillnessRule:
 VALID_MELD_BONUS = 5.0
 """Log-odds a legal meld is worth: beats a rival label only ~150 times less voted."""
 CONFUSION_PRIOR = 0.05
-"""Share given to a classic confusion the detector did not vote for."""
+"""Share given to a classic confusion the detector did not vote for (shares from
+votes only: a reader's distribution gives the confusion its own probability)."""
 MIN_SHARE = 0.08
 MAX_COMBINATIONS = 512
 
@@ -122,10 +127,16 @@ def _confusions(label: str) -> tuple[str, ...]:
 
 
 def candidates(shares: Mapping[str, float], *, min_share: float = MIN_SHARE,
-               limit: int = 3) -> list[tuple[str, float]]:
-    """An item's possible labels with their shares, best first."""
+               limit: int = 3, from_distributions: bool = False) -> list[tuple[str, float]]:
+    """An item's possible labels with their shares, best first.
+
+    ``from_distributions``: the shares come from the reader's distributions, which
+    give every likely label its probability; otherwise (votes for top labels) the
+    classic confusions of the best label join with at least ``CONFUSION_PRIOR``."""
     ranked = sorted(shares.items(), key=lambda kv: -kv[1])
     chosen = [(lab, s) for lab, s in ranked if s >= min_share][:limit] or ranked[:1]
+    if from_distributions:
+        return chosen
     for extra in _confusions(ranked[0][0]):
         if extra not in dict(chosen):
             chosen.append((extra, max(shares.get(extra, 0.0), CONFUSION_PRIOR)))
@@ -151,17 +162,22 @@ def _meld_valid(variant: Variant, labels: Sequence[str]) -> bool:
 
 def resolve_labels(variant: Variant, shares: Mapping[int, Mapping[str, float]],
                    melds: Sequence[Sequence[int]],
-                   fixed: Mapping[int, str] | None = None) -> Reading:
+                   fixed: Mapping[int, str] | None = None,
+                   from_distributions: AbstractSet[int] = frozenset()) -> Reading:
     """Labels for every track in ``shares``; ``melds`` are rows of track ids in table order.
 
     ``fixed``: labels people gave, by track id; each is its item's label whatever the
-    votes say (ids not in ``shares``, items not seen now, are ignored)."""
+    votes say (ids not in ``shares``, items not seen now, are ignored).
+    ``from_distributions``: the track ids whose shares come from the reader's
+    distributions (see :func:`candidates`)."""
     fixed = {key: label for key, label in (fixed or {}).items() if key in shares}
     labels: dict[int, str] = {key: max(s.items(), key=lambda kv: kv[1])[0]
                               for key, s in shares.items()}
     labels.update(fixed)
     options: dict[int, list[tuple[str, float]]] = {
-        k: [(fixed[k], 1.0)] if k in fixed else candidates(s) for k, s in shares.items()}
+        k: [(fixed[k], 1.0)] if k in fixed
+        else candidates(s, from_distributions=k in from_distributions)
+        for k, s in shares.items()}
     problems: list[str] = []
     for meld in melds:
         if len(meld) < 2:

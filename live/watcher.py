@@ -7,7 +7,7 @@
             game.on_snapshot(snapshot)
 
 Stages: motion in the table region (hands), the tracker (ids and label
-votes), the stillness rule, then, on a still table, table coordinates, zones,
+evidence), the stillness rule, then, on a still table, table coordinates, zones,
 grouping into melds and the rules-helped reading.  A snapshot is returned
 only when the still table reads differently from the last one returned.
 Without a calibration everything is in image pixels (a camera looking down),
@@ -18,9 +18,9 @@ Corrections (see :mod:`live.corrections`): ``correct(correction)`` names an
 item by meld and item index in the last committed table (the shared melds in
 table order, then each seat's rows in seat order, as the game's ``table``
 event lists them).  Its label is pinned to that physical item, the track it
-had at the commit: the pinned label replaces the item's votes and wins over
-the rules-helped reading, so no later frame brings the misreading back while
-the track lives.  When the track is lost (a hand over the tile long enough
+had at the commit: the pinned label replaces what the track read and wins
+over the rules-helped reading, so no later frame brings the misreading back
+while the track lives.  When the track is lost (a hand over the tile long enough
 for the tracker to drop it), the pin waits up to ``forget_correction_s`` for
 a new track at nearly the same place (within ``correction_reach`` of the
 item's smaller side) read with the same wrong label (or the right one), and
@@ -78,12 +78,12 @@ class WatcherSettings:
 
 @dataclass(frozen=True)
 class Pin:
-    """A label a person gave one physical item: it wins over the detector's votes."""
+    """A label a person gave one physical item: it wins over what the detector read."""
 
     label: str
     """The right token as the detector would write it (a joker bare: ``JK``)."""
     misread: str
-    """What the votes said when it was corrected: a new track read so is the same item."""
+    """What its track read when it was corrected: a new track read so is the same item."""
     who: str
     kind: str
     centre: tuple[float, float]
@@ -185,7 +185,7 @@ class TableWatcher:
         detections = detections.with_confidence_at_least(self.settings.min_confidence)
         # one card index boxed twice, the rank alone read as another card, must not become
         # two items on the table (a false meld); the frame loses at most one right label,
-        # which the track's votes over the next frames restore
+        # which the track's evidence over the next frames restores
         detections = without_nested(detections)
         self.tracker.update(detections, t)
         self._follow_pins(t)
@@ -387,16 +387,19 @@ class TableWatcher:
         dropped.update(loose)
         corner_of.update(loose)
         shares = {key: self._shares(tr) for key, tr in tracks.items() if key not in dropped}
-        # a card's other corners are read too: their votes join its kept index's
+        from_distributions = {key for key in shares if tracks[key].evidence}
+        # a card's other corners are read too: their shares join its kept index's
         readings: dict[int, list[Mapping[str, float]]] = {}
         for corner, card in corner_of.items():
             if card in shares and corner in tracks and card not in self._pins:
                 readings.setdefault(card, [shares[card]]).append(self._shares(tracks[corner]))
+                if not tracks[corner].evidence:
+                    from_distributions.discard(card)
         shares.update((card, _pooled(both)) for card, both in readings.items())
         # a person's word beats the rules' guess too (a 6 they say is a 6 stays one), and
         # the rest of its meld is read knowing it
         fixed = {key: pin.label for key, pin in self._pins.items()}
-        reading = resolve_labels(self.variant, shares, meld_rows, fixed)
+        reading = resolve_labels(self.variant, shares, meld_rows, fixed, from_distributions)
         problems.extend(reading.problems)
         labels = dict(reading.labels)
 
@@ -485,8 +488,9 @@ def _bare(token: str) -> str:
 
 
 def _copy(track: Track) -> Track:
-    """A track frozen as it is: the tracker changes boxes and votes in place."""
-    return replace(track, box=track.box.copy(), votes=dict(track.votes))
+    """A track frozen as it is: the tracker changes boxes, votes and evidence in place."""
+    return replace(track, box=track.box.copy(), votes=dict(track.votes),
+                   evidence=dict(track.evidence))
 
 
 def _content(snapshot: TableSnapshot) -> tuple[object, ...]:

@@ -128,6 +128,9 @@ def _eval_against(args: argparse.Namespace, detector: Any, evaluation: Any) -> i
 
 
 def cmd_detect(args: argparse.Namespace) -> int:
+    """Each image's detections; with --json one line per image, CONTRACT.md's fields
+    and, for items a reader named, its ``alternatives``: the five most probable labels
+    of the item's kind and ``none``, as ``{"label", "p"}`` objects, largest first."""
     cv2 = importlib.import_module("cv2")
     image_detections = _vision("detections").ImageDetections
     detector = _detector(args)

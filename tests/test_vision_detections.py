@@ -222,3 +222,126 @@ def test_class_ids_cover_both_jokers() -> None:
     assert label_of(class_id("10h", "card")) == ("10H", "card")
     for i in range(len(CLASS_NAMES)):
         assert class_id(*label_of(i)) == i
+
+
+# --- alternatives: the reader's distribution over each item's labels -------------------
+
+ALTERNATIVES = {
+    "R6": {"R6": 0.55, "R9": 0.4, "B6": 0.02, "none": 0.01},
+    "AS": {"AS": 0.7, "4S": 0.2, "none": 0.1},
+    "JK": {"JK": 0.9, "QS": 0.01, "none": 0.05},
+}
+
+
+def read_items() -> Detections:
+    """Three read items, each label unique so an item can be found after any operation."""
+    return Detections([[0, 0, 10, 10], [5, 5, 20, 20], [1, 1, 2, 2]], ("R6", "AS", "JK"),
+                      ("tile", "card", "card"), [0.9, 0.5, 0.2], [4, 5, 6],
+                      alternatives=tuple(ALTERNATIVES[label] for label in ("R6", "AS", "JK")))
+
+
+OPERATIONS = [
+    ("an index", lambda d: d[1], ["AS"]),
+    ("a negative index", lambda d: d[-1], ["JK"]),
+    ("a slice", lambda d: d[1:], ["AS", "JK"]),
+    ("positions", lambda d: d[[2, 0]], ["JK", "R6"]),
+    ("a mask", lambda d: d.filter([True, False, True]), ["R6", "JK"]),
+    ("a confidence threshold", lambda d: d.with_confidence_at_least(0.5), ["R6", "AS"]),
+    ("a kind", lambda d: d.of_kind("card"), ["AS", "JK"]),
+    ("clipping (a box cut away)", lambda d: d.clipped(4, 4), ["R6", "JK"]),
+    ("scaling", lambda d: d.scaled(2, 0.5), ["R6", "AS", "JK"]),
+    ("new track ids", lambda d: d.with_track_ids([7, 8, 9]), ["R6", "AS", "JK"]),
+    ("concatenating", lambda d: Detections.concatenate([d[2], Detections.empty(), d[:2]]),
+     ["JK", "R6", "AS"]),
+    ("the JSON items", lambda d: Detections.from_items(d.to_items()), ["R6", "AS", "JK"]),
+    ("a JSON line", lambda d: ImageDetections.from_json(
+        json.loads(json.dumps(ImageDetections("a.jpg", 40, 40, d).to_json()))).detections,
+     ["R6", "AS", "JK"]),
+    ("dropping a duplicate", lambda d: without_duplicates(Detections.concatenate(
+        [d, d[:1].scaled(1.01, 1.01).with_track_ids([1])]))[:3], ["R6", "AS", "JK"]),
+    ("emptied", lambda d: d.filter([False, False, False]), []),
+]
+
+
+@pytest.mark.parametrize(("why", "operation", "labels"), OPERATIONS,
+                         ids=[row[0] for row in OPERATIONS])
+def test_every_operation_keeps_the_alternatives_with_their_items(
+        why: str, operation: Any, labels: list[str]) -> None:
+    result = operation(read_items())
+    assert list(result.labels) == labels
+    assert result.alternatives is not None and len(result.alternatives) == len(labels)
+    for label, alternatives in zip(result.labels, result.alternatives, strict=True):
+        assert dict(alternatives) == pytest.approx(ALTERNATIVES[label])
+        assert next(iter(alternatives)) == label  # largest first
+    # detections read without alternatives stay so
+    unread = make(read_items().boxes, read_items().labels, read_items().kinds,
+                  read_items().confidences, [4, 5, 6])
+    assert operation(unread).alternatives is None
+
+
+def test_an_item_without_alternatives_joined_to_read_ones_is_sure_of_its_label() -> None:
+    oracle = make([[0, 0, 5, 5]], ("K13",), ("tile",), [0.8])
+    joined = Detections.concatenate([read_items()[:1], oracle])
+    assert joined.alternatives is not None
+    assert [dict(a) for a in joined.alternatives] == [ALTERNATIVES["R6"], {"K13": 0.8}]
+    items = [*read_items()[:1].to_items(), {"label": "K13", "box": [0, 0, 5, 5]}]
+    assert [dict(a) for a in Detections.from_items(items).alternatives or ()] == [
+        ALTERNATIVES["R6"], {"K13": 1.0}]
+
+
+def test_alternatives_in_the_json_form() -> None:
+    line = ImageDetections("a.jpg", 40, 40, read_items()[:1]).to_json()
+    assert line["detections"][0]["alternatives"] == [
+        {"label": "R6", "p": 0.55}, {"label": "R9", "p": 0.4}, {"label": "B6", "p": 0.02},
+        {"label": "none", "p": 0.01}]
+    # the contract's fields are as they were
+    assert set(line["detections"][0]) == {"label", "kind", "box", "confidence", "track_id",
+                                          "alternatives"}
+    # ground truth is written without them
+    truth = ImageDetections("a.jpg", 40, 40, read_items()).to_json(with_confidence=False)
+    assert all(set(item) == {"label", "kind", "box", "track_id"}
+               for item in truth["detections"])
+    # four places of rounding may lift the sum a little over 1
+    rounded = [{"label": "R6", "p": 0.3334}, {"label": "R9", "p": 0.3333},
+               {"label": "R3", "p": 0.3334}]
+    assert Detections.from_items([{"label": "R6", "kind": "tile", "box": [0, 0, 1, 1],
+                                   "alternatives": rounded}]).alternatives is not None
+
+
+# (what is wrong, the item's label, its kind, its alternatives, message fragment)
+BAD_ALTERNATIVES = [
+    ("a probability over 1", "R6", "tile", {"R6": 1.5}, "1.5"),
+    ("a negative probability", "R6", "tile", {"R6": 0.5, "R9": -0.1}, "-0.1"),
+    ("a probability that is no number", "R6", "tile", {"R6": 0.5, "R9": "x"}, "'x'"),
+    ("NaN", "R6", "tile", {"R6": float("nan")}, "nan"),
+    ("summing over 1", "R6", "tile", {"R6": 0.6, "R9": 0.5}, "sum to 1.1000"),
+    ("the label missing", "R6", "tile", {"R9": 0.3, "B6": 0.2}, "do not include it"),
+    ("another label more probable", "R6", "tile", {"R6": 0.3, "R9": 0.6},
+     "R6 is not the most probable"),
+    ("a label of the other kind", "R6", "tile", {"R6": 0.6, "7H": 0.1}, "'7H'"),
+    ("no label at all", "R6", "tile", {}, "must map labels"),
+    ("not a mapping", "R6", "tile", [0.5], r"not \[0.5\]"),
+]
+
+
+@pytest.mark.parametrize(("why", "label", "kind", "alternatives", "message"), BAD_ALTERNATIVES,
+                         ids=[row[0] for row in BAD_ALTERNATIVES])
+def test_bad_alternatives_are_refused_in_one_line(why: str, label: str, kind: str,
+                                                  alternatives: Any, message: str) -> None:
+    with pytest.raises(DetectionsError, match=message) as refused:
+        Detections([[0, 0, 1, 1]], (label,), (kind,), [0.9], alternatives=(alternatives,))
+    assert "\n" not in str(refused.value)
+
+
+def test_alternatives_must_be_one_per_item_and_listed_in_json() -> None:
+    with pytest.raises(DetectionsError, match="1 boxes but 2 alternatives"):
+        Detections([[0, 0, 1, 1]], ("R6",), ("tile",), [0.9],
+                   alternatives=({"R6": 0.9}, {"R6": 0.9}))
+    with pytest.raises(DetectionsError, match="'alternatives' must be a list"):
+        Detections.from_items([{"label": "R6", "kind": "tile", "box": [0, 0, 1, 1],
+                                "alternatives": [{"label": "R6"}]}])
+    # a scorer may keep a card index its reader doubted: none may be the most probable
+    doubted = Detections([[0, 0, 1, 1]], ("7h",), ("card",), [0.3],
+                         alternatives=({"none": 0.6, "7h": 0.3, "7D": 0.1},))
+    assert doubted.alternatives is not None
+    assert list(doubted.alternatives[0]) == ["none", "7H", "7D"]

@@ -14,7 +14,14 @@ cv2 = pytest.importorskip("cv2")
 
 from vision.crops import CONTEXT, CROP_SIZE, crop, crop_matrix, crops  # noqa: E402
 from vision.labels import CLASS_NAMES, TILE_LABELS, class_id  # noqa: E402
-from vision.reader import NONE_INDEX, READER_CLASSES, decide, softmax  # noqa: E402
+from vision.reader import (  # noqa: E402
+    NONE_INDEX,
+    READER_CLASSES,
+    TOP_ALTERNATIVES,
+    alternatives,
+    decide,
+    softmax,
+)
 
 
 @pytest.mark.parametrize(("box", "centre", "longer"), [
@@ -323,6 +330,50 @@ def test_views_out_of_range_are_refused(views: int) -> None:
         Reader(SHIPPED_READER)(np.zeros((64, 64, 3), np.uint8), [[0, 0, 9, 9]], ["tile"], views)
     with pytest.raises(ValueError, match="views must be"):
         Detector(views=views)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_alternatives_hold_the_label_and_sum_to_at_most_one(seed: int) -> None:
+    from vision.labels import LABELS_BY_KIND
+
+    rng = np.random.default_rng(seed)
+    kinds = ["tile", "card", "card", "tile", "tile", "card"] * 5
+    # sharp and flat readings alike
+    logits = (rng.normal(0, 1, (len(kinds), len(READER_CLASSES)))
+              * rng.choice([0.3, 3.0, 12.0], (len(kinds), 1))).astype(np.float32)
+    probabilities = softmax(logits)
+    labels, scores = decide(probabilities, kinds)
+    for label, score, kind, listed in zip(labels, scores, kinds,
+                                          alternatives(probabilities, kinds), strict=True):
+        assert sum(listed.values()) <= 1 + 1e-9
+        assert len(listed) == TOP_ALTERNATIVES + 1 and "none" in listed
+        assert set(listed) - {"none"} <= LABELS_BY_KIND[kind]  # type: ignore[index]
+        assert list(listed.values()) == sorted(listed.values(), reverse=True)
+        if label is not None:
+            assert listed[label] == pytest.approx(score)
+            assert listed[label] == max(listed.values())
+
+
+def test_detect_json_lists_each_items_alternatives(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("onnxruntime")
+    from tabletop.cli import main
+    from vision.synth.scene import render_scene
+
+    path = tmp_path / "scene.png"
+    cv2.imwrite(str(path), render_scene(21, kind="mixed").image)
+    assert main(["detect", str(path), "--json"]) == 0
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert len(line["detections"]) >= 5
+    for item in line["detections"]:
+        # the contract's fields, then the reader's alternatives
+        assert list(item) == ["label", "kind", "box", "confidence", "alternatives"]
+        listed = {entry["label"]: entry["p"] for entry in item["alternatives"]}
+        assert len(listed) == TOP_ALTERNATIVES + 1 and "none" in listed
+        assert max(p for label, p in listed.items() if label != "none") == listed[item["label"]]
+        assert sum(listed.values()) <= 1.001
+        # the confidence is the finder's times the reader's, so at most the reader's
+        assert item["confidence"] <= listed[item["label"]] + 1e-4
 
 
 pytest.importorskip("ultralytics")

@@ -4,14 +4,18 @@ Like supervision's ``Detections``: parallel arrays, validated once when made,
 so every later stage (``update(detections) -> detections``) can trust them.
 Boxes are ``[x1, y1, x2, y2]`` in pixels of the original image, labels are
 contract tokens (CONTRACT.md) and ``kinds`` tell a tile joker from a card
-joker.  The JSON form is the one of ``tabletop detect --json``.
+joker.  Items a reader named may carry its ``alternatives``: the probabilities
+of the most probable labels of the item's kind and of ``none``, so later stages
+can weigh more than the top label.  The JSON form is the one of
+``tabletop detect --json``.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,14 @@ from vision.labels import KINDS, Kind, normalise_label
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+
+
+NONE_LABEL = "none"
+"""The reader's class for a box that is no item (a finder's false alarm); it may be
+among an item's alternatives, never its label."""
+ALTERNATIVES_SLACK = 1e-3
+"""How far an item's alternatives may sum above 1: the JSON form rounds each
+probability to four places."""
 
 
 class DetectionsError(ValueError):
@@ -47,15 +59,85 @@ def _as_boxes(boxes: Any) -> FloatArray:
     return array
 
 
+class _Alternatives(Mapping[str, float]):
+    """One item's alternatives, checked for its label and kind: read-only, largest first."""
+
+    __slots__ = ("_probabilities", "kind", "label")
+
+    def __init__(self, probabilities: dict[str, float], label: str, kind: str) -> None:
+        self._probabilities = probabilities
+        self.label = label
+        self.kind = kind
+
+    def __getitem__(self, key: str) -> float:
+        return self._probabilities[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._probabilities)
+
+    def __len__(self) -> int:
+        return len(self._probabilities)
+
+    def __repr__(self) -> str:
+        return repr(self._probabilities)
+
+
+def _as_distribution(value: Any, label: str, kind: Kind) -> Mapping[str, float]:
+    """``value`` as an item's alternatives (read-only, largest first), or DetectionsError."""
+    if isinstance(value, _Alternatives) and value.label == label and value.kind == kind:
+        return value  # checked when first made; slicing and joining keep it with its item
+    if not isinstance(value, Mapping) or not value:
+        raise DetectionsError(
+            f"alternatives of {label} must map labels to probabilities, not {value!r:.120}")
+    distribution: dict[str, float] = {}
+    for key, p in value.items():
+        try:
+            token = key if key == NONE_LABEL else normalise_label(str(key), kind)
+            probability = float(p)
+        except (TypeError, ValueError):
+            raise DetectionsError(
+                f"alternative {key!r}: {p!r} of {label} is not a {kind} token or "
+                f"{NONE_LABEL!r} with a probability") from None
+        if not 0.0 <= probability <= 1.0:
+            raise DetectionsError(
+                f"probability {p!r} of {key!r} among the alternatives of {label} is not "
+                f"in [0, 1]")
+        distribution[token] = probability
+    total = math.fsum(distribution.values())
+    if total > 1.0 + ALTERNATIVES_SLACK:
+        raise DetectionsError(
+            f"alternatives of {label} sum to {total:.4f}, over 1: {distribution!r:.160}")
+    if label not in distribution:
+        raise DetectionsError(f"alternatives of {label} do not include it: {distribution!r:.160}")
+    best = max(p for token, p in distribution.items() if token != NONE_LABEL)
+    if distribution[label] < best:
+        raise DetectionsError(
+            f"{label} is not the most probable of its alternatives {distribution!r:.160}")
+    ranked = sorted(distribution.items(), key=lambda kv: (-kv[1], kv[0] != label, kv[0]))
+    return _Alternatives(dict(ranked), label, kind)
+
+
 @dataclass(frozen=True, eq=False)
 class Detections:
-    """N detected items of one image; every field has N entries."""
+    """N detected items of one image; every field has N entries.
+
+    ``alternatives``, when given, holds for each item the probabilities a reader gave
+    the labels of its kind it found most probable and :data:`NONE_LABEL` (read-only
+    mappings, largest first).  Each lies in [0, 1], they sum to at most 1, and the
+    item's label is among them and no other label is more probable (``none`` may be:
+    a card scorer keeps an index its reader doubted).  A confidence is not one of
+    them: the detector's is the finder's times the reader's.  None: the items were
+    not read so (ground truth, the oracle, a one-stage model).  Joined with read
+    items (:meth:`concatenate`, :meth:`from_items`), an item without alternatives
+    gets ``{label: confidence}``.
+    """
 
     boxes: FloatArray
     labels: tuple[str, ...]
     kinds: tuple[Kind, ...]
     confidences: FloatArray
     track_ids: IntArray | None = field(default=None)
+    alternatives: tuple[Mapping[str, float], ...] | None = field(default=None)
 
     def __post_init__(self) -> None:
         boxes = _as_boxes(self.boxes)
@@ -86,12 +168,20 @@ class Detections:
             if track_ids.shape != (n,) or not np.issubdtype(track_ids.dtype, np.integer):
                 raise DetectionsError(f"track_ids must be {n} integers, not {self.track_ids!r}")
             track_ids = track_ids.astype(np.int64)
+        alternatives = self.alternatives
+        if alternatives is not None:
+            alternatives = tuple(alternatives)
+            if len(alternatives) != n:
+                raise DetectionsError(f"{n} boxes but {len(alternatives)} alternatives")
+            alternatives = tuple(_as_distribution(value, label, kind) for value, label, kind
+                                 in zip(alternatives, labels, kinds, strict=True))
         for name, value in (
             ("boxes", boxes),
             ("labels", labels),
             ("kinds", kinds),
             ("confidences", confidences),
             ("track_ids", track_ids),
+            ("alternatives", alternatives),
         ):
             object.__setattr__(self, name, value)
         boxes.setflags(write=False)
@@ -106,7 +196,8 @@ class Detections:
 
     @classmethod
     def from_items(cls, items: Iterable[Mapping[str, Any]]) -> Detections:
-        """From contract detection objects (``label``, ``kind``, ``box``, ``confidence``).
+        """From contract detection objects (``label``, ``kind``, ``box``, ``confidence``,
+        and ``alternatives`` as :meth:`to_items` writes them).
 
         A missing confidence (as in labelled ground truth) reads as 1.0.
         """
@@ -118,12 +209,18 @@ class Detections:
             return cls.empty()
         kinds = tuple(row.get("kind") or _guess_kind(str(row["label"])) for row in rows)
         track = [row.get("track_id") for row in rows]
+        confidences = np.array([row.get("confidence", 1.0) for row in rows], dtype=np.float64)
+        read = any("alternatives" in row for row in rows)
         return cls(
             boxes=[row["box"] for row in rows],
             labels=tuple(str(row["label"]) for row in rows),
             kinds=kinds,  # type: ignore[arg-type]
-            confidences=np.array([row.get("confidence", 1.0) for row in rows], dtype=np.float64),
+            confidences=confidences,
             track_ids=None if any(t is None for t in track) else np.array(track, dtype=np.int64),
+            alternatives=tuple(
+                _parse_alternatives(row["alternatives"]) if "alternatives" in row
+                else {str(row["label"]): float(confidence)}
+                for row, confidence in zip(rows, confidences, strict=True)) if read else None,
         )
 
     @staticmethod
@@ -132,6 +229,7 @@ class Detections:
         if not parts:
             return Detections.empty()
         with_tracks = all(part.track_ids is not None for part in parts)
+        read = any(part.alternatives is not None for part in parts)
         return Detections(
             boxes=np.concatenate([part.boxes for part in parts]),
             labels=tuple(label for part in parts for label in part.labels),
@@ -142,11 +240,20 @@ class Detections:
                 if with_tracks
                 else None
             ),
+            alternatives=(tuple(d for part in parts for d in part._distributions())
+                          if read else None),
         )
 
     # --- reading ----------------------------------------------------------
     def __len__(self) -> int:
         return len(self.labels)
+
+    def _distributions(self) -> tuple[Mapping[str, float], ...]:
+        """Each item's alternatives, or ``{label: confidence}`` where there are none."""
+        if self.alternatives is not None:
+            return self.alternatives
+        return tuple({label: float(p)}
+                     for label, p in zip(self.labels, self.confidences, strict=True))
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.to_items())
@@ -171,6 +278,8 @@ class Detections:
             kinds=tuple(self.kinds[i] for i in positions),
             confidences=self.confidences[positions],
             track_ids=None if self.track_ids is None else self.track_ids[positions],
+            alternatives=(None if self.alternatives is None
+                          else tuple(self.alternatives[i] for i in positions)),
         )
 
     def filter(self, mask: npt.NDArray[np.bool_] | Sequence[bool]) -> Detections:
@@ -187,8 +296,7 @@ class Detections:
         return (self.boxes[:, 2] - self.boxes[:, 0]) * (self.boxes[:, 3] - self.boxes[:, 1])
 
     def with_track_ids(self, track_ids: Sequence[int] | IntArray) -> Detections:
-        return Detections(self.boxes, self.labels, self.kinds, self.confidences,
-                          np.asarray(track_ids, dtype=np.int64))
+        return replace(self, track_ids=np.asarray(track_ids, dtype=np.int64))
 
     def clipped(self, width: int, height: int) -> Detections:
         """Boxes cut to the image; boxes left with no area are dropped."""
@@ -196,18 +304,18 @@ class Detections:
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
         keep = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])
-        kept = self[keep]
-        return Detections(boxes[keep], kept.labels, kept.kinds, kept.confidences, kept.track_ids)
+        return replace(self[keep], boxes=boxes[keep])
 
     def scaled(self, sx: float, sy: float) -> Detections:
         if sx <= 0 or sy <= 0:
             raise DetectionsError(f"scale factors must be positive, not ({sx!r}, {sy!r})")
-        boxes = self.boxes * np.array([sx, sy, sx, sy])
-        return Detections(boxes, self.labels, self.kinds, self.confidences, self.track_ids)
+        return replace(self, boxes=self.boxes * np.array([sx, sy, sx, sy]))
 
     # --- JSON ---------------------------------------------------------------
     def to_items(self) -> list[dict[str, Any]]:
-        """Contract detection objects; boxes to 0.1 px, confidences to 4 places."""
+        """Contract detection objects; boxes to 0.1 px, confidences to 4 places.  Items
+        with alternatives list them, largest first, under ``alternatives`` as
+        ``{"label", "p"}`` objects, probabilities to 4 places."""
         items = []
         for i in range(len(self)):
             item: dict[str, Any] = {
@@ -218,6 +326,9 @@ class Detections:
             }
             if self.track_ids is not None:
                 item["track_id"] = int(self.track_ids[i])
+            if self.alternatives is not None:
+                item["alternatives"] = [{"label": label, "p": round(p, 4)}
+                                        for label, p in self.alternatives[i].items()]
             items.append(item)
         return items
 
@@ -227,6 +338,16 @@ class Detections:
             for lab, box in zip(self.labels, self.boxes, strict=True)
         )
         return f"Detections({len(self)}: {shown})"
+
+
+def _parse_alternatives(listed: Any) -> dict[str, Any]:
+    """The JSON form's ``alternatives`` (``[{"label", "p"}, ...]``) as a mapping."""
+    if not isinstance(listed, list) or not all(
+            isinstance(entry, Mapping) and "label" in entry and "p" in entry
+            for entry in listed):
+        raise DetectionsError(
+            f"'alternatives' must be a list of {{\"label\", \"p\"}} objects, not {listed!r:.120}")
+    return {str(entry["label"]): entry["p"] for entry in listed}
 
 
 def _guess_kind(label: str) -> str:
@@ -254,10 +375,13 @@ class ImageDetections:
                 raise DetectionsError(f"{name} must be a positive integer, not {value!r}")
 
     def to_json(self, *, with_confidence: bool = True) -> dict[str, Any]:
+        """The JSON line; ``with_confidence=False`` (ground truth) leaves out each
+        item's confidence and alternatives."""
         items = self.detections.to_items()
         if not with_confidence:
             for item in items:
                 del item["confidence"]
+                item.pop("alternatives", None)
         return {"image": self.image, "width": self.width, "height": self.height,
                 "detections": items}
 
@@ -374,8 +498,10 @@ def without_nested(detections: Detections, kind: str = "card",
 
 
 __all__ = [
+    "ALTERNATIVES_SLACK",
     "DUPLICATE_OVERLAP",
     "NESTED_OVERLAP",
+    "NONE_LABEL",
     "Detections",
     "DetectionsError",
     "ImageDetections",

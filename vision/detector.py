@@ -325,7 +325,8 @@ class UltralyticsFinder:
 
 
 class Detector:
-    """A loaded model: ``detector(image_bgr) -> Detections`` in the image's pixels.
+    """A loaded model: ``detector(image_bgr) -> Detections`` in the image's pixels,
+    with each item's ``alternatives`` when a reader named it (a two-stage model).
 
     ``views``: how many nudged crops the reader of a two-stage model averages per
     box (:data:`vision.reader.VIEW_SHIFTS`), at that many times the reader's cost.
@@ -512,10 +513,12 @@ class Detector:
         """Name every found box; drop those the reader calls ``none``.  The
         confidence is the finder's times the reader's, and must pass the same
         threshold as the finder's alone; with a card scorer, a card index's
-        confidence is its score (:mod:`vision.scoring`) and it keeps its best label."""
+        confidence is its score (:mod:`vision.scoring`) and it keeps its best label.
+        Each box's alternatives are the reader's alone (:func:`vision.reader.alternatives`),
+        without the finder's confidence."""
         if len(found) == 0:
             return found
-        from vision.reader import decide
+        from vision.reader import alternatives, decide
 
         kinds = list(found.kinds)
         probabilities = self._probabilities(image, found)
@@ -535,11 +538,13 @@ class Detector:
                 labels[i] = label
             confidences[cards] = card_confidences
             keep[cards] = card_confidences >= self.confidence
+        kept_kinds = tuple(k for k, kept in zip(found.kinds, keep, strict=True) if kept)
         return without_duplicates(Detections(
             found.boxes[keep],
             tuple(str(label) for label, kept in zip(labels, keep, strict=True) if kept),
-            tuple(k for k, kept in zip(found.kinds, keep, strict=True) if kept),
-            confidences[keep]))
+            kept_kinds,
+            confidences[keep],
+            alternatives=tuple(alternatives(probabilities[keep], kept_kinds))))
 
     # --- both ------------------------------------------------------------------------
     def __call__(self, image: npt.NDArray[np.uint8]) -> Detections:

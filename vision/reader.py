@@ -4,7 +4,8 @@ The shipped model is two-stage: a two-class YOLO finder (tile, card index)
 and this reader, run on a square crop of every found box (:mod:`vision.crops`).
 Its classes are :data:`READER_CLASSES`, the detector's classes plus ``none``
 (the finder's false alarms).  The finder's kind restricts the reading to that
-kind's labels, so a tile is never read as a card.
+kind's labels, so a tile is never read as a card: :func:`decide` names each box,
+:func:`alternatives` gives its most probable labels with their probabilities.
 
 Inference runs in ONNX Runtime (no torch needed); the model is trained by
 :mod:`vision.reader_training`.
@@ -20,9 +21,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.crops import CROP_SIZE, crops
+from vision.detections import NONE_LABEL
 from vision.labels import CLASS_NAMES, TILE_LABELS, Kind, label_of
 
-NONE_CLASS = "none"
+NONE_CLASS = NONE_LABEL
 READER_CLASSES: tuple[str, ...] = (*CLASS_NAMES, NONE_CLASS)
 NONE_INDEX = len(CLASS_NAMES)
 
@@ -92,19 +94,46 @@ def check_card_turns(turns: int) -> int:
     return turns
 
 
+def within_kind(probabilities: npt.NDArray[np.float64], kinds: Any
+                ) -> npt.NDArray[np.float64]:
+    """(N, classes) class probabilities of each crop restricted to its kind's labels and
+    ``none`` (:func:`kind_mask`) and scaled to sum to 1 again."""
+    if len(probabilities) == 0:
+        return np.zeros((0, len(READER_CLASSES)))
+    within = np.where(np.stack([_KIND_MASKS[kind] for kind in kinds]), probabilities, 0.0)
+    return within / np.maximum(within.sum(axis=1, keepdims=True), 1e-12)  # type: ignore[no-any-return]
+
+
 def decide(probabilities: npt.NDArray[np.float64], kinds: Any
            ) -> tuple[list[str | None], npt.NDArray[np.float64]]:
     """Per crop, from its class probabilities: the label within its kind (None for
-    ``none``) and that label's probability among the kind's labels."""
-    labels: list[str | None] = []
-    scores = np.zeros(len(probabilities))
-    for i, (row, kind) in enumerate(zip(probabilities, kinds, strict=True)):
-        mask = _KIND_MASKS[kind]
-        within = np.where(mask, row, 0.0)
-        best = int(within.argmax())
-        scores[i] = within[best] / max(float(within.sum()), 1e-12)
-        labels.append(None if best == NONE_INDEX else label_of(best)[0])
-    return labels, scores
+    ``none``) and that label's probability among the kind's labels (:func:`within_kind`)."""
+    within = within_kind(probabilities, kinds)
+    best = within.argmax(axis=1)
+    labels = [None if b == NONE_INDEX else label_of(int(b))[0] for b in best]
+    return labels, within[np.arange(len(within)), best]
+
+
+TOP_ALTERNATIVES = 5
+"""How many labels of its kind an item's alternatives name, besides ``none``."""
+
+
+def alternatives(probabilities: npt.NDArray[np.float64], kinds: Any,
+                 top: int = TOP_ALTERNATIVES) -> list[dict[str, float]]:
+    """Per crop, from its class probabilities: its kind's ``top`` most probable labels
+    and ``none``, each with its probability among the kind's labels (as :func:`decide`
+    gives the label's), largest first: the ``alternatives`` of
+    :class:`vision.detections.Detections`."""
+    within = within_kind(probabilities, kinds)
+    labelled = within.copy()
+    labelled[:, NONE_INDEX] = -1.0  # never among the labels
+    ranked = np.argsort(-labelled, axis=1, kind="stable")[:, :top]
+    listed = []
+    for row, order in zip(within, ranked, strict=True):
+        pairs = [(label_of(int(j))[0], float(row[j])) for j in order]
+        pairs.append((NONE_CLASS, float(row[NONE_INDEX])))
+        listed.append(dict(sorted(pairs, key=lambda pair: -pair[1])))
+    return listed
 
 
 class Reader:
