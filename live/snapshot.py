@@ -29,7 +29,8 @@ class SeenItem:
     direction at it).  0.0 for items in no row, whose rotation the axis-aligned
     boxes do not tell."""
     confidence: float = 1.0
-    """Share of the weighted votes its label won."""
+    """Share its label holds of the item's evidence (or of its weighted votes, where the
+    detector gave no label distribution)."""
 
 
 @dataclass(frozen=True)
