@@ -1,17 +1,28 @@
 """``tabletop replay``: game replays composed from real photos (vision/replay.py).
 
     tabletop replay compose --out DIR [--seed N] [--players Ana,Ben] [--script FILE.json]
-        [--realdata DIR] [--size 1280x720] [--fps 10] [--background IMAGE]
-        [--holdout NAME,...] [--use-images NAME,...] [--max-aspect 0.9] [--json]
+        [--random] [--photos all|adapt|measure] [--realdata DIR] [--size 1280x720]
+        [--fps 10] [--background IMAGE] [--holdout NAME,...] [--use-images NAME,...]
+        [--max-aspect 0.9] [--json]
+    tabletop replay bench [--replays 50] [--seed 1] [--model PATH] [--out DIR]
+        [--label NAME] [--workers 1] [--players 2] [--photos measure] [--size 1280x720] [--verbose]
+        [--json]
 
-writes DIR/video.mp4, DIR/truth.jsonl and DIR/zones.json and prints one line per
-file (a JSON object per line with ``--json``).  Without ``--script`` the replay is
-the short Sabra round of ``vision.replay.sabra_round``.  A script is a JSON list of
-steps, or an object with ``steps`` (and optionally ``players`` and ``variant``)::
+``compose`` writes DIR/video.mp4, DIR/truth.jsonl and DIR/zones.json and prints one
+line per file (a JSON object per line with ``--json``).  Without ``--script`` the
+replay is the short Sabra round of ``vision.replay.sabra_round``; ``--random`` makes it
+the random Sabra game of ``--seed`` (``vision.replay.random_game``) and writes its
+script to DIR/script.json too.  ``--photos adapt|measure`` takes the crops from that
+part of ``vision.replay.photo_split`` only.  A script is a JSON list of steps, or an
+object with ``steps`` (and optionally ``players`` and ``variant``)::
 
     {"players": ["Ana", "Ben"], "steps": [
         {"melds": ["R10 R11 R12"], "seat": 0, "press": "end_turn"},
         {"melds": ["R10 R11 R12 R13"], "seats": {"1": "K3 B8 O6"}}]}
+
+``bench`` is ``python -m bench.replays`` (see there): the live pipeline on many random
+replays, scored against their truth; it needs the repository checkout (``bench`` is not
+installed).
 
 Registered by tabletop.cli; numpy and OpenCV are imported by the handler only.
 """
@@ -65,13 +76,26 @@ def cmd_compose(args: argparse.Namespace) -> int:
     settings = replay.ReplaySettings(width=width, height=height, fps=args.fps, seed=args.seed)
     holdout = _names(args.holdout) or []
     use_images = _names(args.use_images)
+    if args.photos != "all":
+        part = replay.photo_split(args.realdata).of(args.photos)
+        use_images = [n for n in part if use_images is None or n in set(use_images)]
     max_aspect = replay.UPRIGHT_ASPECT if args.max_aspect is None else args.max_aspect
     bank = replay.CropBank.load(args.realdata, use_images=use_images, holdout=holdout,
                                 max_aspect=max_aspect)
+    if args.random:
+        if args.script:
+            raise ValueError("--random and --script both say what to lay; give one")
+        if variant != "sabra":
+            raise ValueError(f"--random lays Sabra games, not {variant!r}")
+        steps = replay.random_game(args.seed, len(players), bank=bank, settings=settings)
     result = replay.compose(steps or replay.sabra_round(), players=players, variant=variant,
                             settings=settings, realdata=args.realdata, bank=bank,
                             background=args.background)
     result.write(args.out)
+    if args.random:
+        (Path(args.out) / "script.json").write_text(json.dumps(
+            {"players": list(players), "variant": "sabra", "seed": args.seed,
+             "steps": [st.to_json() for st in result.steps]}) + "\n", encoding="utf-8")
     files = result.files
     rows = [
         {"file": "video", "path": str(files.video), "frames": result.frame_count,
@@ -92,6 +116,26 @@ def cmd_compose(args: argparse.Namespace) -> int:
         else:
             print(f"{row['path']}: zones in image pixels for {len(players)} seats")
     return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    _size(args.size)
+    try:
+        module = importlib.import_module("bench.replays")
+    except ModuleNotFoundError as error:
+        if error.name not in ("bench", "bench.replays"):
+            raise
+        raise ValueError("'tabletop replay bench' runs bench/replays.py of the repository "
+                         "checkout: run it from there (python -m bench.replays)") from None
+    argv = ["--replays", str(args.replays), "--seed", str(args.seed),
+            "--workers", str(args.workers), "--players", str(args.players),
+            "--photos", args.photos, "--size", args.size]
+    for flag, value in (("--model", args.model), ("--out", args.out),
+                        ("--realdata", args.realdata), ("--label", args.label)):
+        if value is not None:
+            argv += [flag, str(value)]
+    argv += ["--verbose"] * bool(args.verbose) + ["--json"] * bool(args.json)
+    return int(module.main(argv))
 
 
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -120,5 +164,31 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                          help="the widest tile crop, width over height (default 0.9: tiles "
                               "lying square to the camera; 1.1 adds tiles turned by ~45 "
                               "degrees, as sabra-dev shows them)")
+    compose.add_argument("--random", action="store_true",
+                         help="a random Sabra game of --seed (new melds, melds grown at their "
+                              "ends, jokers, sometimes racks laid open at the end)")
+    compose.add_argument("--photos", default="all", choices=("all", "adapt", "measure"),
+                         help="take crops from this part of the fixed photo split only "
+                              "(vision.replay.photo_split)")
     compose.add_argument("--json", action="store_true")
     compose.set_defaults(handler=cmd_compose)
+
+    bench = sub.add_parser(
+        "bench", help="the live pipeline on many random replays, scored against their truth "
+                      "(python -m bench.replays; slow: ~50 s a replay)")
+    bench.add_argument("--replays", type=int, default=50)
+    bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument("--model", default=None, help="the model (default: the shipped one)")
+    bench.add_argument("--out", default=None,
+                       help="replays and results (default runs/replays in the checkout)")
+    bench.add_argument("--label", default=None,
+                       help="appended to the results' folder name (runs of other code with "
+                            "the same model)")
+    bench.add_argument("--workers", type=int, default=1)
+    bench.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    bench.add_argument("--photos", default="measure", choices=("measure", "adapt", "all"))
+    bench.add_argument("--size", default="1280x720", help="WIDTHxHEIGHT in pixels")
+    bench.add_argument("--realdata", default=None)
+    bench.add_argument("--verbose", action="store_true")
+    bench.add_argument("--json", action="store_true")
+    bench.set_defaults(handler=cmd_bench)

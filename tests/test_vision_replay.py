@@ -19,6 +19,8 @@ cv2 = pytest.importorskip("cv2")
 import tabletop.cli as cli  # noqa: E402
 from live.zones import ZoneLayout  # noqa: E402
 from vision.replay import (  # noqa: E402
+    COLOURS,
+    UPRIGHT_ASPECT,
     CropBank,
     Replay,
     ReplayError,
@@ -26,7 +28,13 @@ from vision.replay import (  # noqa: E402
     ReplayStep,
     compose,
     compose_game,
+    compose_random_game,
     find_realdata,
+    layout_problem,
+    photo_names,
+    photo_split,
+    random_game,
+    random_sabra_script,
     read_truth,
     sabra_round,
     score_events,
@@ -253,3 +261,235 @@ def test_score_events_finds_states_delays_and_false_tables() -> None:
     assert score_events(truth[2:], racks_as_meld).found == (0.4,)
     assert score_events([{"t": 1.0, "melds": ["R5 JK R7"]}],
                         [{"t": 2.0, "type": "table", "melds": ["R5 JK=R6 R7"]}]).found == (1.0,)
+
+
+# --- random games, the photo split and the bench's scoring ---------------------------
+def _check_game(steps: list[ReplayStep], players: int) -> None:
+    """A random game as random_sabra_script promises it."""
+    from collections import Counter
+
+    from engine.items import parse_items
+    from engine.variants import find_variant
+
+    sabra = find_variant("sabra")
+    assert 4 <= len(steps) <= 8
+    before: list[tuple[str, ...]] = []
+    opened: set[int] = set()
+    for n, step in enumerate(steps):
+        for meld in step.melds:
+            assert sabra.analyse(parse_items(list(meld))).valid, meld
+        counts = Counter(t for m in (*step.melds, *step.seats.values()) for t in m)
+        assert max(counts.values()) <= 2, counts
+        melds = list(step.melds)
+        if step.seats:  # the racks laid open: the last step, the table as it was
+            assert n == len(steps) - 1 and melds == before and step.presses == ("score",)
+            assert sorted(step.seats) == list(range(players))
+            assert [s for s, rack in step.seats.items() if not rack] == [steps[-2].seat]
+            assert all(2 <= len(r) <= 6 for r in step.seats.values() if r)
+            continue
+        assert step.seat == n % players
+        assert len(melds) in (len(before), len(before) + 1)
+        if len(melds) == len(before) + 1:  # a new meld at the end, the others as they were
+            assert melds[:-1] == before
+            new = melds[-1]
+            if step.seat not in opened:
+                assert sabra.check_initial_meld([parse_items(list(new))]).meets, new
+        else:  # one meld grown by one tile at one end
+            changed = [(a, b) for a, b in zip(before, melds, strict=True) if a != b]
+            assert len(changed) == 1
+            old, grown = changed[0]
+            assert len(grown) == len(old) + 1 and old in (grown[1:], grown[:-1])
+            assert step.seat in opened
+        opened.add(step.seat if step.seat is not None else -1)
+        before = melds
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_random_scripts_are_legal_sabra_games(players: int) -> None:
+    for seed in range(40):
+        _check_game(random_sabra_script(np.random.default_rng(seed), players), players)
+
+
+def test_random_scripts_are_seeded_and_cover_every_tile() -> None:
+    def game(seed: int) -> list[ReplayStep]:
+        return random_sabra_script(np.random.default_rng(seed))
+
+    assert game(5) == game(5) and game(5) != game(6)
+    games = [game(seed) for seed in range(60)]
+    tokens = {t for steps in games for step in steps
+              for m in (*step.melds, *step.seats.values()) for t in m}
+    assert {t[0] for t in tokens if t != "JK"} == set(COLOURS)
+    assert {int(t[1:]) for t in tokens if t != "JK"} == set(range(1, 14))
+    assert "JK" in tokens
+    with_racks = sum(bool(steps[-1].seats) for steps in games)
+    assert 10 < with_racks < 50
+    assert len({len(steps) for steps in games}) >= 4
+    # only the labels given
+    few = ["R1", "R2", "R3", "R4", "R5", "K3", "B3", "O3", "R6", "R7", "R8", "R9", "R10",
+           "R11", "R12", "R13", "JK"]
+    for seed in range(10):
+        steps = random_sabra_script(np.random.default_rng(seed), labels=few)
+        assert {t for st in steps for m in (*st.melds, *st.seats.values()) for t in m} <= set(
+            few)
+
+
+@pytest.fixture(scope="module")
+def measure_bank() -> CropBank:
+    return CropBank.load(REALDATA, use_images=photo_split(REALDATA).measure,
+                         max_aspect=UPRIGHT_ASPECT)
+
+
+def test_random_games_fit_the_table_with_crops_of_the_measure_photos(
+        measure_bank: CropBank) -> None:
+    full = ReplaySettings()
+    for players in (2, 4):
+        for seed in range(25):
+            steps = random_game(seed, players, bank=measure_bank, settings=full)
+            _check_game(steps, players)
+            assert layout_problem(steps, players, replace_seed(full, seed), measure_bank) is None
+            measure_bank.check({t for st in steps for m in (*st.melds, *st.seats.values())
+                                for t in m})
+            assert steps == random_game(seed, players, bank=measure_bank, settings=full)
+    # a script that does not fit says so, as compose would
+    crowded = [ReplayStep(tuple((f"K{n}", f"B{n}", f"O{n}") for n in range(1, 13)))]
+    problem = layout_problem(crowded, 2, full, measure_bank)
+    assert problem is not None and "do not fit the meld area" in problem
+
+
+def replace_seed(settings: ReplaySettings, seed: int) -> ReplaySettings:
+    from dataclasses import replace
+
+    return replace(settings, seed=seed)
+
+
+def test_a_random_replay_keeps_every_laid_tile_where_it_lay(measure_bank: CropBank) -> None:
+    grown = 0
+    for seed in (2, 7):
+        replay = compose_random_game(("Ana", "Ben"), seed=seed, size=(320, 180),
+                                     realdata=REALDATA, bank=measure_bank)
+        assert set(replay.photos) <= set(photo_split(REALDATA).measure)
+        for step in range(1, len(replay.steps)):
+            before = {(it.label, it.box) for it in replay.items(step - 1) if it.meld is not None}
+            after = {(it.label, it.box) for it in replay.items(step) if it.meld is not None}
+            assert before <= after, f"seed {seed} step {step}: a tile moved"
+            added = len(after) - len(before)
+            assert added == (sum(map(len, replay.steps[step].melds))
+                             - sum(map(len, replay.steps[step - 1].melds)))
+            grown += added == 1
+        assert [line["melds"] for line in replay.truth()] == [
+            sorted(" ".join(m) for m in st.melds) for st in replay.steps]
+    assert grown  # a meld grown at an end (before or after) stays where it lay
+
+
+def test_the_photo_split_is_fixed_and_disjoint() -> None:
+    split = photo_split(REALDATA)
+    names = photo_names(REALDATA)
+    assert split == photo_split(REALDATA)
+    assert not set(split.adapt) & set(split.measure)
+    assert sorted((*split.adapt, *split.measure)) == sorted(names) == list(names)
+    assert split.adapt == names[::3] and split.adapt[0] == names[0]
+    assert split.of("adapt") == split.adapt and split.of("all") is None
+    with pytest.raises(ReplayError, match="'train'"):
+        split.of("train")
+    # the measure photos alone have every tile
+    measure = CropBank.load(REALDATA, use_images=split.measure, max_aspect=UPRIGHT_ASPECT)
+    measure.check(f"{c}{n}" for c in COLOURS for n in range(1, 14))
+    measure.check(["JK"])
+    assert not set(measure.used) & set(split.adapt)
+
+
+def test_cli_composes_a_random_game_from_the_measure_photos(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "random"
+    status = cli.main(["replay", "compose", "--random", "--seed", "4", "--out", str(out),
+                       "--size", "320x180", "--photos", "measure", "--realdata", str(REALDATA),
+                       "--json"])
+    assert status == 0
+    capsys.readouterr()
+    script = json.loads((out / "script.json").read_text())
+    steps = [ReplayStep.from_json(st) for st in script["steps"]]
+    _check_game(steps, 2)
+    header, lines = read_truth(out / "truth.jsonl")
+    assert header is not None and set(header["photos"]) <= set(photo_split(REALDATA).measure)
+    assert len(lines) == len(steps)
+    assert cli.main(["replay", "compose", "--random", "--script", str(out / "script.json"),
+                     "--out", str(out)]) == 2
+    assert "give one" in capsys.readouterr().err
+
+
+def test_the_bench_scores_committed_states_found_states_and_final_tables() -> None:
+    replays = pytest.importorskip("bench.replays")
+    truth = [{"t": 3.0, "melds": ["R10 R11 R12"]},
+             {"t": 7.0, "melds": ["K11 B11 O11", "R10 R11 R12"]},
+             {"t": 11.0, "melds": ["K11 B11 O11", "R10 R11 R12"],
+              "seats": {"0": "", "1": "K3 B8"}}]
+    events = [
+        {"t": 3.5, "type": "table", "melds": ["R12 R11 R10"]},                  # right
+        {"t": 5.0, "type": "turn_started", "seat": 1},
+        {"t": 7.6, "type": "table", "melds": ["R10 R11 R12", "K11 B11 R11"]},   # O11 misread
+        {"t": 8.4, "type": "table", "melds": ["O11 K11 B11", "R10 R11 R12"]},   # right
+        {"t": 11.5, "type": "table",                                            # racks as a meld
+         "melds": ["R10 R11 R12", "K11 B11 O11", "B8 K3"]},
+    ]
+    score = replays.score_replay(truth, events)
+    assert (score.committed, score.right, score.final_right) == (4, 3, True)
+    assert score.found == (0.5, 1.4, 0.5) and score.false_states == 1
+    (wrong,) = score.wrong
+    assert wrong["near"] == 1 and wrong["missing"] == ["O11"] and wrong["extra"] == ["R11"]
+    # the same tiles in other melds: a grouping error; a replay ending on a wrong table
+    grouped = [{"t": 3.2, "type": "table", "melds": ["R10 R11"]},
+               {"t": 3.9, "type": "table", "melds": ["R10 R11 R12"]},
+               {"t": 7.5, "type": "table", "melds": ["K11 B11 O11 R10", "R11 R12"]}]
+    other = replays.score_replay(truth[:2], grouped)
+    assert (other.committed, other.right, other.final_right) == (3, 1, False)
+    assert other.found == (0.9, None) and other.false_states == 2
+    assert other.wrong[0]["missing"] == ["R12"] and other.wrong[0]["near"] == 0
+    assert other.wrong[1].get("grouping") and other.wrong[1]["near"] == 1
+    # a wrong table committed while a hand was over the table (the truth header's times)
+    timed = replays.score_replay(truth[:2], grouped, [(2.0, 3.0), (6.0, 7.0)])
+    assert [w["during_move"] for w in timed.wrong] == [False, False]
+    timed = replays.score_replay(truth[:2], grouped, [(2.0, 3.5), (6.0, 7.5)])
+    assert [w["during_move"] for w in timed.wrong] == [True, True]
+    none = replays.score_replay(truth, [])
+    assert (none.committed, none.right, none.final_right) == (0, 0, False)
+    summary = replays.summarise([{"score": s.to_json(), "frames": 10, "run_s": 2.0}
+                                 for s in (score, other, none)])
+    assert summary["replays"] == 3 and summary["committed"] == 7 and summary["right"] == 4
+    assert summary["right_share"] == round(4 / 7, 4)
+    assert summary["found"] == 4 and summary["true_states"] == 8
+    assert summary["found_share"] == 0.5
+    assert summary["final_right"] == 1 and summary["final_right_share"] == round(1 / 3, 4)
+    assert summary["false_states"] == 3
+    assert summary["delay_median_s"] == 0.7 and summary["delay_max_s"] == 1.4
+    assert summary["misread"] == {"O11->R11": 1} and summary["missing"] == {"R12": 1}
+    assert summary["grouping"] == 1 and summary["wrong_states"] == 3
+    assert "exactly right 4 (57.1%)" in replays.report(summary)
+
+
+
+def test_cli_bench_runs_the_bench_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    replays = pytest.importorskip("bench.replays")
+    seen: list[list[str]] = []
+
+    def main(argv: list[str]) -> int:
+        seen.append(list(argv))
+        return 0
+
+    monkeypatch.setattr(replays, "main", main)
+    assert cli.main(["replay", "bench", "--replays", "3", "--seed", "2", "--model", "m.onnx",
+                     "--out", "o", "--label", "before", "--json"]) == 0
+    argv = seen[0]
+    assert argv[argv.index("--replays") + 1] == "3" and argv[argv.index("--seed") + 1] == "2"
+    assert argv[argv.index("--model") + 1] == "m.onnx" and "--json" in argv
+    assert argv[argv.index("--photos") + 1] == "measure" and "--verbose" not in argv
+    # the bench module's own options parse the same words
+    args = replays.parser().parse_args(argv)
+    assert (args.replays, args.seed, args.photos, args.size) == (3, 2, "measure", (1280, 720))
+    assert args.label == "before"
+    # replays are kept by what makes their videos differ, results by model and label too
+    setup = replays.BenchSetup(Path("o"), seed=2, label="before")
+    monkeypatch.setattr(replays, "model_tag", lambda model: "tabletop-0123456789")
+    assert setup.tag == "tabletop-0123456789-before"
+    assert setup.replay_folder(3) == Path("o/replays/s2-measure-p2-1280x720/003")
+    assert setup.result_path(3, setup.tag) == Path(
+        "o/runs/tabletop-0123456789-before/s2-measure-p2-1280x720/003.json")

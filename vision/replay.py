@@ -49,6 +49,16 @@ What a replay is made of:
   stays still.  A step that changes several places (melds in different places,
   racks of several seats) has one hand for each, coming from the seat that owns it.
 
+Random games (:func:`random_sabra_script`, :func:`random_game`,
+:func:`compose_random_game`): a seeded, plausible Sabra game of 4 to 8 steps, each one
+player's move that lays a new legal meld (runs of 3-5, sets of 3-4 colours, now and then
+a joker) or grows one at an end within the room the layout keeps for it, at most two of
+a tile, every player opening with 30 or more, sometimes ending with the racks laid open;
+every step is checked to lay out (:func:`layout_problem`) and only labels the crop bank
+has are laid.  :func:`photo_split` is the fixed split of the photos into those a model
+may be adapted on (``adapt``) and those it is measured on (``measure``);
+``bench/replays.py`` runs the live pipeline on many such replays and scores it.
+
 Output (:meth:`Replay.write`): ``video.mp4`` (MP4, ``mp4v`` or, where OpenCV has
 no ``mp4v`` writer, ``avc1``; read back to check its frame count), ``zones.json``
 (``ZoneLayout.save``) and ``truth.jsonl`` in the form of
@@ -70,7 +80,7 @@ import math
 import os
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -462,6 +472,191 @@ def sabra_round() -> list[ReplayStep]:
     ]
 
 
+# --- random games ------------------------------------------------------------------
+COLOURS = ("K", "B", "O", "R")
+"""The tile colours, as labels spell them (black, blue, orange, red)."""
+ROOM_BEFORE = 1
+ROOM_AFTER = 2
+"""How far a meld may grow where it lies (the composer keeps room for one tile before it
+and two after it); a random game grows melds no further, so its tiles never move."""
+
+
+@dataclass
+class _PlayMeld:
+    """A meld of a random game: its tokens in table order and what it is."""
+
+    tokens: list[str]
+    colour: str | None
+    """A run's colour (None: a set)."""
+    number: int
+    """A run's first rank (its joker standing in where it lies), or a set's number."""
+    before: int = 0
+    after: int = 0
+
+    @property
+    def is_run(self) -> bool:
+        return self.colour is not None
+
+
+def _meld_ok(tokens: Sequence[str], variant: Any) -> bool:
+    from engine.items import parse_items
+
+    return bool(variant.analyse(parse_items(list(tokens))).valid)
+
+
+def random_sabra_script(rng: np.random.Generator, players: int = 2, *,
+                        labels: Iterable[str] | None = None, steps: tuple[int, int] = (4, 8),
+                        joker: float = 0.2, extend: float = 0.35, racks: float = 0.5,
+                        opening: int | None = None,
+                        fits: Callable[[Sequence[ReplayStep]], bool] | None = None,
+                        ) -> list[ReplayStep]:
+    """A plausible Sabra game of ``steps[0]``..``steps[1]`` steps (both included), seats
+    taking turns from seat 0: each meld step is one player's move that lays a new meld (a
+    run of 3-5 tiles of one colour, or a set of one number in 3 or 4 colours; with chance
+    ``joker`` one of its tiles is a joker while one is left) or, with chance ``extend``,
+    grows a meld at one end (a run by the next or previous number, a set of three by a
+    fourth colour) within the room the composer keeps for it (``ROOM_BEFORE``,
+    ``ROOM_AFTER``).  A player's first move is a new meld worth ``opening`` or more
+    (None: Sabra's 30).  Every meld is legal by ``engine.variants`` (Sabra); the table and
+    racks hold at most two of a tile and two jokers; only ``labels`` are laid (default:
+    every tile label; pass the labels of a :class:`CropBank` so every tile has a crop).
+    With chance ``racks`` the last step lays the racks open in the seat zones: the player
+    of the last move went out (an empty rack), each other seat shows 2-6 tiles; its steps
+    press ``end_turn``, the last move ``out`` and the racks ``score``.
+
+    ``fits``: asked with the steps so far plus each candidate step; a candidate it refuses
+    (the melds do not fit the meld area: :func:`layout_problem`) is not played, and where
+    nothing fits any more the game ends early.  Numbers and colours are drawn evenly (the
+    first moves' 30 points favour high numbers), so over many seeds every tile turns up."""
+    from engine.variants import find_variant
+
+    variant = find_variant("sabra")
+    lowest, highest = steps
+    if not 1 <= lowest <= highest:
+        raise ReplayError(f"steps must be a range like (4, 8), not {steps!r}")
+    if players < 2:
+        raise ReplayError(f"a game needs two or more players, not {players}")
+    allowed = set(TILE_LABELS if labels is None else (str(x).upper() for x in labels))
+    need = variant.initial_meld_required if opening is None else opening
+    total = int(rng.integers(lowest, highest + 1))
+    with_racks = total >= 2 and bool(rng.random() < racks)
+    meld_steps = total - 1 if with_racks else total
+    table: list[_PlayMeld] = []
+    counts: Counter[str] = Counter()
+    opened: set[int] = set()
+    out: list[ReplayStep] = []
+
+    def free(label: str, more: int = 1) -> bool:
+        return label in allowed and counts[label] + more <= TILE_COPIES
+
+    def with_joker(tokens: list[str]) -> list[str]:
+        if rng.random() < joker and free(JOKER):
+            tokens = list(tokens)
+            tokens[int(rng.integers(len(tokens)))] = JOKER
+        return tokens
+
+    def new_meld() -> _PlayMeld:
+        if rng.random() < 0.55:
+            colour = COLOURS[int(rng.integers(4))]
+            length = int(rng.choice([3, 4, 5], p=[0.5, 0.3, 0.2]))
+            low = int(rng.integers(1, 15 - length))
+            tokens = [f"{colour}{n}" for n in range(low, low + length)]
+            return _PlayMeld(with_joker(tokens), colour, low)
+        number = int(rng.integers(1, 14))
+        size = 3 if rng.random() < 0.7 else 4
+        colours = [COLOURS[int(i)] for i in rng.permutation(4)[:size]]
+        return _PlayMeld(with_joker([f"{c}{number}" for c in colours]), None, number)
+
+    def grown() -> tuple[int, _PlayMeld] | None:
+        index = int(rng.integers(len(table)))
+        meld = table[index]
+        ends: list[tuple[str, str]] = []  # (where, token)
+        if meld.is_run:
+            last = meld.number + len(meld.tokens) - 1
+            if last < 13 and meld.after < ROOM_AFTER:
+                ends.append(("after", f"{meld.colour}{last + 1}"))
+            if meld.number > 1 and meld.before < ROOM_BEFORE:
+                ends.append(("before", f"{meld.colour}{meld.number - 1}"))
+        elif len(meld.tokens) < 4:
+            there = {t[0] for t in meld.tokens if t != JOKER}
+            ends.extend(("after", f"{c}{meld.number}") for c in COLOURS if c not in there)
+        if not ends:
+            return None
+        where, token = ends[int(rng.integers(len(ends)))]
+        if rng.random() < joker / 2 and free(JOKER):
+            token = JOKER
+        if where == "after":
+            return index, replace(meld, tokens=[*meld.tokens, token], after=meld.after + 1)
+        return index, replace(meld, tokens=[token, *meld.tokens], number=meld.number - 1,
+                              before=meld.before + 1)
+
+    def step_of(melds: Sequence[_PlayMeld], seat: int) -> ReplayStep:
+        return ReplayStep(tuple(tuple(m.tokens) for m in melds), seat=seat,
+                          presses=("end_turn",))
+
+    for k in range(meld_steps):
+        seat = k % players
+        chosen: tuple[list[_PlayMeld], _PlayMeld, list[str]] | None = None
+        for attempt in range(200):
+            grow = bool(table) and seat in opened and (
+                rng.random() < extend or attempt >= 100)
+            if grow:
+                change = grown()
+                if change is None:
+                    continue
+                index, meld = change
+                added = list(meld.tokens)
+                for t in table[index].tokens:
+                    added.remove(t)
+                melds = [*table[:index], meld, *table[index + 1:]]
+            else:
+                meld = new_meld()
+                added = list(meld.tokens)
+                melds = [*table, meld]
+            if not all(free(t, added.count(t)) for t in set(added)):
+                continue
+            if not _meld_ok(meld.tokens, variant):
+                continue
+            if not grow and any(sorted(m.tokens) == sorted(meld.tokens) for m in table):
+                continue  # legal, but a table seldom shows one meld twice
+            if seat not in opened and need > 0:
+                from engine.items import parse_items
+
+                if not variant.check_initial_meld([parse_items(meld.tokens)]).meets:
+                    continue
+            if fits is not None and not fits([*out, step_of(melds, seat)]):
+                continue
+            chosen = (melds, meld, added)
+            break
+        if chosen is None:
+            break  # nothing fits any more: the game ends here
+        table, meld, added = chosen
+        counts.update(added)
+        opened.add(seat)
+        out.append(step_of(table, seat))
+    if with_racks and out:
+        last = out[-1]
+        out[-1] = replace(last, presses=("out",))
+        gone = last.seat if last.seat is not None else 0
+        pool = [label for label in sorted(allowed)
+                for _ in range(max(0, TILE_COPIES - counts[label]))]
+        seats: dict[int, tuple[str, ...]] = {}
+        for seat in range(players):
+            if seat == gone:
+                seats[seat] = ()
+                continue
+            size = min(len(pool), int(rng.integers(2, 7)))
+            picked = sorted(rng.choice(len(pool), size, replace=False).tolist(), reverse=True)
+            rack = [pool.pop(i) for i in picked]
+            seats[seat] = tuple(rack[int(i)] for i in rng.permutation(len(rack)))
+        rack_step = ReplayStep(last.melds, seats=seats, presses=("score",))
+        if fits is None or fits([*out, rack_step]):
+            out.append(rack_step)
+        else:
+            out[-1] = last
+    return out
+
+
 # --- settings and the result -------------------------------------------------------
 @dataclass(frozen=True)
 class ReplaySettings:
@@ -761,7 +956,10 @@ class _Layout:
             first_x = old_meld.tiles[0].centre[0] - offset * self.pitch
             lo = first_x - self.tw / 2
             hi = first_x + (len(tokens) - 1) * self.pitch + self.tw / 2
-            if lo < old_meld.reserved[0] or hi > old_meld.reserved[1]:
+            # the kept tiles lie a little off their places (jitter): a tile's room at either
+            # end holds it all the same
+            slack = max(self.pitch - self.tw, 2 * self.s.jitter_px)
+            if lo < old_meld.reserved[0] - slack or hi > old_meld.reserved[1] + slack:
                 continue  # no room where it lies: laid anew below
             left.remove(i)
             keep = {offset + k: tile for k, tile in enumerate(old_meld.tiles)}
@@ -1385,3 +1583,110 @@ def compose_game(players: Sequence[str] = ("Ana", "Ben"), out: str | Path | None
     if out is not None:
         replay.write(out)
     return replay
+
+
+# --- random replays and the photo split ---------------------------------------------
+@dataclass(frozen=True)
+class PhotoSplit:
+    """The real photos in two fixed sets (short names, sorted): ``adapt``, which a model
+    may be adapted (fine-tuned) on, and ``measure``, whose crops the replays it is then
+    measured on are made of."""
+
+    adapt: tuple[str, ...]
+    measure: tuple[str, ...]
+
+    def of(self, part: str) -> tuple[str, ...] | None:
+        """The photos of ``part``: ``adapt``, ``measure`` or ``all`` (None: every photo)."""
+        if part == "all":
+            return None
+        if part in ("adapt", "measure"):
+            return tuple(getattr(self, part))
+        raise ReplayError(f"photos are 'adapt', 'measure' or 'all', not {part!r}")
+
+
+SPLIT_EVERY = 3
+
+
+def photo_names(realdata: str | Path | None = None) -> tuple[str, ...]:
+    """The short names (:func:`photo_name`) of the photos in
+    ``<realdata>/rummikub-tiles/annotations.jsonl``, sorted, each once."""
+    annotations = require_realdata(realdata) / TILES_FOLDER / "annotations.jsonl"
+    try:
+        lines = annotations.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise ReplayError(f"cannot read {str(annotations)!r}: {error.strerror}") from None
+    return tuple(sorted({photo_name(json.loads(line)["image"]) for line in lines
+                         if line.strip()}))
+
+
+def photo_split(realdata: str | Path | None = None) -> PhotoSplit:
+    """The fixed split of the tile photos: sorted by short name (plain string order:
+    ``rummy-11`` before ``rummy-8``), the first and then every third (``SPLIT_EVERY``)
+    is an ``adapt`` photo, the others ``measure`` photos.
+
+    With the 34 photos of ``rummikub-tiles`` that is 12 adapt photos (135 labelled tiles,
+    52 of the 53 labels) and 22 measure photos, whose crops lying square to the camera
+    (``UPRIGHT_ASPECT``) hold every one of the 53 labels (196 crops): replays of any
+    tiles can be made of measure photos alone."""
+    names = photo_names(realdata)
+    adapt = names[::SPLIT_EVERY]
+    return PhotoSplit(adapt, tuple(n for n in names if n not in set(adapt)))
+
+
+def layout_problem(steps: Sequence[ReplayStep], players: int, settings: ReplaySettings,
+                   bank: CropBank, variant: str = "sabra") -> str | None:
+    """Why :func:`compose` would refuse to lay ``steps`` out (melds that do not fit the
+    meld area, a rack too long for its band, an unknown token), or None where it lays
+    them: the same layout, with the same seeded generator, without drawing anything."""
+    try:
+        checked = check_steps(steps, players)
+        plane = default_layout(variant, players, (float(settings.width),
+                                                  float(settings.height)))
+        layout = _Layout(settings, plane, bank, np.random.default_rng([settings.seed, 1]),
+                         players)
+        _lay_states(checked, layout)
+    except ReplayError as error:
+        return str(error)
+    return None
+
+
+def random_game(seed: int, players: int = 2, *, bank: CropBank,
+                settings: ReplaySettings | None = None, **options: Any) -> list[ReplayStep]:
+    """The random Sabra game of ``seed`` (:func:`random_sabra_script`) with tiles ``bank``
+    has crops of, every step checked to lay out as :func:`compose` will lay it with
+    ``settings`` (its seed replaced by ``seed``).  ``options`` go to
+    :func:`random_sabra_script`."""
+    s = replace(settings or ReplaySettings(), seed=seed)
+    labels = [label for label, n in bank.labels().items() if n and label in TILE_LABELS]
+
+    def fits(steps: Sequence[ReplayStep]) -> bool:
+        return layout_problem(steps, players, s, bank) is None
+
+    return random_sabra_script(np.random.default_rng([seed, 11]), players, labels=labels,
+                               fits=fits, **options)
+
+
+def compose_random_game(players: Sequence[str] = ("Ana", "Ben"),
+                        out: str | Path | None = None, *, seed: int = 0,
+                        realdata: str | Path | None = None,
+                        size: tuple[int, int] = (1280, 720), fps: float = 10.0,
+                        use_images: Iterable[str] | None = None, holdout: Iterable[str] = (),
+                        background: str | Path | Image | None = None,
+                        settings: ReplaySettings | None = None,
+                        max_aspect: float = UPRIGHT_ASPECT, bank: CropBank | None = None,
+                        **options: Any) -> Replay:
+    """:func:`compose_game` of :func:`random_game` ``seed``: a random Sabra game laid with
+    crops of ``use_images`` / not ``holdout`` (or of ``bank``), written to ``out`` when
+    given.  The same seed, photos and settings give the same game and frames."""
+    base = settings or ReplaySettings()
+    s = replace(base, width=size[0], height=size[1], fps=fps, seed=seed)
+    if bank is None:
+        bank = CropBank.load(realdata, use_images=use_images, holdout=holdout,
+                             max_aspect=max_aspect)
+    steps = random_game(seed, len(players), bank=bank, settings=s, **options)
+    replay = compose(steps, players=players, variant="sabra", settings=s, realdata=realdata,
+                     bank=bank, background=background)
+    if out is not None:
+        replay.write(out)
+    return replay
+
