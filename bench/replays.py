@@ -33,15 +33,16 @@ first), over the replays finished:
 * found: the share of true states some ``table`` event showed
   (``vision.replay.score_events``);
 * final right: the share of replays whose last ``table`` event equals the last
-  true table (racks laid open counted as melds, as a run not told the round ended
-  sees them);
+  true table (a truth line's racks laid open, where one has them, counted as
+  melds);
 * false states (committed tables that never were) and the delays from a state
   settling to its first event (median, max);
 * what goes wrong: each wrong state beside the true state nearest to it (the
   one standing then, the one before or the one after), as tiles missing and
-  tiles extra; one of each is counted as a misreading ``O11->R11``, the same
-  tiles in other melds as a grouping error; those committed while a hand was in
-  view (between a step's ``hand_in_t`` and ``settled_t``) are counted apart.
+  tiles extra; a tile missing and one extra (of one colour, else of one number)
+  count as a misreading ``O11->R11``, the same tiles in other melds as a
+  grouping error; those committed while a hand was in view (between a step's
+  ``hand_in_t`` and ``settled_t``) are counted apart.
 
 It is slow: the shipped model takes ~0.2 s a 1280x720 frame on two cores and a
 six-step replay is ~250 frames, so 50 replays take ~40 minutes.  ``--workers N``
@@ -97,7 +98,7 @@ def model_tag(model: str | Path | None) -> str:
 
 # --- scoring -----------------------------------------------------------------------
 def truth_tables(truth: Sequence[Mapping[str, Any]]) -> list[list[str]]:
-    """Each truth line's whole table as a run not told the round ended sees it: the
+    """Each truth line's whole table as ``vision.replay.score_events`` keys it: the
     shared melds, then each rack laid open as one meld."""
     tables = []
     for line in truth:
@@ -194,21 +195,47 @@ def moves_of(header: Mapping[str, Any] | None) -> list[tuple[float, float]]:
             for st in (header or {}).get("steps", [])]
 
 
+def pair_misreads(missing: Sequence[str], extra: Sequence[str]
+                  ) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """(misread pairs (true, seen), tiles missing unpaired, tiles extra unpaired): a tile
+    missing and one extra pair up as a misreading, those of one colour first (``K7`` read
+    as ``K1``), then of one number (``O11`` as ``R11``), then one left of each."""
+    missing, extra = list(missing), list(extra)
+    pairs: list[tuple[str, str]] = []
+
+    def colour(t: str) -> str:
+        return t[0] if t != "JK" else "JK"
+
+    def number(t: str) -> str:
+        return t[1:] if t != "JK" else "JK"
+
+    for same in (colour, number):
+        for m in list(missing):
+            e = next((x for x in extra if same(x) == same(m)), None)
+            if e is not None:
+                pairs.append((m, e))
+                missing.remove(m)
+                extra.remove(e)
+    if len(missing) == 1 and len(extra) == 1:
+        pairs.append((missing.pop(), extra.pop()))
+    return pairs, missing, extra
+
+
 def confusions(wrong: Iterable[Mapping[str, Any]]) -> dict[str, Counter[str]]:
-    """What the wrong states got wrong: ``misread`` (one tile missing and one extra:
-    ``O11->R11``), ``missing`` and ``extra`` tiles otherwise, and ``grouping`` (the
-    right tiles in other melds)."""
+    """What the wrong states got wrong: ``misread`` (a tile missing and one extra paired
+    by :func:`pair_misreads`: ``O11->R11``), ``missing`` and ``extra`` tiles left
+    unpaired (not seen; seen where none lies), and ``grouping`` (the right tiles in
+    other melds)."""
     out: dict[str, Counter[str]] = {"misread": Counter(), "missing": Counter(),
                                     "extra": Counter(), "grouping": Counter()}
     for w in wrong:
-        missing, extra = list(w.get("missing", [])), list(w.get("extra", []))
         if w.get("grouping"):
             out["grouping"]["same tiles, other melds"] += 1
-        elif len(missing) == 1 and len(extra) == 1:
-            out["misread"][f"{missing[0]}->{extra[0]}"] += 1
-        else:
-            out["missing"].update(missing)
-            out["extra"].update(extra)
+            continue
+        pairs, missing, extra = pair_misreads(w.get("missing", []), w.get("extra", []))
+        out["misread"].update(f"{a}->{b}" for a, b in pairs)
+        out["missing"].update(missing)
+        out["extra"].update(extra)
     return out
 
 
@@ -418,6 +445,9 @@ def report(summary: Mapping[str, Any]) -> str:
     def pct(v: float | None) -> str:
         return "-" if v is None else f"{100 * v:.1f}%"
 
+    def secs(v: float | None) -> str:
+        return "-" if v is None else f"{v:g} s"
+
     in_replays = summary.get("misread_replays", {})
     top = ", ".join(f"{k} x{v} ({in_replays.get(k, 0)} replays)"
                     for k, v in list(summary["misread"].items())[:12]) or "none"
@@ -433,7 +463,7 @@ def report(summary: Mapping[str, Any]) -> str:
         f"replays ending on the right table: {summary['final_right']}/{summary['replays']} "
         f"({pct(summary['final_right_share'])})",
         f"false states: {summary['false_states']}; delay median "
-        f"{summary['delay_median_s']} s, max {summary['delay_max_s']} s",
+        f"{secs(summary['delay_median_s'])}, max {secs(summary['delay_max_s'])}",
         f"wrong states: {summary['wrong_states']} (committed while a hand was in view: "
         f"{summary.get('wrong_during_move', 0)}; the right tiles in other melds: "
         f"{summary['grouping']})",

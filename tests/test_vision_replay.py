@@ -464,6 +464,10 @@ def test_the_bench_scores_committed_states_found_states_and_final_tables() -> No
     assert summary["misread"] == {"O11->R11": 1} and summary["missing"] == {"R12": 1}
     assert summary["grouping"] == 1 and summary["wrong_states"] == 3
     assert "exactly right 4 (57.1%)" in replays.report(summary)
+    # several tiles wrong in one state: misreads paired by colour, then by number
+    assert replays.pair_misreads(["JK", "K7", "O11"], ["K1", "R11", "R10", "B3"]) == (
+        [("K7", "K1"), ("O11", "R11")], ["JK"], ["R10", "B3"])
+    assert replays.pair_misreads(["JK"], ["R10"]) == ([("JK", "R10")], [], [])
 
 
 
