@@ -4,8 +4,9 @@
 else the platform's user data folder for tabletop (``~/.local/share/tabletop``
 on Linux, ``~/Library/Application Support/tabletop`` on macOS,
 ``%LOCALAPPDATA%\\tabletop`` on Windows).  It holds the panel's match database
-(``matches.sqlite3``), models adapted to a table (``models/``) and calibration
-files (``calibration/``).  Each folder is created when first asked for.
+(``matches.sqlite3``), models adapted to a table (``models/``), the players'
+corrections made during play (``corrections/``) and calibration files
+(``calibration/``).  Each folder is created when first asked for.
 
 Standard library and platformdirs only, so that any command may ask cheaply.
 """
@@ -63,6 +64,17 @@ def matches_database_url() -> str:
 def adapted_models_dir() -> Path:
     """The folder of models adapted to the user's table, created if missing."""
     return _created(data_dir() / "models")
+
+
+CORRECTIONS_FILE = "corrections.jsonl"
+"""The players' corrections during play, in the detect JSONL form (``"partial": true``
+lines), in the data folder's ``corrections/`` with the frames they were made on."""
+
+
+def corrections_file() -> Path:
+    """The annotations file the panel's corrections are kept in for ``tabletop adapt
+    --corrections`` (its folder created if missing, the file not)."""
+    return _created(data_dir() / "corrections") / CORRECTIONS_FILE
 
 
 def calibration_dir() -> Path:

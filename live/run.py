@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,8 @@ from live.events import JsonlWriter
 from live.game import Game, GameOptions, ItemFix
 from live.scenario import apply_step, load_scenario
 from live.status import StatusLine
+
+log = logging.getLogger(__name__)
 
 SCENARIO_PREFIX = "scenario:"
 
@@ -140,6 +143,24 @@ def apply_correction(watcher: Any, game: Game, correction: Correction) -> Any:
     return corrected
 
 
+def keep_correction(corrected: Any, annotations: Path) -> bool:
+    """Append what a person's correction teaches (the item's box in the frame of the
+    table they corrected, and its label) to ``annotations`` for ``tabletop adapt
+    --corrections``.  False, with a warning logged and the game untouched, when it
+    cannot be kept (no frame, a full disk)."""
+    if corrected.frame is None:
+        return False
+    adapting = importlib.import_module("vision.adapt")
+    item = adapting.CorrectedItem(corrected.frame, corrected.box, str(corrected.after),
+                                  corrected.kind)
+    try:
+        adapting.corrections_to_jsonl([item], annotations)
+    except (OSError, ValueError) as error:
+        log.warning("the correction was applied but not kept for 'tabletop adapt': %s", error)
+        return False
+    return True
+
+
 def watch(
     frames: Iterable[Any],
     detector: Callable[[Any], Any],
@@ -148,20 +169,24 @@ def watch(
     between_frames: Callable[[Game, float], object] | None = None,
     on_frame: Callable[[float, Any], object] | None = None,
     corrections: Inbox | None = None,
+    keep_corrections: Path | None = None,
 ) -> tuple[int, int]:
     """Feed every frame through detector and watcher; each committed snapshot goes to
     the game, and ``between_frames`` (the board's queued button presses) runs after
     each frame, so the game is only ever touched from this loop.  ``corrections``
     (default: the inbox of the game's bus, if the panel or the keys made one): its
     corrections and actions are applied after each frame too, and it is closed when
-    the frames end.  Returns (frames, snapshots)."""
+    the frames end.  ``keep_corrections``: the annotations file each correction's item
+    and frame are added to (:func:`keep_correction`).  Returns (frames, snapshots)."""
     inbox = find_inbox(game.events.bus) if corrections is None else corrections
     count = snapshots = 0
 
     def take(correction: Correction) -> None:
         nonlocal snapshots
-        apply_correction(watcher, game, correction)
+        corrected = apply_correction(watcher, game, correction)
         snapshots += 1
+        if keep_corrections is not None:
+            keep_correction(corrected, keep_corrections)
 
     with inbox.serving() if inbox is not None else contextlib.nullcontext():
         for frame in frames:
@@ -204,6 +229,7 @@ def run(
     status: StatusLine | None = None,
     reconnect_for_s: float = 120.0,
     on_source: Callable[[Any], object] | None = None,
+    keep_corrections: Path | None = None,
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used.
@@ -218,7 +244,9 @@ def run(
     model is loaded, so a camera that is not there fails at once; ``reconnect_for_s``:
     how long a camera or stream that dropped out is tried again before the run ends;
     ``on_source``: told each change of the camera's state (``live.sources.SourceStatus``,
-    from the camera's thread), as the panel shows it."""
+    from the camera's thread), as the panel shows it; ``keep_corrections``: the
+    annotations file the panel's corrections are kept in for ``tabletop adapt``
+    (:func:`keep_correction`)."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -285,7 +313,8 @@ def run(
                     variant, len(players), status.notice if status is not None else None)
             game = Game(variant, players, bus, options=options)
             count_frames, snapshots = watch(
-                frames, detector, watcher, game, between_frames, write_frame, corrections
+                frames, detector, watcher, game, between_frames, write_frame, corrections,
+                keep_corrections,
             )
         finally:
             frames.close()

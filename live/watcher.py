@@ -123,6 +123,12 @@ class Corrected:
     """Every item of the table's melds that reads differently now, the corrected one
     first, then the others in table order; empty when the person confirmed the
     reading."""
+    frame: Image | None = None
+    """The frame of the committed table the person corrected (None when the watcher was
+    fed no frames): with ``box`` and ``kind``, what ``tabletop adapt`` learns from."""
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    """The corrected item's box in that frame (pixels)."""
+    kind: str = "tile"
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,8 @@ class _Committed:
     """Copies of the confirmed tracks as they were (the tracker changes its own)."""
     rows: tuple[tuple[int, ...], ...]
     """Track ids of each meld in table order: shared melds, then each seat's rows."""
+    frame: Image | None = None
+    """The frame the table was committed at."""
 
 
 def _pooled(readings: Sequence[Mapping[str, float]]) -> dict[str, float]:
@@ -199,7 +207,7 @@ class TableWatcher:
         if self.last is not None and _content(snapshot) == _content(self.last):
             return None
         self.last, self.problems = snapshot, problems
-        self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows)
+        self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows, frame)
         return snapshot
 
     # --- corrections ---------------------------------------------------------------
@@ -252,9 +260,11 @@ class TableWatcher:
         t = max(last.t, self.tracker.t)
         snapshot, problems, rows_now = self._read(t, committed.tracks)
         self.last, self.problems = snapshot, problems
-        self._committed = _Committed(committed.tracks, rows_now)
+        self._committed = _Committed(committed.tracks, rows_now, committed.frame)
         changes = _rereads(last, rows, snapshot, first=key)
-        return Corrected(snapshot, current, parse_item(label), changes)
+        x1, y1, x2, y2 = (float(v) for v in track.box)
+        return Corrected(snapshot, current, parse_item(label), changes, committed.frame,
+                         (x1, y1, x2, y2), track.kind)
 
     def _follow_pins(self, t: float) -> None:
         """Keep each pin on its item: follow its track, and past the track's loss, hand it

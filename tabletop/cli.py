@@ -403,6 +403,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "tabletop.commands_live",
     "tabletop.commands_calibration",
     "tabletop.commands_replay",
+    "tabletop.commands_adapt",
 )
 """Modules adding subcommands (tabletop/commands_*.py)."""
 

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from tabletop.commands_vision import add_card_model_options
+from tabletop.commands_vision import add_adapted_option, add_card_model_options, model_path
 
 
 def _table_mm(text: str | None) -> tuple[float, float] | None:
@@ -44,6 +44,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from engine.variants import find_variant, parse_option_args
     from live.game import GameOptions
+    from live.paths import corrections_file
     from live.run import SCENARIO_PREFIX, TableSetup, parse_players, run
     from live.status import StatusLine
 
@@ -57,6 +58,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         marker_mm=args.marker_mm,
         find_markers=not args.no_markers,
     )
+    scripted = args.source.startswith(SCENARIO_PREFIX)
+    model = None if scripted else model_path(args.model, args.adapted)
     quiet = getattr(args, "verbosity", 0) < 0
     status = None if quiet else StatusLine(players, sys.stderr)
     board = None if args.headless else args.board
@@ -128,7 +131,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             variant,
             players,
             events_jsonl=args.events_jsonl,
-            model=args.model,
+            model=model,
+            keep_corrections=None if scripted else corrections_file(),
             zoom=args.zoom,
             card_finder=args.card_finder,
             card_reader=args.card_reader,
@@ -199,6 +203,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                              "(1..3, default 1.5; 1 for one pass, at about 0.4 times the "
                              "detector's time)")
     add_card_model_options(parser)
+    add_adapted_option(parser)
     parser.add_argument("--calibration", default=None, metavar="FILE",
                         help="the table plane from 'tabletop calibration table' (default: "
                              "found from the printed corner markers when they are in view)")

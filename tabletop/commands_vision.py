@@ -39,6 +39,32 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                              "card indices at a little less precision)")
 
 
+def add_adapted_option(parser: argparse.ArgumentParser) -> None:
+    """--adapted, for every command that runs the model."""
+    parser.add_argument("--adapted", default=None, metavar="DIR",
+                        help="a model folder made by 'tabletop adapt' (default: the active "
+                             "set's adapted model when there is one, else the shipped model; "
+                             "--model models/tabletop.onnx for the shipped one)")
+
+
+def model_path(model: str | None, adapted: str | None) -> Any:
+    """The model file a command runs: ``--model``, the finder of the ``--adapted`` folder,
+    or, given neither, the active set's adapted model (said once on stderr) when
+    ``tabletop adapt`` has made one, else None (the shipped model)."""
+    if model is not None and adapted is not None:
+        raise ValueError("give --model or --adapted, not both")
+    if model is not None:
+        return model
+    adapting = _vision("adapt")
+    if adapted is not None:
+        return adapting.adapted_model(adapted)
+    active = adapting.active_adapted_model()
+    if active is not None:
+        print(f"tabletop: reading with the set's adapted model in {active.parent} "
+              "(--model models/tabletop.onnx for the shipped one)", file=sys.stderr)
+    return active
+
+
 def _vision(module: str) -> Any:
     """A vision module, imported when a command runs.  Through importlib, so that
     type-checking the command line does not need numpy, OpenCV or torch."""
@@ -78,7 +104,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
 def _detector(args: argparse.Namespace) -> Any:
     """The model the --model, --imgsz, --conf, --views, --zoom, --card-turns,
     --card-scorer, --card-finder, --card-reader and --card-shrink options name."""
-    return _vision("detector").Detector(args.model, imgsz=args.imgsz, confidence=args.conf,
+    model = model_path(args.model, getattr(args, "adapted", None))
+    return _vision("detector").Detector(model, imgsz=args.imgsz, confidence=args.conf,
                                         views=args.views, zoom=args.zoom,
                                         card_turns=args.card_turns,
                                         card_scorer=args.card_scorer,
@@ -110,7 +137,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def _eval_against(args: argparse.Namespace, detector: Any, evaluation: Any) -> int:
     """``eval --against OTHER``: both models, the same options, item by item."""
-    other = _detector(argparse.Namespace(**{**vars(args), "model": args.against}))
+    other = _detector(argparse.Namespace(**{**vars(args), "model": args.against,
+                                            "adapted": None}))
     names = (str(detector.path), str(other.path))
     for data in args.data:
         first, second, comparison = evaluation.compare_predictors(
@@ -243,6 +271,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                               "(NAME.scorer.json; more found on rendered sets, fewer on "
                               "the real photos, so off by default)")
         add_card_model_options(sub)
+        add_adapted_option(sub)
         sub.add_argument("--json", action="store_true")
 
     evaluate = commands.add_parser("eval", help="score a model on labelled JSONL sets")

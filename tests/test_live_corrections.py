@@ -409,12 +409,14 @@ def test_a_correction_on_the_panel_reaches_the_live_game(
     monkeypatch.setattr(live.sources, "open_source", lambda spec, **_: camera)
     # this machine may be busy: the loop answers between frames, give it time to get there
     monkeypatch.setattr(changes, "LIVE_ANSWER_S", 30.0)
+    kept = tmp_path / "corrections" / "corrections.jsonl"
     failures: list[BaseException] = []
 
     def loop() -> None:
         try:
             run("camera", variant, ("Ana", "Ben"), bus=bus, detector=camera.detect,
-                watcher=TableWatcher(variant, settings=WatcherSettings(still_s=0.3)))
+                watcher=TableWatcher(variant, settings=WatcherSettings(still_s=0.3)),
+                keep_corrections=kept)
         except BaseException as error:
             failures.append(error)
 
@@ -450,6 +452,15 @@ def test_a_correction_on_the_panel_reaches_the_live_game(
         (logged,) = logged_fixes()
         assert (logged["who"], logged["was"], logged["item"], logged["live"]) == (
             "Ben", "B1", "B10", True)
+        # what the correction teaches is kept for 'tabletop adapt --corrections': the
+        # frame of the corrected table and the item's box in it, labelled B10
+        from vision.adapt import read_labelled
+
+        (photo,) = read_labelled([kept])
+        image, truth = photo.read()
+        assert truth.labels == ("B10",) and photo.partial
+        assert truth.boxes[0].tolist() == pytest.approx(dets(MISREAD).boxes[1].tolist(), abs=1)
+        assert image.shape == table_frame().shape
 
         # the detector still reads B1; B12 is laid and the next table keeps B10
         camera.rows = [*MISREAD, B12]

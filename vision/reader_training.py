@@ -48,6 +48,15 @@ def _extract_image(job: tuple[str, str, int, list[list[float]], list[int], int]
     image = cv2.imread(str(Path(folder) / image_name), cv2.IMREAD_COLOR)
     if image is None:
         raise ValueError(f"cannot read {image_name!r} in {folder!r}")
+    return stored_crops(image, boxes, classes, seed)
+
+
+def stored_crops(image: npt.NDArray[np.uint8], boxes: Sequence[Sequence[float]],
+                 classes: Sequence[int], seed: int
+                 ) -> tuple[npt.NDArray[np.uint8], list[int]]:
+    """Stored crops of every box of one image (``classes`` their reader classes) and
+    of some bare table (``none``, :data:`NEGATIVES_PER_ITEM` per box, seeded): what
+    :func:`extract` keeps of each image."""
     rng = np.random.default_rng(seed)
     out = [crop(image, box, STORED_SIZE, STORED_CONTEXT) for box in boxes]
     labels = list(classes)

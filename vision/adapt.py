@@ -1,0 +1,1069 @@
+"""Adapting the two-stage model to the players' own tile set or deck (issue 33, item 3).
+
+Tile sets and decks differ in fonts and colours; a few labelled photos of the set
+on the table teach the shipped model what it looks like.  :func:`adapt` works on
+the CPU in a few minutes, starting from the shipped ONNX files, and writes a
+complete model folder that :class:`vision.detector.Detector` loads as
+``Detector(DIR / "tabletop.onnx")``:
+
+* ``tabletop.onnx``, ``tabletop.cards.onnx``: the base model's finders, their
+  boxes moved and scaled as the photos' labels draw them (:class:`BoxFit`, fitted
+  per kind on the finder's boxes of the labelled items, kept where they then overlap
+  their labels more on average and no fewer by IoU 0.5; baked into the ONNX graph by
+  :func:`fitted_finder`), else copied unchanged.  Retraining a finder does not
+  fit in the minutes this has on two cores;
+* ``tabletop.reader.onnx``: the reader fine-tuned on the photos' tiles, or the
+  base's when the photos label no tile;
+* ``tabletop.cards.reader.onnx``: the card reader fine-tuned on the photos'
+  card indices, or the base's when they label none;
+* ``tabletop.scorer.json``: the base's, copied;
+* ``adapted.json``: what was done (base model, photos, label counts, box fits,
+  steps, time, date).
+
+What the readers are taught, per labelled photo (:func:`photo_crops`):
+
+* a crop of every labelled box, cut as the reader's training crops are
+  (:data:`vision.reader_training.STORED_CONTEXT` around the box, re-cut to the
+  reader's 64 x 64 crop at :data:`vision.crops.CONTEXT` with random jitter while
+  training, :func:`vision.reader_training._augment`), card indices also at a
+  random quarter turn (:data:`TURNED_KINDS`);
+* a crop of every box the base finder gives on the photo (at confidence
+  :data:`FINDER_CONFIDENCE`), labelled by its overlap with the labels
+  (:func:`vision.reader_training.label_found`): the boxes the reader will be
+  handed, slightly off the labelled ones, and the finder's false alarms as
+  ``none`` so that the adapted reader keeps rejecting them;
+* a few crops of bare table (``none``), as in the reader's training;
+* beside them, as many crops of rendered scenes of the reader's kind
+  (:func:`rehearsal_crops`, every label): a few photos hold a few labels, and a
+  reader taught those alone forgets the others.
+
+A photo whose line says ``"partial": true`` (a correction made during play,
+:func:`corrections_to_jsonl`) labels only some of its items: it gives crops of
+those items alone, as neither the finder's other boxes nor bare table can be
+told from an unlabelled item there.
+
+Inputs (:func:`read_labelled`): the contract's detect JSONL form, one line per
+photo, ``{"image": "images/x.jpg", "width": W, "height": H, "detections":
+[{"label": "R7", "kind": "tile", "box": [x1, y1, x2, y2]}, ...]}``, image paths
+relative to the JSONL file's folder, boxes in the pixels of ``width`` x
+``height`` (scaled to the image file's if it differs).  Two more ways make that
+form: :func:`layout_to_jsonl` labels a photo of the set laid out in a known
+order (rows of 1..13 per colour, then the jokers; a deck in rows by suit), and
+:func:`corrections_to_jsonl` turns the panel's corrections into lines.
+
+Needs torch (the ``train`` extra) for :func:`adapt` only; the rest is numpy and
+OpenCV.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import itertools
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.detections import Detections, ImageDetections, read_jsonl
+from vision.labels import CARD_RANKS, CARD_SUITS, JOKER, TILE_COLOURS, Kind, class_id, kind_of
+from vision.reader import NONE_INDEX, READER_CLASSES
+
+MODEL_NAME = "tabletop"
+"""The stem of the files of an adapted model folder: ``DIR/tabletop.onnx`` and its siblings."""
+ADAPTED_INFO = "adapted.json"
+"""The record of what an adapted folder was made from, beside its model files."""
+DEFAULT_ADAPTED_NAME = "default"
+"""The folder, in the user data folder's adapted models, that ``tabletop adapt`` writes
+when no ``--out`` is given: the active set's model."""
+
+FINDER_CONFIDENCE = 0.1
+"""The base finder's boxes kept for the readers' crops: fainter than the detector's 0.25,
+so the readers also see the near-misses they will be handed at a lower ``--conf``."""
+DEFAULT_EPOCHS = 6
+"""Passes over the crops (each at least :data:`MIN_STEPS_PER_EPOCH` batches)."""
+MIN_STEPS_PER_EPOCH = 25
+"""A pass over the crops of one or two photos is a batch or two; each pass takes at
+least this many batches (drawn with the pass's shuffles), so that few photos get as
+many updates as many photos do and the run's length hardly depends on their count."""
+BATCH = 32
+LEARNING_RATE = 2e-4
+"""The one-cycle schedule's peak (AdamW).  The shipped readers' last fine-tunes ran at
+3e-4 to 1e-3 on 100-250 k rendered crops; these are a few hundred real ones.  Adapted
+on three development photos at 5e-4, the reader misread three 6 and 9 tiles of the
+other five (6 for 9 or 9 for 6; the shipped reader none), at 2e-4 two."""
+WEIGHT_DECAY = 5e-4
+MAX_PHOTOS_HINT = 10
+"""What the time target is stated for: up to this many photos in under 5 minutes."""
+REHEARSAL_SCENES = 12
+"""Rendered scenes (of the reader's kind) whose crops are rehearsed beside the photos'.
+Adapted on three development photos without them, the reader called two tiles of the
+other five ``none`` (a K1 and a K3, labels the three photos lacked); with them, none."""
+REHEARSAL_SEED = 33_000_000
+"""The rendered scenes' first seed: far from the seeds of the training sets."""
+REHEARSAL_SIZE = (960, 540)
+TURNED_KINDS = ("card",)
+"""The kinds whose crops are also taught at random quarter turns.  Card indices are
+read as found and upside down (:data:`vision.reader.DEFAULT_CARD_TURNS`) by a card
+reader trained at every angle; a tile is read once, and a 6 tile turned over is a 9
+but for its mark, so tiles' crops are not turned."""
+
+
+class AdaptError(ValueError):
+    """Input ``adapt`` cannot use (a missing photo, a bad label, nothing labelled); one line."""
+
+
+# --- the labelled photos ---------------------------------------------------------------
+@dataclass(frozen=True)
+class LabelledPhoto:
+    """One line of an annotations JSONL, resolved: the photo's file and its labels in
+    the file's pixels (read when needed, see :meth:`read`)."""
+
+    path: Path
+    """The photo (the JSONL line's ``image`` taken from the JSONL file's folder)."""
+    source: Path
+    """The JSONL file it was listed in."""
+    line: int
+    record: ImageDetections
+    partial: bool = False
+    """Only some of its items are labelled (``"partial": true``, a correction)."""
+
+    def read(self) -> tuple[npt.NDArray[np.uint8], Detections]:
+        """The photo (BGR) and its labels in the photo file's pixels; AdaptError when
+        the file cannot be read."""
+        import cv2
+
+        image = cv2.imread(str(self.path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise AdaptError(f"{self.source}:{self.line}: cannot read the image "
+                             f"{str(self.path)!r}")
+        truth = self.record.detections
+        height, width = image.shape[:2]
+        if (height, width) != (self.record.height, self.record.width):
+            truth = truth.scaled(width / self.record.width, height / self.record.height)
+        return image, truth
+
+
+def read_labelled(files: Iterable[str | Path]) -> list[LabelledPhoto]:
+    """The labelled photos of one or more annotation JSONL files (the contract's detect
+    form, image paths relative to each file's folder), every image checked to exist.
+    AdaptError (one line) for a missing file or image, a label that is no contract
+    token, or no labelled item at all."""
+    photos: list[LabelledPhoto] = []
+    listed = [Path(file) for file in files]
+    if not listed:
+        raise AdaptError("no annotations given: name one or more JSONL files of labelled "
+                         "photos (or a layout photo)")
+    for file in listed:
+        if not file.is_file():
+            raise AdaptError(f"no annotations file {str(file)!r}")
+        records = read_jsonl(file)  # DetectionsError (a ValueError) names file and line
+        partial = _partial_flags(file)
+        for number, record in enumerate(records):
+            path = Path(os.path.normpath(file.parent / record.image))
+            if not path.is_file():
+                raise AdaptError(f"{file}:{partial[number][0]}: the image {record.image!r} is "
+                                 f"not at {str(path)!r} (paths are relative to the "
+                                 "annotations file's folder)")
+            photos.append(LabelledPhoto(path, file, partial[number][0], record,
+                                        partial[number][1]))
+    if not photos:
+        raise AdaptError(f"no labelled photo in {', '.join(str(f) for f in listed)}")
+    if not any(len(photo.record.detections) for photo in photos):
+        raise AdaptError(f"no labelled item in the {len(photos)} photo(s) of "
+                         f"{', '.join(str(f) for f in listed)}: nothing to adapt to")
+    return photos
+
+
+def _partial_flags(file: Path) -> list[tuple[int, bool]]:
+    """Per non-empty line of an annotations file: its line number and its ``partial`` flag."""
+    flags = []
+    with open(file, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                value = json.loads(line)
+                flags.append((number, bool(value.get("partial", False))
+                              if isinstance(value, dict) else False))
+    return flags
+
+
+# --- crops -------------------------------------------------------------------------------
+@dataclass
+class CropSet:
+    """Stored crops (:data:`vision.reader_training.STORED_SIZE`, BGR) and their reader
+    classes, for one reader."""
+
+    images: list[npt.NDArray[np.uint8]] = field(default_factory=list)
+    labels: list[int] = field(default_factory=list)
+
+    def add(self, image: npt.NDArray[np.uint8], label: int) -> None:
+        self.images.append(image)
+        self.labels.append(label)
+
+    def extend(self, other: CropSet) -> None:
+        self.images.extend(other.images)
+        self.labels.extend(other.labels)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def arrays(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
+        from vision.reader_training import STORED_SIZE
+
+        if not self.images:
+            return np.zeros((0, STORED_SIZE, STORED_SIZE, 3), np.uint8), np.zeros(0, np.int64)
+        return np.stack(self.images), np.asarray(self.labels, np.int64)
+
+    def counts(self) -> dict[str, int]:
+        """Crops per reader class name (``none`` included)."""
+        counted = Counter(READER_CLASSES[label] for label in self.labels)
+        return dict(sorted(counted.items()))
+
+
+def _kind_of_class(index: int) -> str | None:
+    """The kind a reader class belongs to (None for ``none``)."""
+    if index == NONE_INDEX:
+        return None
+    from vision.labels import label_of
+
+    return label_of(index)[1]
+
+
+def photo_crops(image: npt.NDArray[np.uint8], truth: Detections, found: Detections,
+                seed: int, partial: bool = False) -> dict[str, CropSet]:
+    """The crops one labelled photo gives each reader (see the module's docstring):
+    ``{"tile": ..., "card": ...}``.  ``found``: the base finder's boxes on it."""
+    from vision.crops import crop
+    from vision.reader_training import STORED_CONTEXT, STORED_SIZE, label_found, stored_crops
+
+    out = {"tile": CropSet(), "card": CropSet()}
+    classes = [class_id(label, kind) for label, kind in zip(truth.labels, truth.kinds,
+                                                            strict=True)]
+    if partial:
+        for box, kind, label in zip(truth.boxes, truth.kinds, classes, strict=True):
+            out[kind].add(crop(image, box, STORED_SIZE, STORED_CONTEXT), label)
+    else:
+        # the labelled boxes and bare table, exactly as the reader's training cuts them
+        stored, labels = stored_crops(image, truth.boxes.tolist(), classes, seed)
+        for index, (picture, label) in enumerate(zip(stored, labels, strict=True)):
+            if index < len(classes):
+                out[truth.kinds[index]].add(picture, label)
+            else:  # bare table: a false alarm for either reader
+                out["tile"].add(picture, label)
+                out["card"].add(picture, label)
+    for box, kind, label in zip(found.boxes, found.kinds, label_found(found, truth),
+                                strict=True):
+        if label is None or (partial and label == NONE_INDEX):
+            continue
+        out[kind].add(crop(image, box, STORED_SIZE, STORED_CONTEXT), label)
+    return out
+
+
+# --- fine-tuning ---------------------------------------------------------------------------
+def _quarter_turns(x: Any, generator: Any) -> Any:
+    """Each crop of a (N, 3, S, S) batch turned by a random multiple of 90 degrees."""
+    torch = _torch()
+    turns = torch.randint(0, 4, (x.shape[0],), generator=generator)
+    out = x.clone()
+    for k in (1, 2, 3):
+        chosen = turns == k
+        if bool(chosen.any()):
+            out[chosen] = torch.rot90(x[chosen], k, dims=(2, 3))
+    return out
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+def rehearsal_crops(kind: str, scenes: int = REHEARSAL_SCENES, seed: int = REHEARSAL_SEED,
+                    size: tuple[int, int] = REHEARSAL_SIZE) -> CropSet:
+    """Stored crops of rendered scenes of ``kind`` (``tile`` or ``card``): every labelled
+    item and some bare table, as :mod:`vision.reader_training` cuts them.  The same
+    arguments give the same crops."""
+    from vision.reader_training import stored_crops
+    from vision.synth.scene import render_scene
+
+    out = CropSet()
+    for index in range(scenes):
+        scene = render_scene(seed + index, size[0], size[1], kind=f"{kind}s")
+        truth = scene.detections.of_kind(kind)  # type: ignore[arg-type]
+        classes = [class_id(label, kind) for label in truth.labels]
+        images, labels = stored_crops(scene.image, truth.boxes.tolist(), classes, seed + index)
+        for image, label in zip(images, labels, strict=True):
+            out.add(image, label)
+    return out
+
+
+def fine_tune(reader: str | Path, images: npt.NDArray[np.uint8], labels: npt.NDArray[np.int64],
+              out: str | Path, *, rehearsal: CropSet | None = None,
+              epochs: int = DEFAULT_EPOCHS, batch: int = BATCH, lr: float = LEARNING_RATE,
+              seed: int = 0, turns: bool = False,
+              log: Callable[[str], None] | None = None) -> tuple[Path, int]:
+    """Fine-tune the exported reader at ``reader`` on stored crops and export the result
+    to ``out``; returns it and the number of training steps.
+
+    The net starts as the file reads (:func:`vision.reader_training.net_from_onnx`,
+    its batchnorm statistics taken from these crops and then kept: a few hundred crops
+    give batches too small to re-estimate them), and every batch is re-cut with the
+    reader's training jitter; with ``turns`` each crop is also turned by a random
+    quarter turn (:data:`TURNED_KINDS`).  Each step takes ``batch`` of the crops and,
+    with ``rehearsal``, as many of those (rendered crops of every label, so that labels
+    the photos lack are not forgotten)."""
+    from vision.reader_training import _as_tensor, _augment, export_onnx, net_from_onnx
+
+    torch = _torch()
+    torch.set_num_threads(os.cpu_count() or 1)
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    net = net_from_onnx(reader, images)
+    norms = [m for m in net if isinstance(m, torch.nn.BatchNorm2d)]
+    steps_per_epoch = max(math.ceil(len(images) / batch), MIN_STEPS_PER_EPOCH)
+    total = max(1, epochs) * steps_per_epoch
+    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=WEIGHT_DECAY)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=total,
+                                                   pct_start=0.15)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    sources = [(_as_tensor(images), torch.from_numpy(np.asarray(labels, np.int64)))]
+    if rehearsal is not None and len(rehearsal):
+        kept, classes = rehearsal.arrays()
+        sources.append((_as_tensor(kept), torch.from_numpy(classes)))
+    orders = [torch.zeros(0, dtype=torch.long) for _ in sources]
+    started = time.monotonic()
+    for step in range(total):
+        parts, targets = [], []
+        for index, (stored, target) in enumerate(sources):
+            if len(orders[index]) < batch:
+                orders[index] = torch.cat([orders[index],
+                                           torch.randperm(len(stored), generator=generator)])
+            pick, orders[index] = orders[index][:batch], orders[index][batch:]
+            parts.append(stored[pick])
+            targets.append(target[pick])
+        x = torch.cat(parts)
+        net.train()
+        for norm in norms:
+            norm.eval()
+        x = _augment(_quarter_turns(x, generator) if turns else x, generator, train=True)
+        loss = loss_fn(net(x), torch.cat(targets))
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        schedule.step()
+        if log is not None and (step + 1) % steps_per_epoch == 0:
+            log(f"  epoch {(step + 1) // steps_per_epoch}/{epochs}: loss {loss.item():.3f} "
+                f"({time.monotonic() - started:.0f} s)")
+    return export_onnx(net, out), total
+
+
+# --- the finder's boxes, as the players' labels draw them ---------------------------------
+BOX_FIT_MIN_PAIRS = 8
+"""Labelled items of a kind, each with a finder box on it, needed to fit that kind's boxes."""
+BOX_PAIR_IOU = 0.3
+"""A labelled item and the finder's box of its kind overlapping it most are a pair when
+they overlap by this IoU or more."""
+
+
+@dataclass(frozen=True)
+class BoxFit:
+    """How the labels' boxes of one kind sit on the finder's: the labelled box's width
+    and height as multiples of the finder box's, and its centre's shift in the finder
+    box's width and height (medians over the pairs).  The real tile photos' labels take
+    in the side of the tile the camera sees, so they are taller than the finder's boxes
+    and lower; where they differ enough, items found are matched to no label (IoU under
+    0.5) and count as missed."""
+
+    width: float = 1.0
+    height: float = 1.0
+    dx: float = 0.0
+    dy: float = 0.0
+    pairs: int = 0
+
+    @property
+    def is_identity(self) -> bool:
+        return (self.width, self.height, self.dx, self.dy) == (1.0, 1.0, 0.0, 0.0)
+
+    def apply(self, boxes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """``boxes`` (N x 4, x1 y1 x2 y2) moved and scaled as the labels draw them."""
+        boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+        w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+        cx = (boxes[:, 0] + boxes[:, 2]) / 2 + self.dx * w
+        cy = (boxes[:, 1] + boxes[:, 3]) / 2 + self.dy * h
+        w, h = w * self.width, h * self.height
+        return np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+
+    def to_json(self) -> dict[str, float]:
+        return {"width": round(self.width, 4), "height": round(self.height, 4),
+                "dx": round(self.dx, 4), "dy": round(self.dy, 4), "pairs": self.pairs}
+
+
+def box_pairs(found: Detections, truth: Detections, kind: str
+              ) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
+    """(finder box, labelled box) of every labelled item of ``kind`` that a finder box of
+    its kind overlaps by :data:`BOX_PAIR_IOU` or more (the one overlapping most)."""
+    from vision.detections import iou_matrix
+
+    mine, labelled = found.of_kind(kind), truth.of_kind(kind)  # type: ignore[arg-type]
+    if not len(mine) or not len(labelled):
+        return []
+    overlaps = iou_matrix(labelled.boxes, mine.boxes)
+    best = overlaps.argmax(axis=1)
+    return [(mine.boxes[j], labelled.boxes[i]) for i, j in enumerate(best)
+            if overlaps[i, j] >= BOX_PAIR_IOU]
+
+
+def fit_boxes(pairs: Sequence[tuple[Any, Any]]) -> BoxFit:
+    """The :class:`BoxFit` of (finder box, labelled box) pairs: the medians of the
+    labelled boxes' sizes and shifts relative to the finder's; the identity with fewer
+    than :data:`BOX_FIT_MIN_PAIRS` pairs."""
+    if len(pairs) < BOX_FIT_MIN_PAIRS:
+        return BoxFit(pairs=len(pairs))
+    found = np.asarray([pair[0] for pair in pairs], np.float64)
+    labelled = np.asarray([pair[1] for pair in pairs], np.float64)
+    fw = np.maximum(found[:, 2] - found[:, 0], 1e-6)
+    fh = np.maximum(found[:, 3] - found[:, 1], 1e-6)
+    lw = np.maximum(labelled[:, 2] - labelled[:, 0], 1e-6)
+    lh = np.maximum(labelled[:, 3] - labelled[:, 1], 1e-6)
+    dx = ((labelled[:, 0] + labelled[:, 2]) - (found[:, 0] + found[:, 2])) / 2 / fw
+    dy = ((labelled[:, 1] + labelled[:, 3]) - (found[:, 1] + found[:, 3])) / 2 / fh
+    return BoxFit(float(np.exp(np.median(np.log(lw / fw)))),
+                  float(np.exp(np.median(np.log(lh / fh)))),
+                  float(np.median(dx)), float(np.median(dy)), len(pairs))
+
+
+def _overlaps(pairs: Sequence[tuple[Any, Any]], fit: BoxFit) -> npt.NDArray[np.float64]:
+    """Each pair's IoU once ``fit`` moves the finder's box."""
+    from vision.detections import iou_matrix
+
+    if not pairs:
+        return np.zeros(0)
+    found = fit.apply(np.asarray([pair[0] for pair in pairs], np.float64))
+    labelled = np.asarray([pair[1] for pair in pairs], np.float64)
+    return np.array([iou_matrix(f[None], t[None])[0, 0]
+                     for f, t in zip(found, labelled, strict=True)])
+
+
+def fitted_boxes(pairs: Sequence[tuple[Any, Any]]) -> BoxFit:
+    """:func:`fit_boxes`, kept only where it helps: where the pairs overlap more on
+    average with the fit than without, and no fewer of them by IoU 0.5 (what
+    :mod:`vision.evaluate` counts as found)."""
+    from vision.evaluate import IOU_THRESHOLD
+
+    fit = fit_boxes(pairs)
+    if fit.is_identity:
+        return fit
+    moved, unmoved = _overlaps(pairs, fit), _overlaps(pairs, BoxFit())
+    if moved.mean() <= unmoved.mean() or (
+            (moved >= IOU_THRESHOLD).sum() < (unmoved >= IOU_THRESHOLD).sum()):
+        return BoxFit(pairs=len(pairs))
+    return fit
+
+
+def apply_fits(found: Detections, fits: dict[str, BoxFit]) -> Detections:
+    """``found`` with each kind's boxes moved by its fit (as the adapted finder gives them)."""
+    boxes = np.array(found.boxes, np.float64)
+    for kind, fit in fits.items():
+        chosen = np.asarray(found.kinds) == kind
+        if chosen.any() and not fit.is_identity:
+            boxes[chosen] = fit.apply(boxes[chosen])
+    return Detections(boxes, found.labels, found.kinds, found.confidences)
+
+
+def fitted_finder(source: str | Path, out: str | Path, fits: dict[str, BoxFit]) -> Path:
+    """A copy of the exported finder at ``source`` whose boxes each kind's fit moves:
+    nodes added after its output (x, y, w, h and a score per class, per anchor) move
+    every anchor's box by the fit of the class it scores highest, before the detector's
+    non-maximum suppression, so both passes and the merging see the moved boxes."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from vision.detector import FINDER_NAMES
+
+    model = onnx.load(str(source))
+    graph = model.graph
+    output = graph.output[0]
+    dims = output.type.tensor_type.shape.dim
+    classes = len(FINDER_NAMES)
+    if len(graph.output) != 1 or len(dims) != 3 or dims[1].dim_value != 4 + classes:
+        raise AdaptError(f"{str(source)!r} is not an exported finder (want one output of "
+                         f"shape batch x {4 + classes} x anchors)")
+    raw = f"{output.name}_unmoved"
+    for node in graph.node:
+        for index, name in enumerate(node.output):
+            if name == output.name:
+                node.output[index] = raw
+    tile, card = (fits.get(kind, BoxFit()) for kind in FINDER_NAMES)
+
+    def constant(name: str, value: float) -> str:
+        graph.initializer.append(numpy_helper.from_array(np.array(value, np.float32),
+                                                         f"adapt_{name}"))
+        return f"adapt_{name}"
+
+    parts = [f"adapt_part{i}" for i in range(4 + classes)]
+    nodes = [helper.make_node("Split", [raw, constant_split(graph, 4 + classes)], parts,
+                              axis=1, name="adapt_split"),
+             helper.make_node("GreaterOrEqual", [parts[4], parts[5]], ["adapt_tile_bool"],
+                              name="adapt_is_tile"),
+             helper.make_node("Cast", ["adapt_tile_bool"], ["adapt_tile"],
+                              to=TensorProto.FLOAT, name="adapt_tile_float")]
+
+    def by_kind(name: str, tile_value: float, card_value: float) -> str:
+        # card_value + (tile_value - card_value) * is_tile, per anchor
+        nodes.append(helper.make_node("Mul", ["adapt_tile", constant(f"{name}_step",
+                                                                     tile_value - card_value)],
+                                      [f"adapt_{name}_steps"], name=f"adapt_{name}_mul"))
+        nodes.append(helper.make_node("Add", [f"adapt_{name}_steps",
+                                              constant(f"{name}_card", card_value)],
+                                      [f"adapt_{name}"], name=f"adapt_{name}_add"))
+        return f"adapt_{name}"
+
+    sw = by_kind("width", tile.width, card.width)
+    sh = by_kind("height", tile.height, card.height)
+    dx = by_kind("dx", tile.dx, card.dx)
+    dy = by_kind("dy", tile.dy, card.dy)
+    x, y, w, h = parts[:4]
+    nodes += [
+        helper.make_node("Mul", [dx, w], ["adapt_shift_x"], name="adapt_shift_x"),
+        helper.make_node("Add", [x, "adapt_shift_x"], ["adapt_x"], name="adapt_x"),
+        helper.make_node("Mul", [dy, h], ["adapt_shift_y"], name="adapt_shift_y"),
+        helper.make_node("Add", [y, "adapt_shift_y"], ["adapt_y"], name="adapt_y"),
+        helper.make_node("Mul", [w, sw], ["adapt_w"], name="adapt_w"),
+        helper.make_node("Mul", [h, sh], ["adapt_h"], name="adapt_h"),
+        helper.make_node("Concat", ["adapt_x", "adapt_y", "adapt_w", "adapt_h", *parts[4:]],
+                         [output.name], axis=1, name="adapt_concat"),
+    ]
+    graph.node.extend(nodes)
+    entry = model.metadata_props.add()
+    entry.key, entry.value = "tabletop_box_fit", json.dumps(
+        {kind: fits.get(kind, BoxFit()).to_json() for kind in FINDER_NAMES})
+    onnx.checker.check_model(model)
+    out = Path(out)
+    onnx.save(model, str(out))
+    return out
+
+
+def constant_split(graph: Any, pieces: int) -> str:
+    """An initializer of ``pieces`` ones (the sizes of a Split into single rows)."""
+    from onnx import numpy_helper
+
+    graph.initializer.append(numpy_helper.from_array(np.ones(pieces, np.int64), "adapt_split"))
+    return "adapt_split"
+
+
+# --- the model folder ------------------------------------------------------------------------
+def model_files(finder: Path) -> dict[str, Path]:
+    """The files of the two-stage model whose finder is ``finder``, by role."""
+    from vision.detector import card_finder_path, card_reader_path, reader_path
+    from vision.scoring import scorer_path
+
+    return {"finder": finder, "reader": reader_path(finder),
+            "card_finder": card_finder_path(finder), "card_reader": card_reader_path(finder),
+            "scorer": scorer_path(finder)}
+
+
+def adapted_model(folder: str | Path) -> Path:
+    """The finder file of an adapted model folder (``DIR/tabletop.onnx``, what
+    :class:`vision.detector.Detector` takes); AdaptError when ``folder`` is not one."""
+    folder = Path(folder)
+    finder = folder / f"{MODEL_NAME}.onnx"
+    if not (folder / ADAPTED_INFO).is_file() or not finder.is_file():
+        raise AdaptError(f"{str(folder)!r} is not an adapted model folder (no {ADAPTED_INFO} "
+                         f"and {finder.name}; make one with 'tabletop adapt')")
+    return finder
+
+
+def default_adapted_dir() -> Path:
+    """Where ``tabletop adapt`` writes without ``--out``: the active set's model in the
+    user data folder (``live.paths.adapted_models_dir()``)."""
+    from live.paths import adapted_models_dir
+
+    return adapted_models_dir() / DEFAULT_ADAPTED_NAME
+
+
+def active_adapted_model() -> Path | None:
+    """The active set's adapted finder (:func:`default_adapted_dir`), or None when no
+    model has been adapted there."""
+    try:
+        return adapted_model(default_adapted_dir())
+    except AdaptError:
+        return None
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise AdaptError(f"--out {str(out)!r} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / ADAPTED_INFO).is_file():
+        raise AdaptError(f"--out {str(out)!r} holds other files and no {ADAPTED_INFO}: "
+                         "give an empty or new folder (or an adapted model's, to replace it)")
+
+
+def base_finder(base_model: str | Path | None = None) -> Path:
+    """The finder file of the model to adapt: ``base_model`` (a two-stage ``.onnx``
+    finder, or an adapted model folder) or the shipped ``models/tabletop.onnx``."""
+    from vision.detector import DEFAULT_MODELS
+
+    finder = Path(base_model) if base_model is not None else DEFAULT_MODELS[0]
+    if finder.is_dir():
+        finder = adapted_model(finder)
+    if finder.suffix != ".onnx" or not finder.is_file():
+        raise AdaptError(f"base model {str(finder)!r}: want an existing two-stage .onnx "
+                         "finder with its reader beside it")
+    return finder
+
+
+def _base_files(base_model: str | Path | None) -> dict[str, Path]:
+    finder = base_finder(base_model)
+    files = model_files(finder)
+    if not files["reader"].is_file():
+        raise AdaptError(f"base model {str(finder)!r} has no reader "
+                         f"{files['reader'].name!r} beside it: only a two-stage model adapts")
+    return files
+
+
+# --- adapting ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AdaptResult:
+    """What :func:`adapt` did."""
+
+    out: Path
+    """The model folder; ``Detector(out / "tabletop.onnx")`` loads it."""
+    base: Path
+    photos: tuple[str, ...]
+    items: dict[str, int]
+    """Labelled items per kind."""
+    labels: dict[str, int]
+    """Labelled items per label (a card joker as ``JK.card``)."""
+    crops: dict[str, int]
+    """Training crops per reader adapted (``reader``, ``card_reader``)."""
+    adapted: tuple[str, ...]
+    """The files adapted: readers fine-tuned (``reader``, ``card_reader``), finders whose
+    boxes were moved (``finder``, ``card_finder``); the others are the base's."""
+    epochs: int
+    steps: dict[str, int]
+    boxes: dict[str, dict[str, float]]
+    """Per kind, how the finders' boxes were moved (:class:`BoxFit`; 1, 1, 0, 0: not)."""
+    seconds: float
+    cpu_seconds: float
+    """Processor time of the run, all threads together (on a busy machine the wall time
+    says more about the other jobs)."""
+    seed: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"out": str(self.out), "model": str(self.out / f"{MODEL_NAME}.onnx"),
+                "base": str(self.base), "photos": list(self.photos), "items": self.items,
+                "labels": self.labels, "crops": self.crops, "adapted": list(self.adapted),
+                "epochs": self.epochs, "steps": self.steps, "boxes": self.boxes,
+                "seconds": round(self.seconds, 1), "cpu_seconds": round(self.cpu_seconds, 1),
+                "seed": self.seed}
+
+    def to_text(self) -> str:
+        items = ", ".join(f"{count} {kind}s" for kind, count in self.items.items() if count)
+        readers = " and ".join(name.replace("_", " ") for name in self.adapted) or "nothing"
+        return (f"adapted {readers} on {len(self.photos)} photo(s) ({items or 'no items'}; "
+                f"{sum(self.crops.values())} crops, {self.epochs} epochs) in "
+                f"{self.seconds:.0f} s\nmodel: {self.out / (MODEL_NAME + '.onnx')}")
+
+
+def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
+          base_model: str | Path | None = None, epochs: int = DEFAULT_EPOCHS, seed: int = 0,
+          lr: float = LEARNING_RATE, batch: int = BATCH,
+          log: Callable[[str], None] | None = None) -> AdaptResult:
+    """Fine-tune the base model's readers on labelled photos of the players' set and
+    write the adapted model folder ``out_dir`` (see the module's docstring).
+
+    ``annotation_files``: JSONL files in the contract's detect form (:func:`read_labelled`).
+    ``base_model``: the two-stage finder to start from (default ``models/tabletop.onnx``;
+    an adapted folder too, to go on from it).  AdaptError for unusable input; raises
+    ModuleNotFoundError (torch) without the ``train`` extra."""
+    _torch()  # fail before the slow part without the train extra
+    started, cpu_started = time.monotonic(), time.process_time()
+    say = log or (lambda _text: None)
+    if epochs < 1:
+        raise AdaptError(f"epochs must be 1 or more, not {epochs!r}")
+    out = Path(out_dir)
+    _check_out(out)
+    base = _base_files(base_model)
+    photos = read_labelled(annotation_files)
+    from vision.detector import DEFAULT_CONFIDENCE, Detector
+
+    finder = Detector(base["finder"], confidence=FINDER_CONFIDENCE)
+    labels: Counter[str] = Counter()
+    items: Counter[str] = Counter()
+    seen: list[tuple[Detections, Detections]] = []
+    for photo in photos:
+        image, truth = photo.read()
+        found = finder.find(image)
+        seen.append((found, truth))
+        labels.update(f"{label}.card" if label == JOKER and kind == "card" else label
+                      for label, kind in zip(truth.labels, truth.kinds, strict=True))
+        items.update(truth.kinds)
+        say(f"{photo.path.name}: {len(truth)} labelled, {len(found)} found")
+    # the finder's boxes as the labels draw them, from its boxes it is sure of
+    fits = {kind: fitted_boxes([pair for found, truth in seen for pair in box_pairs(
+        found.with_confidence_at_least(DEFAULT_CONFIDENCE), truth, kind)])
+        for kind in ("tile", "card")}
+    for kind, fit in fits.items():
+        if not fit.is_identity:
+            say(f"{kind} boxes: {fit.width:.3f} x wide, {fit.height:.3f} x tall, moved "
+                f"{fit.dx:+.3f}, {fit.dy:+.3f} ({fit.pairs} pairs)")
+    crops = {"tile": CropSet(), "card": CropSet()}
+    for index, (photo, (found, _)) in enumerate(zip(photos, seen, strict=True)):
+        image, truth = photo.read()
+        for kind, part in photo_crops(image, truth, apply_fits(found, fits),
+                                      seed * 1_000_003 + index, photo.partial).items():
+            crops[kind].extend(part)
+    roles = {"tile": "reader", "card": "card_reader"}
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=_existing_parent(out)))
+    try:
+        steps: dict[str, int] = {}
+        crop_counts: dict[str, int] = {}
+        for kind, role in roles.items():
+            target = staging / model_files(staging / f"{MODEL_NAME}.onnx")[role].name
+            has_items = any(_kind_of_class(label) == kind for label in crops[kind].labels)
+            source = base[role]
+            if kind == "card" and not source.is_file():
+                # a base without a card reader names card indices with its reader
+                source = base["reader"]
+            if not has_items:
+                if base[role].is_file():
+                    shutil.copy2(base[role], target)
+                continue
+            images, classes = crops[kind].arrays()
+            rehearsal = rehearsal_crops(kind, seed=REHEARSAL_SEED + 1000 * seed)
+            say(f"fine-tuning the {role.replace('_', ' ')} on {len(images)} crops "
+                f"(and {len(rehearsal)} rendered)")
+            _, steps[role] = fine_tune(source, images, classes, target, rehearsal=rehearsal,
+                                       epochs=epochs, batch=batch, lr=lr, seed=seed,
+                                       turns=kind in TURNED_KINDS, log=say)
+            crop_counts[role] = len(images)
+        moved = any(not fit.is_identity for fit in fits.values())
+        for role in ("finder", "card_finder", "scorer"):
+            if not base[role].is_file():
+                continue
+            target = staging / model_files(staging / f"{MODEL_NAME}.onnx")[role].name
+            if moved and role != "scorer":
+                fitted_finder(base[role], target, fits)
+                steps.setdefault(role, 0)
+            else:
+                shutil.copy2(base[role], target)
+        if not any(steps.get(role) for role in roles.values()) and not moved:
+            raise AdaptError("the photos label no tile and no card index: nothing to adapt")
+        seconds = time.monotonic() - started
+        result = AdaptResult(out=out, base=base["finder"],
+                             photos=tuple(str(photo.path) for photo in photos),
+                             items={kind: items.get(kind, 0) for kind in ("tile", "card")},
+                             labels=dict(sorted(labels.items())), crops=crop_counts,
+                             adapted=tuple(steps), epochs=epochs,
+                             steps={role: n for role, n in steps.items() if n},
+                             boxes={kind: fit.to_json() for kind, fit in fits.items()},
+                             seconds=seconds, cpu_seconds=time.process_time() - cpu_started,
+                             seed=seed)
+        info = {**result.to_json(), "date": datetime.datetime.now(datetime.UTC).isoformat(
+            timespec="seconds"), "annotations": [str(Path(f)) for f in
+                                                 dict.fromkeys(p.source for p in photos)]}
+        (staging / ADAPTED_INFO).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+        _replace_folder(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return result
+
+
+def _existing_parent(out: Path) -> Path:
+    parent = out.absolute().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    return parent
+
+
+def _replace_folder(staging: Path, out: Path) -> None:
+    """Put the finished ``staging`` folder at ``out``, replacing an older adapted model."""
+    if out.is_dir():
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        out.rename(old)
+        staging.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        staging.rename(out)
+
+
+# --- (a) a photo of the set laid out in a known order -----------------------------------------
+TILE_ORDER: tuple[tuple[str, ...], ...] = (
+    *(tuple(f"{colour}{number}" for number in range(1, 14)) for colour in TILE_COLOURS),
+    (JOKER, JOKER),
+)
+"""A tile set laid out: rows K1..K13, B1..B13, O1..O13, R1..R13 (top to bottom, each
+left to right), then the jokers (one or two; the row may be left out)."""
+CARD_ORDER: tuple[tuple[str, ...], ...] = (
+    *(tuple(f"{rank}{suit}" for rank in CARD_RANKS) for suit in CARD_SUITS),
+    (JOKER, JOKER),
+)
+"""A deck laid out by suit: rows of A..K of spades, hearts, diamonds, clubs, then the
+jokers (one or two; the row may be left out).  Where both corner indices of each card
+show, each row of cards is two rows of indices (the top ones, then the bottom ones)."""
+ORDERS = {"tiles": ("tile", TILE_ORDER), "cards": ("card", CARD_ORDER)}
+ROW_GAP = 0.5
+"""Boxes whose centres lie further apart, top to bottom, than this many median box
+heights begin a new row."""
+
+
+class LayoutError(AdaptError):
+    """A layout photo whose boxes do not fit the order; the line says which row."""
+
+
+def _is_joker_row(row: Sequence[str]) -> bool:
+    return len(row) > 0 and all(label == JOKER for label in row)
+
+
+def _order(order: str | Sequence[Sequence[str]], kind: Kind | None
+           ) -> tuple[Kind, tuple[tuple[str, ...], ...]]:
+    if isinstance(order, str):
+        if order not in ORDERS:
+            raise LayoutError(f"order must be one of {', '.join(ORDERS)}, not {order!r}")
+        named_kind, rows = ORDERS[order]
+        return kind or named_kind, rows  # type: ignore[return-value]
+    rows = tuple(tuple(str(label).strip().upper() for label in row) for row in order)
+    if not rows or not all(rows):
+        raise LayoutError("an order needs one or more rows of labels")
+    if kind is None:
+        plain = [label for row in rows for label in row if label != JOKER]
+        if not plain:
+            raise LayoutError("an order of jokers alone needs its kind")
+        kind = kind_of(plain[0])
+    for row in rows:
+        for label in row:
+            class_id(label, kind)  # LabelError (a ValueError) for a label of another kind
+    return kind, rows
+
+
+def layout_rows(boxes: npt.NDArray[np.float64], gap: float = ROW_GAP) -> list[list[int]]:
+    """The boxes' indices in rows: rows top to bottom, each left to right.  A row ends
+    where the next box's centre, in order of height, lies more than ``gap`` median box
+    heights below the one before it."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    if len(boxes) == 0:
+        return []
+    cy = (boxes[:, 1] + boxes[:, 3]) / 2
+    cx = (boxes[:, 0] + boxes[:, 2]) / 2
+    height = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    order = np.argsort(cy, kind="stable")
+    rows: list[list[int]] = [[int(order[0])]]
+    for previous, current in itertools.pairwise(order):
+        if cy[current] - cy[previous] > gap * height:
+            rows.append([])
+        rows[-1].append(int(current))
+    return [sorted(row, key=lambda i: cx[i]) for row in rows]
+
+
+def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = "tiles",
+                 kind: Kind | None = None) -> Detections:
+    """The boxes of ``detections`` of the order's kind, labelled by ``order``: the rows of
+    boxes (:func:`layout_rows`, top to bottom, each left to right) take the order's rows
+    of labels.  ``order``: ``"tiles"`` (:data:`TILE_ORDER`), ``"cards"``
+    (:data:`CARD_ORDER`) or rows of labels (``kind`` then names their kind where the
+    labels do not tell it).  A last row of jokers may hold fewer boxes than it lists, or
+    be left out; each row of cards may show as two rows of indices (both corners of each
+    card).  LayoutError saying which row when the boxes do not fit."""
+    kind, rows = _order(order, kind)
+    mine = detections.of_kind(kind)
+    found = layout_rows(mine.boxes)
+    jokers = rows[-1] if _is_joker_row(rows[-1]) and len(rows) > 1 else None
+    body = rows[:-1] if jokers is not None else rows
+    shapes: list[list[tuple[str, ...]]] = []
+    for repeat in ((1, 2) if kind == "card" else (1,)):
+        repeated = [row for row in body for _ in range(repeat)]
+        tails = [[]] if jokers is None else [[jokers] * repeat, [jokers], []]
+        for tail in tails:
+            if repeated + tail not in shapes:
+                shapes.append(repeated + tail)
+    plan = next((shape for shape in shapes if len(shape) == len(found)), None)
+    if plan is None:
+        expected = sorted({len(shape) for shape in shapes})
+        raise LayoutError(f"found {len(found)} row(s) of {kind} boxes ({_row_sizes(found)}), "
+                          f"the order has {' or '.join(map(str, expected))} "
+                          f"({_describe(rows)})")
+    labels: list[str] = [""] * len(mine)
+    for number, (row, wanted) in enumerate(zip(found, plan, strict=True), start=1):
+        fits = len(row) == len(wanted) or (_is_joker_row(wanted) and 1 <= len(row)
+                                           <= len(wanted))
+        if not fits:
+            raise LayoutError(f"row {number} from the top has {len(row)} {kind} box(es), "
+                              f"the order wants {len(wanted)} ({_span(wanted)}); the rows "
+                              f"found hold {_row_sizes(found)}")
+        for index, label in zip(row, wanted, strict=False):
+            labels[index] = label
+    keep = [i for row in found for i in row]
+    return Detections(mine.boxes[keep], tuple(labels[i] for i in keep),
+                      tuple(kind for _ in keep), np.ones(len(keep)))
+
+
+def _span(row: Sequence[str]) -> str:
+    return row[0] if len(row) == 1 else f"{row[0]}..{row[-1]}"
+
+
+def _describe(rows: Sequence[Sequence[str]]) -> str:
+    return ", ".join(_span(row) for row in rows)
+
+
+def _row_sizes(rows: Sequence[Sequence[int]]) -> str:
+    return "+".join(str(len(row)) for row in rows) or "none"
+
+
+def layout_record(photo: str | Path, order: str | Sequence[Sequence[str]] = "tiles",
+                  detector: Any = None, kind: Kind | None = None,
+                  relative_to: str | Path | None = None) -> ImageDetections:
+    """The labelled record of a layout photo: ``detector``'s boxes on it (default: the
+    shipped model, whose reader drops the finder's false alarms), labelled by
+    :func:`label_layout`.  The record's image path is relative to ``relative_to`` (a
+    folder) where it can be, else absolute."""
+    import cv2
+
+    photo = Path(photo)
+    image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
+    if image is None:
+        raise AdaptError(f"cannot read the layout photo {str(photo)!r}")
+    if detector is None:
+        from vision.detector import Detector
+
+        detector = Detector()
+    try:
+        labelled = label_layout(detector(image), order, kind)
+    except LayoutError as error:
+        raise LayoutError(f"layout photo {str(photo)!r}: {error}") from None
+    return ImageDetections(_relative(photo, relative_to), image.shape[1], image.shape[0],
+                           labelled)
+
+
+def layout_to_jsonl(photos: Sequence[str | Path], out: str | Path,
+                    order: str | Sequence[Sequence[str]] = "tiles", detector: Any = None,
+                    kind: Kind | None = None) -> Path:
+    """Label layout photos (:func:`layout_record`) and write them as an annotations
+    JSONL at ``out`` that :func:`adapt` takes."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if detector is None:
+        from vision.detector import Detector
+
+        detector = Detector()
+    lines = [json.dumps(layout_record(photo, order, detector, kind, out.parent).to_json(
+        with_confidence=False)) for photo in photos]
+    out.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return out
+
+
+def _relative(path: Path, folder: str | Path | None) -> str:
+    if folder is None:
+        return str(path.absolute())
+    try:
+        return os.path.relpath(path.absolute(), Path(folder).absolute())
+    except ValueError:  # another drive (Windows)
+        return str(path.absolute())
+
+
+# --- (c) corrections made during play ---------------------------------------------------------
+@dataclass(frozen=True)
+class CorrectedItem:
+    """One correction from the panel: the frame the item was seen in, its box there
+    (frame pixels) and the label the player gave it."""
+
+    frame: npt.NDArray[np.uint8] | str | Path
+    """The frame (BGR, as the camera gave it) or its image file."""
+    box: Sequence[float]
+    label: str
+    kind: Kind
+
+
+def corrections_to_jsonl(corrections: Iterable[CorrectedItem], out: str | Path,
+                         images: str = "images") -> int:
+    """Append the corrections to the annotations JSONL ``out`` (made if missing) as
+    ``"partial": true`` lines, one per frame (corrections of one frame, by identity of
+    the array or by file, share a line); frames given as arrays are saved as JPEG files
+    in ``images/`` beside ``out``, named by their content.  Returns the lines written.
+    :func:`adapt` takes the file (with others or alone) and teaches the readers the
+    corrected items only."""
+    import cv2
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    groups: dict[Any, tuple[Any, list[CorrectedItem]]] = {}
+    for item in corrections:
+        key = (str(Path(item.frame).absolute()) if isinstance(item.frame, (str, Path))
+               else id(item.frame))
+        groups.setdefault(key, (item.frame, []))[1].append(item)
+    lines = []
+    for frame, items in groups.values():
+        if isinstance(frame, (str, Path)):
+            path = Path(frame)
+            picture = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if picture is None:
+                raise AdaptError(f"cannot read the corrected frame {str(path)!r}")
+        else:
+            picture = np.asarray(frame)
+            if picture.ndim != 3 or picture.shape[2] != 3:
+                raise AdaptError(f"a corrected frame must be a BGR image (H, W, 3), not "
+                                 f"{picture.shape}")
+            digest = hashlib.sha1(np.ascontiguousarray(picture).tobytes()).hexdigest()[:16]
+            path = out.parent / images / f"correction-{digest}.jpg"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.is_file() and not cv2.imwrite(str(path), picture,
+                                                      [cv2.IMWRITE_JPEG_QUALITY, 95]):
+                raise AdaptError(f"cannot write the corrected frame to {str(path)!r}")
+        height, width = picture.shape[:2]
+        detections = Detections([list(map(float, item.box)) for item in items],
+                                tuple(item.label for item in items),
+                                tuple(item.kind for item in items), np.ones(len(items)))
+        record = ImageDetections(_relative(path, out.parent), width, height,
+                                 detections.clipped(width, height))
+        lines.append(json.dumps({**record.to_json(with_confidence=False), "partial": True}))
+    with open(out, "a", encoding="utf-8") as handle:
+        handle.writelines(f"{line}\n" for line in lines)
+    return len(lines)
+
+
+# --- helpers for the bench and the tests -----------------------------------------------------
+def subset_jsonl(source: str | Path, images: Sequence[str], out: str | Path) -> Path:
+    """A copy of an annotations JSONL holding only the lines of ``images`` (as the lines
+    name them), image paths rewritten to be relative to ``out``'s folder."""
+    source = Path(source)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    wanted = set(images)
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        value = json.loads(line)
+        if value["image"] in wanted:
+            value["image"] = _relative(source.parent / value["image"], out.parent)
+            lines.append(json.dumps(value))
+    missing = wanted - {json.loads(line)["image"] for line in
+                        source.read_text(encoding="utf-8").splitlines() if line.strip()}
+    if missing:
+        raise AdaptError(f"no line for {sorted(missing)[0]!r} in {str(source)!r}")
+    out.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return out
+
+
+def image_names(annotations: str | Path) -> list[str]:
+    """The ``image`` of every line of an annotations JSONL, in order."""
+    return [record.image for record in read_jsonl(annotations)]
+
+
+def iter_chunks(values: Sequence[Any], parts: int) -> Iterator[list[Any]]:
+    """``values`` in ``parts`` nearly equal consecutive pieces."""
+    size, extra = divmod(len(values), parts)
+    start = 0
+    for index in range(parts):
+        end = start + size + (1 if index < extra else 0)
+        yield list(values[start:end])
+        start = end
