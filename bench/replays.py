@@ -20,7 +20,10 @@ search, no button presses) and the run's events and score go to
 ``<i>.json`` exists is not run again, so a stopped bench goes on where it was.
 ``<model>`` is the model file's stem and the start of the SHA-1 of it and its
 reader, so runs of two models never mix; ``--label NAME`` appends ``-NAME`` to it,
-for runs of the same model with other code (``--label before``).
+for runs of the same model with other code (``--label before``).  The model's
+detections of each frame are kept too (``OUT/detections/<model>/<set>/<i>.jsonl.gz``,
+:class:`CachedDetections`), so a later run of the same model with other code after
+the detector (the watcher, the rules) takes minutes, not the detector's time.
 
 Printed (``--json``: one JSON object instead; ``--verbose``: a line per replay
 first), over the replays finished:
@@ -309,6 +312,12 @@ class BenchSetup:
     def result_path(self, index: int, tag: str) -> Path:
         return self.out / "runs" / tag / self.set_name / f"{index:03d}.json"
 
+    def detections_path(self, index: int) -> Path:
+        """Where the model's detections of replay ``index`` are kept (by model, not
+        label: see :class:`CachedDetections`)."""
+        return (self.out / "detections" / model_tag(self.model) / self.set_name
+                / f"{index:03d}.jsonl.gz")
+
 
 def composed(setup: BenchSetup, index: int) -> Path:
     """Replay ``index``'s folder, composed unless a finished one is there."""
@@ -346,6 +355,52 @@ def _detector(model: str | None) -> Any:
     return _DETECTORS[model]
 
 
+class CachedDetections:
+    """The detector's output for each frame of one replay, kept in ``path`` (gzipped
+    JSONL, a line per frame in the contract's item form, alternatives included): the
+    first run of a model over a replay computes and writes it, every later run (other
+    code behind the detector, ``--label``) reads it back, the video read all the same.
+    Frames are taken in order, as ``live.run.watch`` feeds them."""
+
+    def __init__(self, path: Path, detector: Any) -> None:
+        self.path = path
+        self.detector = detector
+        self.stored: list[Any] | None = None
+        if path.is_file():
+            import gzip
+
+            from vision.detections import Detections
+
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
+                self.stored = [Detections.from_items(json.loads(line)) for line in handle]
+        self.computed: list[Any] = []
+
+    def __call__(self, image: Any) -> Any:
+        if self.stored is not None:
+            index = len(self.computed)
+            if index >= len(self.stored):
+                raise RuntimeError(f"{self.path} holds {len(self.stored)} frames; the video "
+                                   "has more (delete it to detect again)")
+            found = self.stored[index]
+        else:
+            found = self.detector()(image)
+        self.computed.append(found)
+        return found
+
+    def save(self) -> None:
+        """Write what was computed (nothing when it was read from the file)."""
+        if self.stored is not None:
+            return
+        import gzip
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".part")
+        with gzip.open(partial, "wt", encoding="utf-8") as handle:
+            for found in self.computed:
+                handle.write(json.dumps(found.to_items()) + "\n")
+        partial.replace(self.path)
+
+
 def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
     """Compose (or reuse) replay ``index``, watch it with the pipeline, score it, and
     write ``<index>.json`` (returned) beside its events."""
@@ -359,9 +414,12 @@ def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
     result_path.parent.mkdir(parents=True, exist_ok=True)
     events_path = result_path.with_suffix(".events.jsonl")
     start = time.monotonic()
+    detections = CachedDetections(setup.detections_path(index),
+                                  lambda: _detector(setup.model))
     summary = run(str(folder / "video.mp4"), find_variant("sabra"), players,
-                  events_jsonl=events_path, detector=_detector(setup.model),
+                  events_jsonl=events_path, detector=detections,
                   table=TableSetup(zones=folder / "zones.json", find_markers=False))
+    detections.save()
     run_s = time.monotonic() - start
     events = [json.loads(line) for line in events_path.read_text(encoding="utf-8")
               .splitlines() if line.strip()]

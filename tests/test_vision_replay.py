@@ -497,3 +497,38 @@ def test_cli_bench_runs_the_bench_module(monkeypatch: pytest.MonkeyPatch) -> Non
     assert setup.replay_folder(3) == Path("o/replays/s2-measure-p2-1280x720/003")
     assert setup.result_path(3, setup.tag) == Path(
         "o/runs/tabletop-0123456789-before/s2-measure-p2-1280x720/003.json")
+    # detections are kept by model alone: a run with another label reuses them
+    assert setup.detections_path(3) == Path(
+        "o/detections/tabletop-0123456789/s2-measure-p2-1280x720/003.jsonl.gz")
+
+
+def test_the_bench_keeps_each_frames_detections_and_reads_them_back(tmp_path: Path) -> None:
+    replays = pytest.importorskip("bench.replays")
+    from vision.detections import Detections
+
+    frames = [Detections([[10, 10, 40, 50]], ("R7",), ("tile",), [0.9],
+                         alternatives=({"R7": 0.6, "R1": 0.3, "none": 0.05},)),
+              Detections.empty(),
+              Detections([[5, 5, 25, 35], [60, 5, 80, 35]], ("K1", "B2"), ("tile", "tile"),
+                         [0.8, 0.7])]
+    calls: list[int] = []
+
+    def detector() -> Any:
+        def detect(image: Any) -> Detections:
+            calls.append(image)
+            return frames[image]
+        return detect
+
+    path = tmp_path / "d" / "000.jsonl.gz"
+    first = replays.CachedDetections(path, detector)
+    assert [first(i) for i in range(3)] == frames and calls == [0, 1, 2]
+    first.save()
+    again = replays.CachedDetections(path, detector)
+    read = [again(i) for i in range(3)]
+    assert calls == [0, 1, 2]  # the model was not run again
+    assert [r.labels for r in read] == [f.labels for f in frames]
+    assert read[0].alternatives is not None and dict(read[0].alternatives[0]) == pytest.approx(
+        {"R7": 0.6, "R1": 0.3, "none": 0.05})
+    assert read[2].boxes.tolist() == frames[2].boxes.tolist()
+    with pytest.raises(RuntimeError, match="holds 3 frames"):
+        again(3)
