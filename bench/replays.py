@@ -387,6 +387,11 @@ class CachedDetections:
         self.computed.append(found)
         return found
 
+    def look_again(self, image: Any, boxes: Any, kinds: Any) -> Any:
+        """The model's second look at spots (``Detector.look_again``), never kept: it
+        depends on what the watcher asks, which changes with the code."""
+        return self.detector().look_again(image, boxes, kinds)
+
     def save(self) -> None:
         """Write what was computed (nothing when it was read from the file)."""
         if self.stored is not None:

@@ -61,7 +61,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.items import JOKER, Item, Joker, format_items
+from engine.items import JOKER, Item, Joker, format_items, parse_item
 from engine.match import Match
 from engine.rounds import MeldContribution, PlayerRound, RoundInput, score_round
 from engine.state import Problem, TableState
@@ -308,6 +308,7 @@ class Game:
         self._started = False
         self._t = 0.0
         self._last_bad: tuple[Any, ...] | None = None
+        self._last_doubts: tuple[str, ...] = ()
         # not part of the undoable state: a pause is no play (see the module's notes)
         self.timer_paused = False
 
@@ -339,6 +340,7 @@ class Game:
         state = self.state
         if state.phase == "over":
             return
+        self._warn_doubts(snapshot)
         if state.phase == "counting":
             self._update_hands(snapshot)
             return
@@ -677,6 +679,22 @@ class Game:
         self.events.emit(
             t, "warning", seat, message=message, items=items_json(items), code=code, **more
         )
+
+    def _warn_doubts(self, snapshot: TableSnapshot) -> None:
+        """A meld the camera could read as no legal meld, and only doubtfully as what it
+        is committed as, is a warning with its likeliest legal readings: once per
+        reading, not once per snapshot showing it.  (Too many copies of a label are
+        the material check's warning.)"""
+        doubts = tuple(p for p in snapshot.reading_problems if p.code == "illegal_meld")
+        key = tuple(p.message for p in doubts)
+        if key == self._last_doubts:
+            return
+        self._last_doubts = key
+        for problem in doubts:
+            self._warn(snapshot.t, self.state.seat, "unreadable_meld", problem.message,
+                       [parse_item(label) for label in problem.items],
+                       alternatives=[{"meld": meld, "odds": round(odds, 1)}
+                                     for meld, odds in problem.alternatives])
 
     def _turn_started(self, t: float) -> None:
         state = self.state

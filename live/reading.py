@@ -9,17 +9,16 @@ a hand, or gone but not yet dropped) and none appeared, vanished or changed
 label (``StillnessRule``).
 
 *What.*  What the detector saw of each item (its track's shares: the
-reader's distributions multiplied over the frames, or votes for the top
-labels where there are none) is weighed together with the rules
-(``resolve_labels``): within a meld, each item's candidates are its labels
-with a fair share, plus, for an item known by votes alone, the classic
-confusions (a tile's 6 and 9) that votes cannot name; the combination
-scoring best wins, where a combination that reads as a legal meld gets a
-bonus, so a 6 that makes a run beats a 9 that does not.
-No label may be used more often than the variant has copies (jokers: its
-joker count); an item over the limit takes its next candidate if that is
-possible.  A reading that stays impossible is kept as read and reported in
-``Reading.problems``, never hidden or silently changed.
+reader's distributions over the frames it lay still, or votes for the top labels
+where there are none) is decoded with the rules (``resolve_labels``, through
+:func:`live.decoding.decode_table`): the most probable labelling of the whole table
+in which every meld row is legal, no label is used more often than the material
+has copies, and an item that has not moved keeps its label unless the evidence
+against it is strong.  An item known by votes alone also gets the classic
+confusions (a tile's 6 and 9) that votes cannot name.  A row with no legal reading
+of reasonable probability is kept as read and, where that reading is doubtful,
+reported in ``Reading.problems`` with its likeliest legal readings, never silently
+made legal; so is a label seen more often than it exists.
 
 A label a person gave (a correction on the panel, pinned by the watcher) is
 ``fixed``: it is that item's only candidate, so the other items of its meld
@@ -30,9 +29,6 @@ never a fixed one.
 
 from __future__ import annotations
 
-import itertools
-import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -41,8 +37,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from engine.items import Item, parse_item
 from engine.variants import Variant
+from live.decoding import MIN_SHARE, LegalityCache, ReadingProblem, decode_table
 
 Image = npt.NDArray[np.uint8]
 
@@ -110,13 +106,9 @@ class StillnessRule:
 
 
 # --- labels ---------------------------------------------------------------------
-VALID_MELD_BONUS = 5.0
-"""Log-odds a legal meld is worth: beats a rival label only ~150 times less voted."""
 CONFUSION_PRIOR = 0.05
 """Share given to a classic confusion the detector did not vote for (shares from
 votes only: a reader's distribution gives the confusion its own probability)."""
-MIN_SHARE = 0.08
-MAX_COMBINATIONS = 512
 
 
 def _confusions(label: str) -> tuple[str, ...]:
@@ -147,102 +139,27 @@ def candidates(shares: Mapping[str, float], *, min_share: float = MIN_SHARE,
 class Reading:
     labels: dict[int, str]  # track id -> chosen label
     problems: tuple[str, ...]
-
-
-def _item(label: str) -> Item:
-    return parse_item(label)
-
-
-def _meld_valid(variant: Variant, labels: Sequence[str]) -> bool:
-    try:
-        return variant.analyse([_item(lab) for lab in labels]).valid
-    except ValueError:
-        return False
+    reading_problems: tuple[ReadingProblem, ...] = ()
+    """The same problems with what was read and the alternatives."""
 
 
 def resolve_labels(variant: Variant, shares: Mapping[int, Mapping[str, float]],
                    melds: Sequence[Sequence[int]],
                    fixed: Mapping[int, str] | None = None,
-                   from_distributions: AbstractSet[int] = frozenset()) -> Reading:
-    """Labels for every track in ``shares``; ``melds`` are rows of track ids in table order.
+                   from_distributions: AbstractSet[int] = frozenset(),
+                   kept: Mapping[int, str] | None = None,
+                   legal: LegalityCache | None = None) -> Reading:
+    """Labels for every track in ``shares``; ``melds`` are rows of track ids in table order
+    (:func:`live.decoding.decode_table` chooses them).
 
     ``fixed``: labels people gave, by track id; each is its item's label whatever the
-    votes say (ids not in ``shares``, items not seen now, are ignored).
+    evidence says (ids not in ``shares``, items not seen now, are ignored).
     ``from_distributions``: the track ids whose shares come from the reader's
-    distributions (see :func:`candidates`)."""
-    fixed = {key: label for key, label in (fixed or {}).items() if key in shares}
-    labels: dict[int, str] = {key: max(s.items(), key=lambda kv: kv[1])[0]
-                              for key, s in shares.items()}
-    labels.update(fixed)
-    options: dict[int, list[tuple[str, float]]] = {
-        k: [(fixed[k], 1.0)] if k in fixed
-        else candidates(s, from_distributions=k in from_distributions)
-        for k, s in shares.items()}
-    problems: list[str] = []
-    for meld in melds:
-        if len(meld) < 2:
-            continue
-        choice_lists = [options[k] for k in meld]
-        size = math.prod(len(c) for c in choice_lists)
-        if size > MAX_COMBINATIONS:
-            # too many: keep the top two candidates of each item
-            choice_lists = [c[:2] for c in choice_lists]
-        best: tuple[float, tuple[str, ...]] | None = None
-        for combo in itertools.product(*choice_lists):
-            names = tuple(lab for lab, _ in combo)
-            score = sum(math.log(max(s, 1e-6)) for _, s in combo)
-            if _meld_valid(variant, names):
-                score += VALID_MELD_BONUS
-            if best is None or score > best[0] + 1e-12:
-                best = (score, names)
-        assert best is not None
-        for key, lab in zip(meld, best[1], strict=True):
-            labels[key] = lab
-    problems.extend(_enforce_copies(variant, labels, options, shares, melds, set(fixed)))
-    return Reading(labels, tuple(problems))
-
-
-def _limit(variant: Variant, label: str) -> int:
-    return variant.joker_count if label == "JK" else variant.copies_of_each
-
-
-def _enforce_copies(variant: Variant, labels: dict[int, str],
-                    options: Mapping[int, list[tuple[str, float]]],
-                    shares: Mapping[int, Mapping[str, float]],
-                    melds: Sequence[Sequence[int]], fixed: set[int]) -> list[str]:
-    problems: list[str] = []
-    meld_of = {k: tuple(m) for m in melds for k in m}
-    for label, count in sorted(Counter(labels.values()).items()):
-        extra = count - _limit(variant, label)
-        if extra <= 0:
-            continue
-        # the least voted give way first; a label a person gave never does
-        holders = sorted((k for k, lab in labels.items() if lab == label and k not in fixed),
-                         key=lambda k: shares[k].get(label, 0.0))
-        if len(holders) < extra:  # people gave this label more often than it exists
-            problems.append(
-                f"{count} copies of {label} seen but {variant.name} has "
-                f"{_limit(variant, label)}")
-            continue
-        for key in holders[:extra]:
-            moved = False
-            for alternative, _ in options[key]:
-                if alternative == label:
-                    continue
-                used = sum(1 for lab in labels.values() if lab == alternative)
-                if used >= _limit(variant, alternative):
-                    continue
-                meld = meld_of.get(key)
-                if meld is not None and _meld_valid(variant, [labels[m] for m in meld]):
-                    trial = [alternative if m == key else labels[m] for m in meld]
-                    if not _meld_valid(variant, trial):
-                        continue  # would break a legal meld: rather report
-                labels[key] = alternative
-                moved = True
-                break
-            if not moved:
-                problems.append(
-                    f"{count} copies of {label} seen but {variant.name} has "
-                    f"{_limit(variant, label)}")
-                break
-    return problems
+    distributions; the others (votes for top labels) get the classic confusions of
+    their best label (see :func:`candidates`).  ``kept``: the labels of items that
+    have not moved since the last committed table."""
+    widened = {key: s if key in from_distributions else dict(candidates(s, min_share=0.0,
+                                                                         limit=len(s) or 1))
+               for key, s in shares.items()}
+    decoding = decode_table(variant, widened, melds, fixed=fixed, kept=kept, legal=legal)
+    return Reading(decoding.labels, tuple(map(str, decoding.problems)), decoding.problems)

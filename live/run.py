@@ -306,11 +306,15 @@ def run(
                 detector = importlib.import_module("vision.detector").Detector(
                     model, zoom=zoom, card_finder=card_finder, card_reader=card_reader,
                     card_shrink=card_shrink)
+            look_again = getattr(detector, "look_again", None)
             if status is not None:
                 detector = _counted(detector, status)
             if watcher is None:
                 watcher = (table or TableSetup()).view(
                     variant, len(players), status.notice if status is not None else None)
+            if look_again is not None and hasattr(watcher, "look_again"):
+                # a meld row's gap is looked at again before the meld is judged
+                watcher.look_again = look_again
             game = Game(variant, players, bus, options=options)
             count_frames, snapshots = watch(
                 frames, detector, watcher, game, between_frames, write_frame, corrections,

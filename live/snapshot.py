@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.items import Item, format_items
+from live.decoding import ReadingProblem
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ class TableSnapshot:
     problems: tuple[str, ...] = ()
     """Readings that stayed impossible (a third copy of a tile, a card in a tile game):
     reported, never silently changed."""
+    reading_problems: tuple[ReadingProblem, ...] = ()
+    """The decoder's among them (a doubtful meld with no likely legal reading, a label
+    seen more often than it exists), with what was read and the alternatives."""
 
     def meld_strings(self) -> list[str]:
         return [format_items(meld) for meld in self.melds]

@@ -84,6 +84,21 @@ class Track:
         return dict(sorted(((k, v / total) for k, v in weights.items()),
                            key=lambda kv: -kv[1]))
 
+    def frame_shares(self) -> dict[str, float]:
+        """Each label's probability as one frame of the item gives it, largest first: the
+        normalised geometric mean of its frames' distributions (a softmax of the mean
+        evidence), or without evidence each label's share of the votes.  The frames of
+        an item lying still see it alike, so their product (:meth:`shares`) overstates
+        how sure they are together; this is what the rules weigh against each other."""
+        if not self.evidence or self.evidence_weight <= 0.0:
+            return self.shares()
+        mean = {k: v / self.evidence_weight for k, v in self.evidence.items()}
+        best = max(mean.values())
+        weights = {k: math.exp(v - best) for k, v in mean.items()}
+        total = sum(weights.values())
+        return dict(sorted(((k, v / total) for k, v in weights.items()),
+                           key=lambda kv: -kv[1]))
+
     @property
     def confidence(self) -> float:
         return self.shares()[self.label]

@@ -36,7 +36,7 @@ the next commit.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
@@ -47,9 +47,12 @@ from calibration.table import TableCalibration
 from engine.items import Item, Joker, parse_item
 from engine.variants import Variant
 from live.corrections import Correction, CorrectionError
+from live.decoding import LegalityCache
 from live.grouping import Placed, group_items, loose_corner_partners, row_angles
 from live.reading import MotionMeter, StillnessRule, resolve_labels
 from live.snapshot import SeenItem, TableSnapshot
+from live.spots import Spot, gap_spots
+from live.spots import iou as _overlap
 from live.tracking import Track, Tracker
 from live.zones import Zone, ZoneLayout
 from vision.detections import Detections, without_nested
@@ -74,6 +77,27 @@ class WatcherSettings:
     correction_reach: float = 0.5
     """How near, in the item's smaller box side, a reappearing item must lie to be it;
     half a side keeps a neighbour in the same meld (a whole side away) out."""
+
+
+LookAgain = Callable[[Image, npt.NDArray[np.float64], list[str]], Detections]
+"""``vision.detector.Detector.look_again``: (frame, spot boxes, their kinds) -> items."""
+SPOT_LOOKS = 3
+"""Empty second looks in a row after which a spot is given up (until the next commit)."""
+SPOT_FOUND_IOU = 0.3
+"""An item overlapping a spot by this IoU fills it."""
+MAX_SPOTS_PER_FRAME = 4
+"""Spots looked at again in one frame, at most (each costs a finder pass on its region)."""
+
+
+@dataclass
+class _Looked:
+    spot: Spot
+    misses: int = 0
+    """Empty looks in a row."""
+    looked: bool = False
+    """Looked at (or found filled by the frame's own pass) at least once."""
+    found: bool = False
+    """The last second look found an item there."""
 
 
 @dataclass(frozen=True)
@@ -170,10 +194,19 @@ class TableWatcher:
         self.rule = StillnessRule(still_s=s.still_s, motion_threshold=s.motion_threshold)
         self.problems: tuple[str, ...] = ()
         """What the last committed reading could not make sense of (shown, not hidden)."""
+        self._legal = LegalityCache(variant)
         self.last: TableSnapshot | None = None
         self.last_motion = 0.0
         self._pins: dict[int, Pin] = {}
         self._committed: _Committed | None = None
+        self.look_again: LookAgain | None = None
+        """The detector's second look at spots where a meld row suggests a missed item
+        (``vision.detector.Detector.look_again``); None: no second looks."""
+        self._spots: dict[tuple[int, int, str], _Looked] = {}
+        self._given_up: set[tuple[int, int, str]] = set()
+        self._frame_size: tuple[int, int] | None = None
+        self.looks = 0
+        """Spots looked at again so far (each look at one spot counts)."""
 
     @property
     def pins(self) -> Mapping[int, Pin]:
@@ -190,11 +223,15 @@ class TableWatcher:
             else:
                 self.zones = _whole_view(float(frame.shape[1]), float(frame.shape[0]))
         self.last_motion = self.motion.update(frame)
+        if frame is not None:
+            self._frame_size = (int(frame.shape[1]), int(frame.shape[0]))
         detections = detections.with_confidence_at_least(self.settings.min_confidence)
         # one card index boxed twice, the rank alone read as another card, must not become
         # two items on the table (a false meld); the frame loses at most one right label,
         # which the track's evidence over the next frames restores
         detections = without_nested(detections)
+        if self.look_again is not None and frame is not None and self._spots:
+            detections = self._looked_again(frame, detections)
         self.tracker.update(detections, t)
         self._follow_pins(t)
         still = self.rule.update(
@@ -204,11 +241,67 @@ class TableWatcher:
             return None
         tracks = self.tracker.confirmed()
         snapshot, problems, rows = self._read(t, tracks)
+        if self._spots_pending(tracks):
+            return None  # a gap to look at first: the meld is judged after
         if self.last is not None and _content(snapshot) == _content(self.last):
             return None
         self.last, self.problems = snapshot, problems
+        self._given_up.clear()  # a new table: its gaps are worth a look again
         self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows, frame)
         return snapshot
+
+    # --- second looks ------------------------------------------------------------
+    def _looked_again(self, frame: Image, detections: Detections) -> Detections:
+        """``detections`` with what a second look finds on the spots (see
+        :mod:`live.spots`) the frame's pass left empty.  Not while a hand moves over
+        the table; a spot is given up after :data:`SPOT_LOOKS` empty looks in a row."""
+        assert self.look_again is not None
+        if self.last_motion >= self.settings.motion_threshold:
+            return detections
+        boxes = detections.boxes
+        todo = []
+        for key, looked in self._spots.items():
+            if any(_overlap(looked.spot.box, box) > SPOT_FOUND_IOU for box in boxes):
+                looked.looked = True  # the frame's own pass found it this time
+            else:
+                todo.append((key, looked))
+        todo = todo[:MAX_SPOTS_PER_FRAME]
+        if not todo:
+            return detections
+        self.looks += len(todo)
+        found = self.look_again(frame, np.array([looked.spot.box for _, looked in todo]),
+                                [looked.spot.kind for _, looked in todo])
+        for key, looked in todo:
+            hit = any(_overlap(looked.spot.box, box) > SPOT_FOUND_IOU for box in found.boxes)
+            looked.looked, looked.found = True, hit
+            looked.misses = 0 if hit else looked.misses + 1
+            if looked.misses >= SPOT_LOOKS:
+                del self._spots[key]
+                self._given_up.add(key)
+        return Detections.concatenate([detections, found]) if len(found) else detections
+
+    def _spots_pending(self, tracks: Sequence[Track]) -> bool:
+        """A spot not looked at yet, or one whose item a second look found but the
+        tracker has not confirmed yet: the table is not judged before."""
+        for looked in self._spots.values():
+            if not looked.looked:
+                return True
+            if looked.found and not any(_overlap(looked.spot.box, tr.box) > SPOT_FOUND_IOU
+                                        for tr in tracks):
+                return True
+        return False
+
+    def _new_spots(self, tracks: Mapping[int, Track], rows: Sequence[Sequence[int]]) -> None:
+        """Add the spots the still table's rows suggest (:func:`live.spots.gap_spots`),
+        except those given up on since the last commit."""
+        if self.look_again is None:
+            return
+        boxes = {key: np.asarray(tr.box, dtype=np.float64) for key, tr in tracks.items()}
+        kinds = {key: tr.kind for key, tr in tracks.items()}
+        for spot in gap_spots(boxes, kinds, rows, self._frame_size):
+            key = spot.key()
+            if key not in self._spots and key not in self._given_up:
+                self._spots[key] = _Looked(spot)
 
     # --- corrections ---------------------------------------------------------------
     def correct(self, correction: Correction) -> Corrected:
@@ -304,7 +397,16 @@ class TableWatcher:
 
     def _shares(self, track: Track) -> dict[str, float]:
         pin = self._pins.get(track.track_id)
-        return {pin.label: 1.0} if pin is not None else track.shares()
+        return {pin.label: 1.0} if pin is not None else track.frame_shares()
+
+    def _kept(self, tracks: Mapping[int, Track]) -> dict[int, str]:
+        """The labels the last committed table gave the items that lay still since."""
+        last = self.last
+        if last is None:
+            return {}
+        return {seen.track_id: str(seen.item.bare()) if isinstance(seen.item, Joker)
+                else str(seen.item) for seen in last.items
+                if seen.track_id in tracks and tracks[seen.track_id].still_since <= last.t}
 
     # --- reading a still table ----------------------------------------------------
     def _placed(self, tracks: Sequence[Track]) -> list[Placed]:
@@ -391,8 +493,14 @@ class TableWatcher:
             rows[name], singles[name] = grouping.groups, grouping.singles
             dropped.update(grouping.second_corners)
             corner_of.update(grouping.corner_of)
-        meld_rows = [row for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
+        # a seat's rows are melds where the variant lays them before the players; else
+        # they are the player's own rack, which need not read as melds
+        meld_kinds = ("meld", "seat") if self.variant.melds_lie_before_players else ("meld",)
+        meld_rows = [row for name, zone in zone_of.items() if zone.kind in meld_kinds
                      for row in rows[name]]
+        self._new_spots(tracks, [*meld_rows, *([key] for name, zone in zone_of.items()
+                                               if zone.kind in meld_kinds
+                                               for key in singles[name])])
         loose = self._loose_corners(placed, by_zone, zone_of, rows, singles, dropped)
         dropped.update(loose)
         corner_of.update(loose)
@@ -409,7 +517,8 @@ class TableWatcher:
         # a person's word beats the rules' guess too (a 6 they say is a 6 stays one), and
         # the rest of its meld is read knowing it
         fixed = {key: pin.label for key, pin in self._pins.items()}
-        reading = resolve_labels(self.variant, shares, meld_rows, fixed, from_distributions)
+        reading = resolve_labels(self.variant, shares, meld_rows, fixed, from_distributions,
+                                 kept=self._kept(tracks), legal=self._legal)
         problems.extend(reading.problems)
         labels = dict(reading.labels)
 
@@ -457,6 +566,7 @@ class TableWatcher:
             unplaced=tuple(item(k) for k in sorted(unplaced) if k not in dropped),
             items=seen,
             problems=tuple(problems),
+            reading_problems=reading.reading_problems,
         )
         table_rows = (*meld_rows_found, *(row for seat in sorted(seat_keys)
                                           for row in seat_keys[seat]))

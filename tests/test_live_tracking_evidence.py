@@ -177,3 +177,32 @@ def test_a_correction_beats_the_evidence() -> None:
     later = [s for t in range(8, 28) if (s := watcher.update(
         t / 10, table_frame(), read([*rows, (181.0, 100.0, {"R8": 0.9})]))) is not None]
     assert [s.meld_strings() for s in later] == [["R5 R6 R7 R8"]]
+
+
+def test_a_doubtful_illegal_meld_is_a_warning_with_its_alternatives() -> None:
+    from live.bus import EventBus
+    from live.events import collector
+    from live.game import Game
+
+    variant = find_variant("sabra")
+    bus = EventBus()
+    events, _ = collector(bus)
+    game = Game(variant, ("Ana", "Ben"), bus)
+    watcher = TableWatcher(variant, None, None, WatcherSettings(still_s=0.3))
+    # R5 R9 R7, the 9 read half as an orange 9 and the 6 all but ruled out
+    rows = [(100.0, 100.0, {"R5": 0.98}), (127.0, 100.0, {"R9": 0.5, "O9": 0.45,
+                                                          "R6": 0.002}),
+            (154.0, 100.0, {"R7": 0.97})]
+    for t in range(12):
+        snapshot = watcher.update(t / 10, table_frame(), read(rows))
+        if snapshot is not None:
+            game.update(snapshot)
+    assert watcher.last is not None and watcher.last.meld_strings() == ["R5 R9 R7"]
+    (problem,) = watcher.last.reading_problems
+    assert problem.code == "illegal_meld" and problem.alternatives[0][0] == "R5 R6 R7"
+    warnings = [e for e in events if e["type"] == "warning"]
+    assert [w["code"] for w in warnings] == ["unreadable_meld"]  # once, not per snapshot
+    assert warnings[0]["items"] == ["R5", "R9", "R7"]
+    assert warnings[0]["alternatives"][0]["meld"] == "R5 R6 R7"
+    assert warnings[0]["alternatives"][0]["odds"] > 200
+    assert "R5 R6 R7" in warnings[0]["message"]

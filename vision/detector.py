@@ -24,13 +24,25 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.detections import Detections, without_duplicates
+from vision.detections import Detections, iou_matrix, without_duplicates
 from vision.labels import CLASS_NAMES, label_of
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODELS = (REPO_ROOT / "models" / "tabletop.onnx", REPO_ROOT / "models" / "tabletop.pt")
 """Looked for in this order when no ``--model`` is given."""
 DEFAULT_CONFIDENCE = 0.25
+LOOK_AGAIN_REGION = 5.0
+"""How many item sizes across the region is that :meth:`Detector.look_again` runs the
+finder on, centred on the spot."""
+LOOK_AGAIN_SCALE = 1.5
+"""The region's scale in that pass, relative to the frame's pixels (the frame's own
+passes run at 0.75 and 1.125 of a 1280-pixel frame)."""
+LOOK_AGAIN_FLOOR_SHARE = 0.4
+"""The finder's floor there, as a share of the detector's threshold."""
+LOOK_AGAIN_PRIOR = 0.5
+"""The least finder confidence a looked-again box counts with: the meld's row says an
+item lies there, so the reader alone must be fairly sure (0.5 of the threshold 0.25)."""
+LOOK_AGAIN_IOU = 0.3
 DEFAULT_IMGSZ = 960
 NMS_IOU = 0.5
 """Tiles lie flat side by side and card indices overlap little, so two boxes
@@ -545,6 +557,47 @@ class Detector:
             kept_kinds,
             confidences[keep],
             alternatives=tuple(alternatives(probabilities[keep], kept_kinds))))
+
+    def look_again(self, image: npt.NDArray[np.uint8], boxes: Any,
+                   kinds: Sequence[str]) -> Detections:
+        """What lies on each spot (frame pixels) where the table suggests an item the
+        frame's pass did not find (a gap one item wide in a meld row, the end of a row one
+        short of a meld): the finder on the region around the spot
+        (:data:`LOOK_AGAIN_REGION` item sizes across) at :data:`LOOK_AGAIN_SCALE` times
+        the frame's scale and a lower floor, its box on the spot kept; where it finds
+        none, the spot itself.  Each is read, and kept only where the reader names an
+        item of the spot's kind with the detector's confidence (the finder's, at least
+        :data:`LOOK_AGAIN_PRIOR` for the meld's word, times the reader's)."""
+        boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+        if self.reader is None or not len(boxes):
+            return Detections.empty()
+        h, w = image.shape[:2]
+        found: list[Detections] = []
+        for box, kind in zip(boxes, kinds, strict=True):
+            side = float(max(box[2] - box[0], box[3] - box[1], 1.0))
+            cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            half = LOOK_AGAIN_REGION * side / 2
+            x1, y1 = int(max(0, cx - half)), int(max(0, cy - half))
+            x2, y2 = int(min(w, cx + half)), int(min(h, cy + half))
+            if x2 - x1 < 8 or y2 - y1 < 8:
+                continue
+            region = np.ascontiguousarray(image[y1:y2, x1:x2])
+            size = int(min(self.imgsz, max(160, round(
+                max(x2 - x1, y2 - y1) * LOOK_AGAIN_SCALE / 32) * 32)))
+            seen = self._finder(region, size, self._floors() * LOOK_AGAIN_FLOOR_SHARE, True)
+            # a finder's box carries its kind only (the placeholder label JK)
+            spot = Detections(box[None], ("JK",), (kind,), [LOOK_AGAIN_PRIOR])  # type: ignore[arg-type]
+            if len(seen):
+                shifted = seen.boxes + np.array([x1, y1, x1, y1], np.float64)
+                overlap = iou_matrix(spot.boxes, shifted)[0]
+                best = int(overlap.argmax())
+                if overlap[best] >= LOOK_AGAIN_IOU and seen.kinds[best] == kind:
+                    spot = Detections(shifted[best][None], ("JK",), (kind,),  # type: ignore[arg-type]
+                                      [max(float(seen.confidences[best]), LOOK_AGAIN_PRIOR)])
+            found.append(spot)
+        if not found:
+            return Detections.empty()
+        return self._read(image, Detections.concatenate(found))
 
     # --- both ------------------------------------------------------------------------
     def __call__(self, image: npt.NDArray[np.uint8]) -> Detections:
