@@ -7,9 +7,10 @@ what the game knows.  :func:`decode_table` chooses one label per item so that
 * no label is used more often than the material has copies (each tile or card
   ``copies_of_each`` times, the jokers ``joker_count`` times), and
 * an item that has not moved since the last committed table, and whose own
-  evidence still favours the label it had, keeps it unless a reading is
-  :data:`KEEP_COST` more probable without it (the rules do not trade it away for
-  a small gain when other items change around it),
+  evidence has not turned against the label it had (:func:`_holds`), keeps it
+  unless a reading is :data:`KEEP_COST` more probable without it (the rules do not
+  trade it away for a small gain, or lose a reading they made, when other items
+  change around it),
 
 and among those labellings takes the jointly most probable one: the least total
 cost, an item's cost for a label being ``-log`` of its probability.
@@ -59,6 +60,9 @@ still be read: a legal reading 200 times less probable beats an illegal one."""
 KEEP_COST = math.log(10.0)
 """What it costs (log) an item that has not moved to take another label than it had
 in the last committed table."""
+KEEP_DROP = 0.5
+"""An item whose old label is no longer its most probable is held to it only while
+that label keeps this share of the share it had when committed."""
 
 EXTRA_COPY_COST = 12.0
 """What each copy beyond the material costs (log): more than any reading's doubt, so
@@ -107,12 +111,26 @@ class Decoding:
 
 
 # --- one row -------------------------------------------------------------------------
-def _options(shares: Mapping[str, float], kept: str | None) -> list[tuple[str, float]]:
+@dataclass(frozen=True)
+class Kept:
+    """What the last committed table read an item as, and that label's share then."""
+
+    label: str
+    share: float = 1.0
+
+
+def _holds(shares: Mapping[str, float], kept: Kept) -> bool:
+    """Whether an item that lay still is held to its old label: unless its own evidence
+    turned against it (another label now its most probable and the old one's share
+    fallen below :data:`KEEP_DROP` of what it was: a joker exchanged in place, a card
+    laid over another), where it follows the evidence."""
+    now = shares.get(kept.label, 0.0)
+    return now >= max(shares.values(), default=0.0) or now >= KEEP_DROP * kept.share
+
+
+def _options(shares: Mapping[str, float], kept: Kept | None) -> list[tuple[str, float]]:
     """(label, cost) candidates of one item, cheapest first."""
-    if kept is not None and shares.get(kept, 0.0) < max(shares.values(), default=0.0):
-        # its own evidence has turned (a joker exchanged in place, a card laid over
-        # another): it follows the evidence
-        kept = None
+    held = kept.label if kept is not None and _holds(shares, kept) else None
     ranked = sorted(((label, p) for label, p in shares.items() if label != "none"),
                     key=lambda kv: (-kv[1], kv[0]))
     chosen = [(label, p) for label, p in ranked if p >= MIN_SHARE][:MAX_CANDIDATES]
@@ -120,9 +138,12 @@ def _options(shares: Mapping[str, float], kept: str | None) -> list[tuple[str, f
     options = []
     for label, p in chosen:
         cost = -math.log(max(p, FLOOR))
-        if kept is not None and label != kept:
+        if held is not None and label != held:
             cost += KEEP_COST
         options.append((label, cost))
+    if held is not None and held not in dict(options):
+        # the rules read it so before: the label stays a candidate however faint
+        options.append((held, -math.log(max(shares.get(held, 0.0), FLOOR))))
     return sorted(options, key=lambda kv: (kv[1], kv[0]))
 
 
@@ -265,7 +286,7 @@ def _odds(cost: float) -> float:
 def decode_table(variant: Variant, shares: Mapping[int, Mapping[str, float]],
                  rows: Sequence[Sequence[int]], *,
                  fixed: Mapping[int, str] | None = None,
-                 kept: Mapping[int, str] | None = None,
+                 kept: Mapping[int, Kept] | None = None,
                  legal: LegalityCache | None = None) -> Decoding:
     """The most probable legal, possible labelling of the items in ``shares`` (key ->
     label -> probability); ``rows``: the meld rows, keys in table order (rows shorter

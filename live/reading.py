@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.variants import Variant
-from live.decoding import MIN_SHARE, LegalityCache, ReadingProblem, decode_table
+from live.decoding import MIN_SHARE, Kept, LegalityCache, ReadingProblem, decode_table
 
 Image = npt.NDArray[np.uint8]
 
@@ -147,7 +147,7 @@ def resolve_labels(variant: Variant, shares: Mapping[int, Mapping[str, float]],
                    melds: Sequence[Sequence[int]],
                    fixed: Mapping[int, str] | None = None,
                    from_distributions: AbstractSet[int] = frozenset(),
-                   kept: Mapping[int, str] | None = None,
+                   kept: Mapping[int, Kept] | None = None,
                    legal: LegalityCache | None = None) -> Reading:
     """Labels for every track in ``shares``; ``melds`` are rows of track ids in table order
     (:func:`live.decoding.decode_table` chooses them).
@@ -156,8 +156,8 @@ def resolve_labels(variant: Variant, shares: Mapping[int, Mapping[str, float]],
     evidence says (ids not in ``shares``, items not seen now, are ignored).
     ``from_distributions``: the track ids whose shares come from the reader's
     distributions; the others (votes for top labels) get the classic confusions of
-    their best label (see :func:`candidates`).  ``kept``: the labels of items that
-    have not moved since the last committed table."""
+    their best label (see :func:`candidates`).  ``kept``: the labels (and their
+    shares then) the last committed table gave the items that have not moved since."""
     widened = {key: s if key in from_distributions else dict(candidates(s, min_share=0.0,
                                                                          limit=len(s) or 1))
                for key, s in shares.items()}

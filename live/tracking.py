@@ -9,8 +9,9 @@ not being seen (a hand over it), then dropped.
 Its label is the one with the most *evidence*: each label's log-probability
 summed over the frames the item was detected lying still (a moving item's crop
 is blurred), from the reader's distributions (``Detections.alternatives``).  A
-probability is floored at ``evidence_floor`` (a label missing from a frame's
-distribution gets the floor), so one bad frame costs a label a bounded amount.
+probability is floored at ``evidence_floor``, so one bad frame costs a label a
+bounded amount; a label missing from a frame's distribution (its top labels)
+counts with half the least listed probability (:data:`UNLISTED_SHARE`).
 Older frames fade (``evidence_decay`` a frame; 1 sums them all alike): the view
 of an item lying still changes too (a card laid over its index, a joker
 exchanged in place), and the reading then follows in a few frames rather than
@@ -52,6 +53,9 @@ class Track:
     evidence_weight: float = 0.0
     """What the frames the evidence sums weigh together: each 1 when added, then
     fading as the evidence does (with no fading, their number)."""
+    unlisted_evidence: float = 0.0
+    """The evidence a label listed in none of those frames would have (see
+    :data:`UNLISTED_SHARE`): what a label new to the track starts from."""
     still_since: float = 0.0
     """When the item last moved more than the tracker's ``still_px``."""
     anchor: tuple[float, float] = (0.0, 0.0)
@@ -109,6 +113,12 @@ class Track:
 
 EVIDENCE_FLOOR = 1e-4
 """The least probability a frame gives a label in a track's evidence."""
+UNLISTED_SHARE = 0.5
+"""A frame's distribution lists the reader's most probable labels (its top five); a
+label it leaves out had at most the least listed one's probability, and counts with
+this share of it (never under the floor).  With the floor instead, an R7 tile that
+the reader read R1 with R7 fifth or sixth lost its second-best standing in the
+frames that cut it, and the rules could no longer read the run it completes."""
 EVIDENCE_DECAY = 0.85
 """How much of a track's evidence each later still frame keeps, as much as the votes
 keep.  A card index of the rendered Rommé game (tests/test_live_video.py) read 9S at
@@ -245,17 +255,19 @@ class Tracker:
         """Add item ``i``'s distribution, if it has one, to ``track``'s evidence."""
         if detections.alternatives is None:
             return
-        floor = math.log(self.evidence_floor)
         decay = self.evidence_decay
-        seen = _log_probabilities(detections.alternatives[i], self.evidence_floor)
+        distribution = detections.alternatives[i]
+        seen = _log_probabilities(distribution, self.evidence_floor)
+        unlisted = math.log(max(self.evidence_floor, UNLISTED_SHARE * min(
+            (p for label, p in distribution.items() if label != NONE_LABEL), default=0.0)))
         evidence = track.evidence
         for label in evidence:
-            evidence[label] = decay * evidence[label] + seen.get(label, floor)
-        earlier = decay * track.evidence_weight
+            evidence[label] = decay * evidence[label] + seen.get(label, unlisted)
         for label in seen.keys() - evidence.keys():
-            # a label new to the track had the floor in every frame summed before
-            evidence[label] = floor * earlier + seen[label]
-        track.evidence_weight = earlier + 1.0
+            # a label new to the track was unlisted in every frame summed before
+            evidence[label] = decay * track.unlisted_evidence + seen[label]
+        track.unlisted_evidence = decay * track.unlisted_evidence + unlisted
+        track.evidence_weight = decay * track.evidence_weight + 1.0
 
     # --- reading ---------------------------------------------------------------
     def confirmed(self) -> list[Track]:

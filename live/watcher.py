@@ -47,7 +47,7 @@ from calibration.table import TableCalibration
 from engine.items import Item, Joker, parse_item
 from engine.variants import Variant
 from live.corrections import Correction, CorrectionError
-from live.decoding import LegalityCache
+from live.decoding import Kept, LegalityCache
 from live.grouping import Placed, group_items, loose_corner_partners, row_angles
 from live.reading import MotionMeter, StillnessRule, resolve_labels
 from live.snapshot import SeenItem, TableSnapshot
@@ -399,13 +399,15 @@ class TableWatcher:
         pin = self._pins.get(track.track_id)
         return {pin.label: 1.0} if pin is not None else track.frame_shares()
 
-    def _kept(self, tracks: Mapping[int, Track]) -> dict[int, str]:
-        """The labels the last committed table gave the items that lay still since."""
+    def _kept(self, tracks: Mapping[int, Track]) -> dict[int, Kept]:
+        """The labels the last committed table gave the items that lay still since, with
+        their shares then."""
         last = self.last
         if last is None:
             return {}
-        return {seen.track_id: str(seen.item.bare()) if isinstance(seen.item, Joker)
-                else str(seen.item) for seen in last.items
+        return {seen.track_id: Kept(str(seen.item.bare()) if isinstance(seen.item, Joker)
+                                    else str(seen.item), seen.confidence)
+                for seen in last.items
                 if seen.track_id in tracks and tracks[seen.track_id].still_since <= last.t}
 
     # --- reading a still table ----------------------------------------------------

@@ -17,6 +17,7 @@ from live.decoding import (
     ILLEGAL_COST,
     KEEP_COST,
     MIN_ROW,
+    Kept,
     LegalityCache,
     _options,
     decode_table,
@@ -107,22 +108,29 @@ def test_an_item_that_lay_still_keeps_its_label_against_a_small_gain() -> None:
     free = decode_table(SABRA, table, [])
     assert [free.labels[k] for k in table] == ["R3", "R5", "R5"]
     # ... unless it lay still as an R5: then another does, the gain being under KEEP_COST
-    kept = decode_table(SABRA, table, [], kept={0: "R5"})
+    kept = decode_table(SABRA, table, [], kept={0: Kept("R5", 0.6)})
     assert kept.labels[0] == "R5" and sorted(kept.labels[k] for k in (1, 2)) == ["R4", "R5"]
     assert math.log(0.7 / 0.3) - math.log(0.6 / 0.4) < KEEP_COST
     # a kept misreading still gives way to a legal meld more than KEEP_COST likelier
     run = {0: {"O7": 0.99}, 1: {"O8": 0.99}, 2: {"O1": 0.6, "O9": 0.4}, 3: {"O10": 0.99}}
-    assert decode_table(SABRA, run, [[0, 1, 2, 3]], kept={2: "O1"}).labels[2] == "O9"
+    assert decode_table(SABRA, run, [[0, 1, 2, 3]], kept={2: Kept("O1", 0.6)}).labels[2] == "O9"
     assert math.log(0.6 / 0.4) + KEEP_COST < ILLEGAL_COST
 
 
-@pytest.mark.parametrize(("kept", "expected"), [
-    ({}, "R6"),            # no memory: the run decides
-    ({1: "R9"}, "R6"),     # kept, but its own evidence now favours R6: it follows it
+@pytest.mark.parametrize(("kept", "middle", "expected"), [
+    # no memory: the run decides
+    ({}, {"R6": 0.8, "R9": 0.2}, "R6"),
+    # read R9 at 0.9 when committed, R6 now: its own evidence turned, it follows it
+    ({1: Kept("R9", 0.9)}, {"R6": 0.8, "R9": 0.2}, "R6"),
+    # an R1 the reader takes for an R7, read R1 by the rules in K1 ? B1 at 0.0015 and
+    # now below MIN_SHARE: the rules' reading is held (R1 stays a candidate)
+    ({1: Kept("R1", 0.0015)}, {"R7": 0.6, "R11": 0.39, "R1": 0.0008}, "R1"),
+    # ... but not once the evidence against it grew (its share fell below half)
+    ({1: Kept("R1", 0.0015)}, {"R7": 0.6, "R11": 0.4, "R1": 0.0005}, "R7"),
 ])
-def test_an_items_own_turned_evidence_beats_the_memory(kept: dict[int, str],
-                                                       expected: str) -> None:
-    table = {0: {"R5": 0.99}, 1: {"R6": 0.8, "R9": 0.2}, 2: {"R7": 0.99}}
+def test_an_items_own_turned_evidence_beats_the_memory(
+        kept: dict[int, Kept], middle: dict[str, float], expected: str) -> None:
+    table = {0: {"K1": 0.99}, 1: middle, 2: {"B1": 0.99}}
     assert decode_table(SABRA, table, [[0, 1, 2]], kept=kept).labels[1] == expected
 
 
@@ -202,5 +210,5 @@ def test_the_decoding_is_exact_on_random_tables() -> None:
 
 
 def test_floor_bounds_a_missing_label() -> None:
-    assert dict(_options({"R1": 1.0, "R7": 0.0}, "R1"))["R1"] == 0.0
+    assert dict(_options({"R1": 1.0, "R7": 0.0}, Kept("R1")))["R1"] == 0.0
     assert -math.log(FLOOR) > ILLEGAL_COST

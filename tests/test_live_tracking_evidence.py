@@ -62,11 +62,12 @@ def test_evidence_sums_the_still_frames_only(decay: float) -> None:
         tracker.update(read(items), t / 10)
     (track,) = tracker.tracks.values()
     assert track.evidence_weight == pytest.approx(faded([1, 1, 1], decay))
-    # a label missing from a frame's alternatives gets the floor; none is no label
+    # a label missing from a frame's alternatives gets half the least listed label's
+    # probability (none is no label); the floor bounds the rest
     assert track.evidence == pytest.approx({
         "R6": faded([log(0.6), log(0.5), log(0.7)], decay),
-        "R9": faded([log(0.3), log(0.4), log(0.0)], decay),
-        "B6": faded([log(0.0), log(0.0), log(0.2)], decay),
+        "R9": faded([log(0.3), log(0.4), log(0.1)], decay),
+        "B6": faded([log(0.15), log(0.2), log(0.2)], decay),
     })
     assert track.label == "R6"
     assert track.votes["R9"] > 0  # the moving frame still votes
