@@ -102,7 +102,7 @@ def _fold(photos: Photos, adapt_on: Sequence[str], measure_on: Sequence[str], wo
            "adapted": _figures(photos.score(adapted, measure_on, name)),
            "baseline": _figures(photos.score(photos.baseline, measure_on, name)),
            "seconds": round(result.seconds, 1), "cpu_seconds": round(result.cpu_seconds, 1),
-           "crops": result.crops}
+           "crops": result.crops, "tuned_shares": result.tuned_shares}
     _log(_line(row))
     row["_pairs"] = (adapted, measure_on)
     return row

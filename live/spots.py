@@ -4,7 +4,8 @@ Tiles of a meld lie nearly touching and evenly spaced, cards' indices too.  Two
 rows whose facing ends lie in line, two pitches apart, have room for exactly one
 item between them: most often one meld whose middle item the frame's pass did not
 find (grouping cut it at the gap).  A row of two items is one short of any meld:
-its next item may lie just beyond either end.  :func:`gap_spots` gives those places
+its next item may lie just beyond either end, and so may a longer row's last item
+when the pass missed it.  :func:`gap_spots` gives those places
 as boxes in frame pixels; the watcher has the detector look there again
 (``vision.detector.Detector.look_again``) before the meld is judged.
 
@@ -81,12 +82,13 @@ def _aligned(direction: FloatArray | None, step: FloatArray) -> bool:
 
 
 def gap_spots(boxes: Mapping[int, FloatArray], kinds: Mapping[int, str],
-              rows: Sequence[Sequence[int]], frame_size: tuple[int, int] | None = None
-              ) -> list[Spot]:
+              rows: Sequence[Sequence[int]], frame_size: tuple[int, int] | None = None,
+              row_ends: bool = False) -> list[Spot]:
     """Spots (frame pixels) where one item may be missing: between two rows' facing ends
     lying in line two pitches apart, and beyond each end of a row of :data:`SHORT_ROW`
-    items; ``boxes`` and ``kinds`` by track id, ``rows`` the meld rows in reading order
-    (single items as rows of one).  A spot on a seen item, or off the frame, is left out."""
+    items (with ``row_ends``, of every row of two or more); ``boxes`` and ``kinds`` by
+    track id, ``rows`` the meld rows in reading order (single items as rows of one).  A
+    spot on a seen item, or off the frame, is left out."""
     spots: list[Spot] = []
     rows = [list(row) for row in rows if row and all(k in boxes for k in row)]
     centres = [[_centre(boxes[k]) for k in row] for row in rows]
@@ -120,7 +122,7 @@ def gap_spots(boxes: Mapping[int, FloatArray], kinds: Mapping[int, str],
                     size = (sizes[first] + sizes[second]) / 2
                     spots.append(Spot(_box_at((ca + cb) / 2, size), kinds[a]))
     for index, row in enumerate(rows):
-        if len(row) != SHORT_ROW:
+        if len(row) < SHORT_ROW or (len(row) > SHORT_ROW and not row_ends):
             continue
         for key, outward in ends(index):
             assert outward is not None

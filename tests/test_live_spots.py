@@ -10,8 +10,8 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("cv2")
 
-from test_live_tracking_evidence import read  # noqa: E402
 from test_live_seeing import table_frame  # noqa: E402
+from test_live_tracking_evidence import read  # noqa: E402
 
 from engine.variants import find_variant  # noqa: E402
 from live.spots import gap_spots  # noqa: E402
@@ -50,6 +50,14 @@ def test_gap_spots(xs: list[float], rows: list[list[int]],
     spots = gap_spots(boxes, kinds, rows, (640, 480))
     assert sorted(centres(spots)) == sorted(expected)
     assert all(spot.kind == "tile" for spot in spots)
+
+
+def test_with_row_ends_every_rows_ends_are_looked_past() -> None:
+    boxes = {key: tile(x) for key, x in enumerate([100, 127, 154, 300, 327, 354])}
+    kinds = dict.fromkeys(boxes, "tile")
+    assert gap_spots(boxes, kinds, [[0, 1, 2], [3, 4, 5]], (640, 480)) == []
+    ends = gap_spots(boxes, kinds, [[0, 1, 2], [3, 4, 5]], (640, 480), row_ends=True)
+    assert sorted(centres(ends)) == [(73, 100), (181, 100), (273, 100), (381, 100)]
 
 
 def test_rows_out_of_line_or_of_other_kinds_leave_no_spot() -> None:

@@ -34,6 +34,7 @@ from vision.adapt import (  # noqa: E402
     photo_crops,
     read_labelled,
     subset_jsonl,
+    tuned_share,
 )
 from vision.detections import Detections, iou_matrix  # noqa: E402
 from vision.detector import DEFAULT_MODELS, Detector  # noqa: E402
@@ -178,9 +179,9 @@ def _pairs(count: int, rng: Any) -> list[tuple[list[float], list[float]]]:
 def test_box_fit_finds_how_the_labels_sit_on_the_finders_boxes() -> None:
     from vision.adapt import BOX_FIT_MIN_PAIRS, BoxFit, fit_boxes, fitted_boxes
 
-    pairs = _pairs(20, np.random.default_rng(1))
+    pairs = _pairs(40, np.random.default_rng(1))
     fit = fitted_boxes(pairs)
-    assert fit.pairs == 20
+    assert fit.pairs == 40
     assert fit.width == pytest.approx(1.1, abs=0.01) and fit.height == pytest.approx(1.6)
     assert fit.dx == pytest.approx(0.05) and fit.dy == pytest.approx(0.4)
     moved = fit.apply(np.array([pairs[0][0]]))
@@ -431,6 +432,9 @@ def test_the_cli_writes_a_model_folder_and_its_record(
     assert Path(layout["image"]).name == "layout.jpg" and len(layout["detections"]) == 54
     assert info["adapted"][0] == "reader" and "card_reader" not in info["adapted"]
     assert info["epochs"] == 1 and info["date"] and set(info["boxes"]) == {"tile", "card"}
+    # a few photos: the reader is part fine-tuned, part the base, by their item count
+    assert info["tuned_shares"] == {"reader": round(tuned_share(info["items"]["tile"]), 3)}
+    assert 0.0 < info["tuned_shares"]["reader"] < 1.0
     assert info["boxes"]["card"]["pairs"] == 0 and info["boxes"]["card"]["height"] == 1
     assert printed["model"] == str(out / "tabletop.onnx")
     # the card reader (no card in the photos) is the base's; the finders are the base's
@@ -557,3 +561,35 @@ def test_without_torch_the_cli_names_the_extra(capsys: pytest.CaptureFixture[str
     assert err.splitlines() == [err]
     assert "needs the 'train' extra" in err and "tabletop[train]" in err
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize(("items", "low", "high"), [
+    (0, 0.0, 0.0), (15, 0.1, 0.3), (135, 0.6, 0.8), (10_000, 0.99, 1.0)])
+def test_the_more_items_the_more_the_fine_tuned_reader_is_trusted(
+        items: int, low: float, high: float) -> None:
+    assert low <= tuned_share(items) <= high
+    assert tuned_share(items) <= tuned_share(items + 1)
+
+
+@needs_model
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_the_exported_reader_mixes_the_fine_tuned_and_the_base_weights(
+        share: float, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from vision.adapt import fine_tune
+    from vision.reader import Reader
+
+    base = SHIPPED.with_name("tabletop.reader.onnx")
+    generator = np.random.default_rng(4)
+    images = generator.integers(0, 255, (40, 96, 96, 3), dtype=np.uint8)
+    labels = np.full(40, class_id("R5", "tile"), np.int64)  # every crop an R5: a big pull
+    out, steps = fine_tune(base, images, labels, tmp_path / "r.onnx", epochs=1,
+                           tuned_share=share)
+    assert steps >= 25
+    crops = np.ascontiguousarray(images[:8, 16:80, 16:80])  # the reader's 64-pixel input
+    before = Reader(base).logits(crops)
+    after = Reader(out).logits(crops)
+    if share == 0.0:
+        assert np.allclose(before, after, atol=1e-3)  # the base reader, exactly
+    else:
+        assert not np.allclose(before, after, atol=1e-3)

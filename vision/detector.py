@@ -234,9 +234,11 @@ def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
     boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+    # a box wholly off the image is empty once clipped: dropped before it is checked
     keep = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])
-    return Detections(boxes, tuple(labels), tuple(kinds),  # type: ignore[arg-type]
-                      np.clip(np.asarray(scores, np.float64), 0, 1))[keep]
+    return Detections(boxes[keep], tuple(lab for lab, k in zip(labels, keep, strict=True) if k),
+                      tuple(kind for kind, k in zip(kinds, keep, strict=True) if k),  # type: ignore[arg-type]
+                      np.clip(np.asarray(scores, np.float64)[keep], 0, 1))
 
 
 class OnnxFinder:
