@@ -476,12 +476,17 @@ def _tabletop(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
                           env={**os.environ, "TABLETOP_DATA_DIR": str(data)})
 
 
+def _held_photo(annotations: Path) -> str:
+    """The photo the adapted fixture did not adapt on."""
+    return str(annotations.parent / image_names(annotations.parent / "held.jsonl")[0])
+
+
 @needs_model
 @needs_realdata
 def test_detect_reads_with_an_adapted_folder_in_the_contracts_form(
         adapted: tuple[Path, Path, dict[str, object]], tmp_path: Path) -> None:
     annotations, out, _ = adapted
-    photo = str(annotations.parent / image_names(annotations.parent / "held.jsonl")[0])
+    photo = _held_photo(annotations)
     shipped = _tabletop("detect", photo, "--json", data=tmp_path)
     mine = _tabletop("detect", "--adapted", str(out), photo, "--json", data=tmp_path)
     assert shipped.returncode == mine.returncode == 0, mine.stderr
@@ -496,7 +501,7 @@ def test_detect_reads_with_an_adapted_folder_in_the_contracts_form(
 def test_the_active_sets_adapted_model_is_used_unless_another_is_named(
         adapted: tuple[Path, Path, dict[str, object]], tmp_path: Path) -> None:
     annotations, out, _ = adapted
-    photo = str(annotations.parent / image_names(annotations.parent / "held.jsonl")[0])
+    photo = _held_photo(annotations)
     shutil.copytree(out, tmp_path / "models" / "default")
     active = _tabletop("detect", photo, "--json", data=tmp_path)
     assert active.returncode == 0, active.stderr
