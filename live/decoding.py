@@ -171,9 +171,10 @@ def ranked_labellings(options: Sequence[Sequence[tuple[str, float]]]
 
 class LegalityCache:
     """``variant.analyse(...).valid`` of label tuples, remembered (a still table is
-    decoded frame after frame with the same rows)."""
+    decoded frame after frame with the same rows); the oldest forgotten past ``size``
+    (a few MB), so a long game's memory stays flat."""
 
-    def __init__(self, variant: Variant, size: int = 200_000) -> None:
+    def __init__(self, variant: Variant, size: int = 50_000) -> None:
         self.variant = variant
         self.size = size
         self._known: OrderedDict[tuple[str, ...], bool] = OrderedDict()
