@@ -39,6 +39,7 @@ import numpy.typing as npt
 
 from engine.variants import Variant
 from live.decoding import MIN_SHARE, Kept, LegalityCache, ReadingProblem, decode_table
+from vision.incremental import small_grey
 
 Image = npt.NDArray[np.uint8]
 
@@ -58,12 +59,8 @@ class MotionMeter:
     def update(self, frame: Image | None) -> float:
         if frame is None:
             return 0.0
-        h, w = frame.shape[:2]
-        scale = self.width / w
-        small = cv2.resize(frame, (self.width, max(1, round(h * scale))),
-                           interpolation=cv2.INTER_AREA)
-        grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        grey = cv2.GaussianBlur(grey, (5, 5), 0)
+        scale = self.width / frame.shape[1]
+        grey = small_grey(frame, self.width)
         if self._mask is None or self._mask.shape != grey.shape:
             mask = np.ones(grey.shape, np.uint8)
             if self.region is not None:

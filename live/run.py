@@ -121,13 +121,21 @@ class TableSetup:
                          notice=notice)
 
 
-def _counted(detector: Callable[[Any], Any], status: StatusLine) -> Callable[[Any], Any]:
-    def detect(image: Any) -> Any:
-        detections = detector(image)
-        status.on_frame(len(detections))
+class _Counted:
+    """A detector that tells the status line how many items each frame held; the
+    detector's other parts (``set_time``, ``look_again``) pass through."""
+
+    def __init__(self, detector: Callable[[Any], Any], status: StatusLine) -> None:
+        self.detector = detector
+        self.status = status
+
+    def __call__(self, image: Any) -> Any:
+        detections = self.detector(image)
+        self.status.on_frame(len(detections))
         return detections
 
-    return detect
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.detector, name)
 
 
 def apply_correction(watcher: Any, game: Game, correction: Correction) -> Any:
@@ -188,12 +196,16 @@ def watch(
         if keep_corrections is not None:
             keep_correction(corrected, keep_corrections)
 
+    # an incremental detector decides by the frames' own clock (a replay's video time)
+    set_time = getattr(detector, "set_time", None)
     with inbox.serving() if inbox is not None else contextlib.nullcontext():
         for frame in frames:
             t, image = _frame_parts(frame)
             count += 1
             if on_frame is not None:
                 on_frame(t, image)
+            if set_time is not None:
+                set_time(t)
             snapshot = watcher.update(t, image, detector(image))
             if snapshot is not None:
                 snapshots += 1
@@ -230,6 +242,7 @@ def run(
     reconnect_for_s: float = 120.0,
     on_source: Callable[[Any], object] | None = None,
     keep_corrections: Path | None = None,
+    every_frame: bool = False,
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used.
@@ -246,7 +259,9 @@ def run(
     ``on_source``: told each change of the camera's state (``live.sources.SourceStatus``,
     from the camera's thread), as the panel shows it; ``keep_corrections``: the
     annotations file the panel's corrections are kept in for ``tabletop adapt``
-    (:func:`keep_correction`)."""
+    (:func:`keep_correction`).  The project's model looks only where the table changed
+    (:class:`vision.incremental.IncrementalDetector`); ``every_frame`` runs it on every
+    whole frame instead."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -306,9 +321,12 @@ def run(
                 detector = importlib.import_module("vision.detector").Detector(
                     model, zoom=zoom, card_finder=card_finder, card_reader=card_reader,
                     card_shrink=card_shrink)
+                if not every_frame and detector.reader is not None:
+                    detector = importlib.import_module(
+                        "vision.incremental").IncrementalDetector(detector)
             look_again = getattr(detector, "look_again", None)
             if status is not None:
-                detector = _counted(detector, status)
+                detector = _Counted(detector, status)
             if watcher is None:
                 watcher = (table or TableSetup()).view(
                     variant, len(players), status.notice if status is not None else None)

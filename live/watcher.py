@@ -83,6 +83,10 @@ class WatcherSettings:
     tile the frame's pass missed leaves a legal but wrong meld.  Over the 50 real-photo
     replays of ``bench.replays`` it took the committed states read right from 81 % to
     85 %, at about 25 ms a frame."""
+    reread_still_s: float = 0.5
+    """A still table whose tracks keep their ids, labels and places (to the pixel) is read
+    again after this long only: its reading could change by the shares alone, which move
+    slowly once an item lies still, and reading it costs milliseconds a frame."""
 
 
 LookAgain = Callable[[Image, npt.NDArray[np.float64], list[str]], Detections]
@@ -213,6 +217,17 @@ class TableWatcher:
         self._frame_size: tuple[int, int] | None = None
         self.looks = 0
         """Spots looked at again so far (each look at one spot counts)."""
+        self._last_read_key: object = None
+        self._last_read_t = float("-inf")
+
+    def _read_key(self, tracks: Sequence[Track]) -> object:
+        """What a still table's reading depends on but the tracks' shares: their ids,
+        labels and places, the pins and the spots' looks."""
+        return (tuple((tr.track_id, tr.label, *np.rint(tr.box).astype(int).tolist())
+                      for tr in tracks),
+                tuple(sorted((key, pin.label) for key, pin in self._pins.items())),
+                tuple((key, looked.looked, looked.found, looked.misses)
+                      for key, looked in self._spots.items()))
 
     @property
     def pins(self) -> Mapping[int, Pin]:
@@ -246,6 +261,11 @@ class TableWatcher:
         if not still:
             return None
         tracks = self.tracker.confirmed()
+        key = self._read_key(tracks)
+        if (key == self._last_read_key and t - self._last_read_t
+                < self.settings.reread_still_s - 1e-9):
+            return None  # the same tracks as read a moment ago: the same table
+        self._last_read_key, self._last_read_t = key, t
         snapshot, problems, rows = self._read(t, tracks)
         if self._spots_pending(tracks):
             return None  # a gap to look at first: the meld is judged after

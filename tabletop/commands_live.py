@@ -146,6 +146,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             status=status,
             reconnect_for_s=args.reconnect_for,
             on_source=panel.camera if panel is not None else None,
+            every_frame=args.every_frame,
         )
     except KeyboardInterrupt:
         # Ctrl-C (or q) is how a camera run ends: the game so far is kept and summed up
@@ -204,6 +205,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                              "detector's time)")
     add_card_model_options(parser)
     add_adapted_option(parser)
+    parser.add_argument("--every-frame", dest="every_frame", action="store_true",
+                        help="run the model on every whole frame, not only where the table "
+                             "changed (several times the CPU; see bench/live_fps.py)")
     parser.add_argument("--calibration", default=None, metavar="FILE",
                         help="the table plane from 'tabletop calibration table' (default: "
                              "found from the printed corner markers when they are in view)")

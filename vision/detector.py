@@ -16,6 +16,7 @@ reader names the tiles).
 from __future__ import annotations
 
 import ast
+import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -43,6 +44,9 @@ LOOK_AGAIN_PRIOR = 0.5
 """The least finder confidence a looked-again box counts with: the meld's row says an
 item lies there, so the reader alone must be fairly sure (0.5 of the threshold 0.25)."""
 LOOK_AGAIN_IOU = 0.3
+EDGE_PX = 2.0
+"""A box this many pixels or less from a region's inner edge is cut by it
+(:meth:`Detector.find_in`)."""
 DEFAULT_IMGSZ = 960
 NMS_IOU = 0.5
 """Tiles lie flat side by side and card indices overlap little, so two boxes
@@ -504,10 +508,11 @@ class Detector:
         except Exception as error:
             raise ModelError(f"cannot load card reader {str(path)!r}: {error}") from None
 
-    def _probabilities(self, image: npt.NDArray[np.uint8], found: Detections
-                       ) -> npt.NDArray[np.float64]:
-        """Each found box's reader probabilities: the card reader's for card indices
-        when there is one, the reader's for the rest."""
+    def probabilities(self, image: npt.NDArray[np.uint8], found: Detections
+                      ) -> npt.NDArray[np.float64]:
+        """Each found box's reader probabilities (rows over
+        :data:`vision.reader.READER_CLASSES`), all crops in one batch per reader: the
+        card reader's for card indices when there is one, the reader's for the rest."""
         kinds = list(found.kinds)
         if self.card_reader is None:
             return self.reader.probabilities(  # type: ignore[no-any-return]
@@ -524,18 +529,24 @@ class Detector:
         return probabilities
 
     def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:
-        """Name every found box; drop those the reader calls ``none``.  The
-        confidence is the finder's times the reader's, and must pass the same
-        threshold as the finder's alone; with a card scorer, a card index's
-        confidence is its score (:mod:`vision.scoring`) and it keeps its best label.
-        Each box's alternatives are the reader's alone (:func:`vision.reader.alternatives`),
-        without the finder's confidence."""
+        """Name every found box (:meth:`named`)."""
+        if len(found) == 0:
+            return found
+        return self.named(found, self.probabilities(image, found), image.shape[:2])
+
+    def named(self, found: Detections, probabilities: npt.NDArray[np.float64],
+              frame_shape: tuple[int, ...]) -> Detections:
+        """The found boxes named by their reader ``probabilities``; those the reader calls
+        ``none`` dropped.  The confidence is the finder's times the reader's, and must
+        pass the same threshold as the finder's alone; with a card scorer, a card
+        index's confidence is its score (:mod:`vision.scoring`) and it keeps its best
+        label.  Each box's alternatives are the reader's alone
+        (:func:`vision.reader.alternatives`), without the finder's confidence."""
         if len(found) == 0:
             return found
         from vision.reader import alternatives, decide
 
         kinds = list(found.kinds)
-        probabilities = self._probabilities(image, found)
         labels, scores = decide(probabilities, kinds)
         confidences = found.confidences * scores
         keep = np.array([label is not None for label in labels]) & (
@@ -546,7 +557,7 @@ class Detector:
 
             card_labels, _ = best_labels(probabilities[cards], [kinds[i] for i in cards])
             card_confidences = self.scorer(
-                card_features(found[cards], probabilities[cards], image.shape[:2]),
+                card_features(found[cards], probabilities[cards], frame_shape[:2]),
                 DEFAULT_CONFIDENCE)
             for i, label in zip(cards, card_labels, strict=True):
                 labels[i] = label
@@ -633,13 +644,62 @@ class Detector:
         large = large_card_boxes(self._card_finder_pass(image, shrunk_size))
         return merge_boxes([joined, large]) if len(large) else joined
 
+    def find_in(self, image: npt.NDArray[np.uint8], rect: Sequence[float]) -> Detections:
+        """:meth:`find`'s boxes (frame pixels) of the items lying wholly inside ``rect``
+        (x1, y1, x2, y2 in frame pixels): every pass runs on that region alone, at the
+        scale it runs at on the whole frame, so an item is seen there as the whole
+        frame's pass sees it, for the share of the cost the region is of the frame.
+        Boxes cut by the region's edges (not the frame's) are dropped: the region's
+        margin is there for the items that matter to lie wholly inside it.  A model
+        with a fixed input size runs on the whole frame."""
+        h, w = image.shape[:2]
+        x1, y1 = max(0, int(rect[0])), max(0, int(rect[1]))
+        x2, y2 = min(w, math.ceil(rect[2])), min(h, math.ceil(rect[3]))
+        if x2 - x1 < 8 or y2 - y1 < 8:
+            return Detections.empty()
+        if self._fixed_input or (x1, y1, x2, y2) == (0, 0, w, h):
+            found = self.find(image)
+        else:
+            region = np.ascontiguousarray(image[y1:y2, x1:x2])
+            frame_long = max(w, h)
+            found = self._passes(region, self._pass, frame_long)
+            if self._card_finder is not None and "card" in found.kinds:
+                cards = self._passes(region, self._card_finder_pass, frame_long)
+                if self.card_finder_way == "replace":
+                    found = Detections.concatenate(
+                        [found[np.asarray(found.kinds) == "tile"], cards])
+                else:
+                    found = merge_boxes([found, cards])
+                if self.shrunk_imgsz is not None:
+                    size = max(32, round(max(region.shape[:2]) * self.shrunk_imgsz
+                                         / frame_long))
+                    large = large_card_boxes(self._card_finder_pass(region, size))
+                    found = merge_boxes([found, large]) if len(large) else found
+            if len(found):
+                found = Detections(found.boxes + np.array([x1, y1, x1, y1], np.float64),
+                                   found.labels, found.kinds, found.confidences)
+        if not len(found):
+            return found
+        b = found.boxes
+        edge = EDGE_PX
+        cut = (((b[:, 0] <= x1 + edge) & (x1 > 0)) | ((b[:, 1] <= y1 + edge) & (y1 > 0))
+               | ((b[:, 2] >= x2 - edge) & (x2 < w)) | ((b[:, 3] >= y2 - edge) & (y2 < h)))
+        outside = (b[:, 2] <= x1) | (b[:, 0] >= x2) | (b[:, 3] <= y1) | (b[:, 1] >= y2)
+        return found[~(cut | outside)]
+
     def _passes(self, image: npt.NDArray[np.uint8],
-                run: Callable[[npt.NDArray[np.uint8], int], Detections]) -> Detections:
-        """A finder's pass at the base size and, with a zoom, its zoomed pass, merged."""
-        found = run(image, self.imgsz)
+                run: Callable[[npt.NDArray[np.uint8], int], Detections],
+                frame_long: int | None = None) -> Detections:
+        """A finder's pass at the base size and, with a zoom, its zoomed pass, merged.
+        ``frame_long``: the long side of the frame ``image`` is a region of (None: it is
+        the frame); the passes run at the frame's scales."""
+        long_side = max(image.shape[:2])
+        share = 1.0 if frame_long is None else long_side / frame_long
+        found = run(image, max(32, round(self.imgsz * share)))
         zoomed_size = self.zoom_imgsz
         if zoomed_size is None:
             return found
+        zoomed_size = max(32, round(zoomed_size * share))
         h, w = image.shape[:2]
         return merge_zoomed(found, run(image, zoomed_size),
                             min(zoomed_size / w, zoomed_size / h))

@@ -1,0 +1,453 @@
+"""Looking only where the table changed: the detector as a per-frame stage that keeps what it saw.
+
+    looker = IncrementalDetector(Detector())
+    for frame in source:
+        detections = looker(frame.image)      # every item on the table, every frame
+
+A table is still most of the time and changes in one place at a time, under one
+hand.  :class:`IncrementalDetector` gives every frame the whole table's
+detections, as :class:`vision.detector.Detector` does, but runs the model only
+where the picture changed:
+
+* every frame, a small grey copy of it is compared with the previous frame
+  (*motion*: a hand moving) and with the *reference*, the picture as it was when
+  each place was last looked at (*changed*: something there is not as it was);
+* items whose box is partly changed are *hidden* (a hand over them, or they were
+  moved or taken away), as the whole frame's pass would not see them either;
+* once nothing has moved in a changed region for ``settle_s`` (the hand has left
+  it), the region, grown by a margin of about one item, is looked at: the finder
+  runs on that region alone at the frame's own scales
+  (:meth:`vision.detector.Detector.find_in`); the items there that did not change
+  keep their reading, those whose crop changed around them are read again, the
+  others are replaced by what the finder found now, and the reference takes the
+  region as it is now;
+* a new item is read once when found and again on each of the next still
+  frames until it has ``reads`` readings; its label probabilities are their
+  normalised geometric mean, as the tracker fuses frames;
+* the whole frame is looked at when nothing was looked at yet, every
+  ``refresh_s`` of still table (to find what a region's look missed), and when
+  the view moved as a whole against the reference, or most of it changed: the
+  camera (or the light) moved.
+
+An item the watcher's second look finds (:meth:`look_again`) joins what is kept.
+The figures (frames kept up with, CPU, the replay results beside the every-frame
+pipeline) are ``bench/live_fps.py``'s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.crops import CONTEXT
+from vision.detections import Detections, iou_matrix, without_duplicates
+
+Image = npt.NDArray[np.uint8]
+FloatArray = npt.NDArray[np.float64]
+EMPTY_SPOT_IOU = 0.3
+"""A second look whose item overlaps its spot less than this found the spot empty."""
+SAME_SPOT_IOU = 0.7
+"""A spot overlapping one found empty this much is that spot."""
+
+
+def crop_boxes(boxes: FloatArray) -> FloatArray:
+    """The squares the reader crops around ``boxes`` (:func:`vision.crops.crop`)."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    half = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * CONTEXT / 2
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    return np.stack([cx - half, cy - half, cx + half, cy + half], axis=1)
+
+
+def small_grey(image: Image, width: int) -> Image:
+    """A blurred grey copy of a BGR ``image``, ``width`` pixels wide, each pixel the mean
+    of the pixels it covers.  Halving by linear interpolation is that mean exactly, so
+    the frame is halved that way first and only the rest is averaged by area: a 1280x720
+    frame costs a third of one area resize."""
+    h, w = image.shape[:2]
+    height = max(1, round(h * width / w))
+    if w >= 4 * width:
+        image = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
+    small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+    grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    return cv2.GaussianBlur(grey, (5, 5), 0)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class IncrementalSettings:
+    map_width: int = 320
+    """Width of the grey copy the changes are measured on (a 1280-pixel frame: 4 pixels
+    a cell)."""
+    pixel_threshold: int = 18
+    """Grey levels a blurred pixel must change by to count (sensor noise is ~2)."""
+    motion_threshold: float = 0.004
+    """Share of the view's pixels changing from one frame to the next above which a hand
+    is moving (as :class:`live.reading.StillnessRule` counts it)."""
+    settle_s: float = 0.06
+    """How long nothing may have moved in a changed region (with its margin) before it is
+    looked at: the hand has left it (two frames at 30 a second); the whole view, before
+    it is looked at whole."""
+    margin_items: float = 1.0
+    """How far around a changed region the finder looks, in item lengths."""
+    default_item_px: float = 64.0
+    """The item length assumed before any item was seen."""
+    hide_share: float = 0.1
+    """An item with this share of its box changed is hidden until it is looked at."""
+    reads: int = 3
+    """Readings of a new item fused (one when it is found, then one a still frame)."""
+    refresh_s: float = 5.0
+    """Seconds of looking at regions only, after which a still table is looked at whole."""
+    camera_moved_share: float = 0.5
+    """Share of the view changed at which the whole frame is looked at afresh (the
+    camera or the light moved)."""
+    shift_check_share: float = 0.02
+    """Share of the view changed at which the view is checked for a shift (the camera
+    nudged: on a plain table that changes only the items' edges)."""
+    shift_px: float = 1.0
+    """A shift of the view by this many change-map pixels or more is the camera moving."""
+    same_item_iou: float = 0.5
+    """A box overlapping a kept item this much (same kind) is that item."""
+
+
+@dataclass
+class _Item:
+    box: FloatArray
+    kind: str
+    finder_confidence: float
+    log_sum: FloatArray | None
+    """Summed log-probabilities of its readings (None: taken from a second look, read
+    already)."""
+    reads: int
+    named: Detections
+    """The item as the detector names it from the fused reading (empty: ``none``)."""
+    read_frame: int = -1
+    """The frame it was last read in (a frame is read once)."""
+
+
+@dataclass
+class LookCounts:
+    """What the incremental detector did so far, for the bench and the status line."""
+
+    frames: int = 0
+    region_looks: int = 0
+    whole_looks: int = 0
+    region_pixels: int = 0
+    """Frame pixels of the regions looked at, together."""
+    reads: int = 0
+    """Item crops read."""
+    whole_reasons: dict[str, int] = field(default_factory=dict)
+
+
+class IncrementalDetector:
+    """``looker(image) -> Detections`` for every frame of one camera (see the module)."""
+
+    def __init__(self, detector: Any, settings: IncrementalSettings | None = None,
+                 clock: Any = None) -> None:
+        """``detector``: a two-stage :class:`vision.detector.Detector` (``find_in``,
+        ``probabilities``, ``named``, ``look_again``).  ``clock``: seconds now (default: a
+        count of frames at 30 per second, so a replay's decisions do not depend on how
+        fast it runs); ``set_time`` feeds it the frames' own times."""
+        self.detector = detector
+        self.settings = settings or IncrementalSettings()
+        self.counts = LookCounts()
+        self._items: list[_Item] = []
+        self._reference: Image | None = None
+        self._previous: Image | None = None
+        self._moved_at: FloatArray = np.zeros((0, 0))
+        """When each change-map pixel last moved (seconds)."""
+        self._still_since = 0.0
+        """Since when the view as a whole has been without motion."""
+        self._t: float | None = None
+        self._last_whole_t = -math.inf
+        self._shape: tuple[int, int] | None = None
+        self._scale = 1.0
+        self._emitted: Detections | None = None
+        self._hidden_key: bytes | None = None
+        self._clock = clock
+        self._empty_spots: list[tuple[FloatArray, str]] = []
+        """Spots a second look found empty, while their place has not changed."""
+
+    # --- time ----------------------------------------------------------------------
+    def set_time(self, t: float) -> None:
+        """The coming frame's time (video or grab time, seconds)."""
+        self._t = float(t)
+
+    def _now(self) -> float:
+        if self._t is not None:
+            return self._t
+        if self._clock is not None:
+            return float(self._clock())
+        return self.counts.frames / 30.0
+
+    # --- the stage -----------------------------------------------------------------
+    def __call__(self, image: Image) -> Detections:
+        if image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError(f"want a BGR image of shape (H, W, 3), not {image.shape}")
+        s = self.settings
+        self.counts.frames += 1
+        now = self._now()
+        small = self._small(image)
+        if self._reference is None or self._reference.shape != small.shape:
+            self._items = []
+            self._look_whole(image, small, now, "first frame")
+            self._previous = small
+            self._moved_at = np.full(small.shape, -np.inf)
+            self._still_since = now
+            return self._emit(np.zeros(small.shape, bool))
+        moving = cv2.absdiff(small, self._previous) > s.pixel_threshold  # type: ignore[arg-type]
+        self._previous = small
+        self._moved_at[moving] = now
+        if float(moving.mean()) >= s.motion_threshold:
+            self._still_since = now
+        changed = self._changed(small)
+        if now - self._still_since >= s.settle_s - 1e-9:
+            share = float(changed.mean())
+            if share >= s.camera_moved_share or (
+                    share >= s.shift_check_share and self._shifted(small)):
+                self._items, self._empty_spots = [], []
+                self._look_whole(image, small, now, "camera moved")
+                changed[:] = False
+            elif now - self._last_whole_t >= s.refresh_s:
+                self._look_whole(image, small, now, "refresh", changed)
+                changed[:] = False
+        if changed.any():
+            looked = False
+            for rect in self._regions(changed):
+                if self._quiet(rect, now):
+                    self._look(image, small, rect, changed)
+                    looked = True
+            if looked:
+                changed = self._changed(small)
+        self._read_again(image, changed, now)
+        return self._emit(changed)
+
+    def _quiet(self, rect: Sequence[float], now: float) -> bool:
+        """Nothing moved in ``rect`` (frame pixels) for ``settle_s``: the hand has left it."""
+        x1, y1, x2, y2 = (max(0.0, v / self._scale) for v in rect)
+        area = self._moved_at[int(y1):math.ceil(y2), int(x1):math.ceil(x2)]
+        return not area.size or now - float(area.max()) >= self.settings.settle_s - 1e-9
+
+    def look_again(self, image: Image, boxes: Any, kinds: Sequence[str]) -> Detections:
+        """The detector's second look at spots the watcher names; what it finds is kept
+        like every other item (and so no spot is looked at twice for one item), and a
+        spot where it found nothing is not looked at again while its place does not
+        change."""
+        boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+        ask = [i for i, (box, kind) in enumerate(zip(boxes, kinds, strict=True))
+               if not self._known_empty(box, kind)]
+        if not ask:
+            return Detections.empty()
+        found = self.detector.look_again(image, boxes[ask], [kinds[i] for i in ask])
+        for i in ask:
+            if not len(found) or iou_matrix(boxes[i][None], found.boxes).max() < EMPTY_SPOT_IOU:
+                self._empty_spots.append((boxes[i].copy(), kinds[i]))
+        if len(found):
+            kept = [item.box for item in self._items]
+            overlap = (iou_matrix(found.boxes, np.array(kept)) if kept
+                       else np.zeros((len(found), 0)))
+            for i in range(len(found)):
+                if overlap.shape[1] and overlap[i].max() >= self.settings.same_item_iou:
+                    continue
+                self._items.append(_Item(found.boxes[i].copy(), found.kinds[i],
+                                         float(found.confidences[i]), None,
+                                         self.settings.reads, found[[i]]))
+            self._emitted = None
+        return found  # type: ignore[no-any-return]
+
+    def _known_empty(self, box: FloatArray, kind: str) -> bool:
+        return any(k == kind and iou_matrix(box[None], spot[None])[0, 0] >= SAME_SPOT_IOU
+                   for spot, k in self._empty_spots)
+
+    # --- change maps -----------------------------------------------------------------
+    def _small(self, image: Image) -> Image:
+        h, w = image.shape[:2]
+        width = min(self.settings.map_width, w)
+        self._scale = w / width
+        self._shape = (h, w)
+        return small_grey(image, width)
+
+    def _changed(self, small: Image) -> npt.NDArray[np.bool_]:
+        assert self._reference is not None
+        changed = (cv2.absdiff(small, self._reference) > self.settings.pixel_threshold
+                   ).astype(np.uint8)
+        # single pixels are noise; what a hand or an item changes is a patch
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        return changed.astype(bool)  # type: ignore[no-any-return]
+
+    def _shifted(self, small: Image) -> bool:
+        """Whether the view as a whole moved against the reference (phase correlation)."""
+        assert self._reference is not None
+        (dx, dy), response = cv2.phaseCorrelate(self._reference.astype(np.float32),
+                                                small.astype(np.float32))
+        return bool(response >= 0.2 and math.hypot(dx, dy) >= self.settings.shift_px)
+
+    def _item_px(self) -> float:
+        if not self._items:
+            return self.settings.default_item_px
+        sides = [float(max(it.box[2] - it.box[0], it.box[3] - it.box[1]))
+                 for it in self._items]
+        return float(np.median(sides))
+
+    def _regions(self, changed: npt.NDArray[np.bool_]) -> list[tuple[float, float, float, float]]:
+        """The changed places as frame rectangles grown by the margin, overlapping ones
+        joined."""
+        assert self._shape is not None
+        h, w = self._shape
+        margin = self.settings.margin_items * self._item_px()
+        count, _, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), 8)
+        rects = []
+        for x, y, cw, ch, _area in stats[1:count]:
+            rects.append([max(0.0, x * self._scale - margin), max(0.0, y * self._scale - margin),
+                          min(float(w), (x + cw) * self._scale + margin),
+                          min(float(h), (y + ch) * self._scale + margin)])
+        joined = True
+        while joined and len(rects) > 1:
+            joined = False
+            for i in range(len(rects)):
+                for j in range(i + 1, len(rects)):
+                    a, b = rects[i], rects[j]
+                    if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                        rects[i] = [min(a[0], b[0]), min(a[1], b[1]),
+                                    max(a[2], b[2]), max(a[3], b[3])]
+                        del rects[j]
+                        joined = True
+                        break
+                if joined:
+                    break
+        return [(r[0], r[1], r[2], r[3]) for r in rects]
+
+    def _changed_share(self, boxes: FloatArray, changed: npt.NDArray[np.bool_]) -> FloatArray:
+        """Each box's share of changed map pixels."""
+        out = np.zeros(len(boxes))
+        if not changed.any():
+            return out
+        mh, mw = changed.shape
+        for i, (x1, y1, x2, y2) in enumerate(boxes / self._scale):
+            a, b = int(max(0, math.floor(x1))), int(min(mw, math.ceil(x2)))
+            c, d = int(max(0, math.floor(y1))), int(min(mh, math.ceil(y2)))
+            if b > a and d > c:
+                out[i] = float(changed[c:d, a:b].mean())
+        return out
+
+    # --- looking -------------------------------------------------------------------
+    def _look_whole(self, image: Image, small: Image, now: float, reason: str,
+                    changed: npt.NDArray[np.bool_] | None = None) -> None:
+        assert self._shape is not None
+        h, w = self._shape
+        self.counts.whole_looks += 1
+        self.counts.whole_reasons[reason] = self.counts.whole_reasons.get(reason, 0) + 1
+        self._last_whole_t = now
+        if changed is None:
+            changed = np.zeros(small.shape, bool)
+        self._look(image, small, (0.0, 0.0, float(w), float(h)), changed, whole=True)
+
+    def _look(self, image: Image, small: Image, rect: tuple[float, float, float, float],
+              changed: npt.NDArray[np.bool_], whole: bool = False) -> None:
+        """Run the finder on ``rect``; keep the items there that did not change, take the
+        finder's boxes for the rest, and make the region the reference."""
+        s = self.settings
+        x1, y1, x2, y2 = rect
+        if not whole:
+            self.counts.region_looks += 1
+        self.counts.region_pixels += int((x2 - x1) * (y2 - y1))
+        found = self.detector.find_in(image, rect)
+        boxes = np.array([it.box for it in self._items]).reshape(-1, 4)
+        inside = ((boxes[:, 0] < x2) & (boxes[:, 2] > x1) & (boxes[:, 1] < y2)
+                  & (boxes[:, 3] > y1)) if len(boxes) else np.zeros(0, bool)
+        touched = self._changed_share(boxes, changed) > 0.0 if len(boxes) else inside
+        seen_near = (self._changed_share(crop_boxes(boxes), changed) > 0.0 if len(boxes)
+                     else inside)
+        # an item of the region that did not change stays as it was read; one that did
+        # is gone, and the finder's box there is a new item; one whose crop (the reader
+        # sees a little around it) changed is read again
+        for item, near, gone in zip(self._items, seen_near, touched, strict=True):
+            if near and not gone:
+                item.log_sum, item.reads = np.zeros(0), 0
+        self._items = [it for it, gone in zip(self._items, inside & touched, strict=True)
+                       if not gone]
+        if self._empty_spots:
+            spots = np.array([spot for spot, _ in self._empty_spots])
+            moved = self._changed_share(spots, changed) > 0.0
+            self._empty_spots = [one for one, gone in zip(self._empty_spots, moved, strict=True)
+                                 if not gone]
+        kept = np.array([it.box for it in self._items]).reshape(-1, 4)
+        if len(found) and len(kept):
+            overlap = iou_matrix(found.boxes, kept)
+            same_kind = np.array([[f == it.kind for it in self._items] for f in found.kinds])
+            new = ~((overlap >= s.same_item_iou) & same_kind).any(axis=1)
+            found = found[new]
+        if len(found):
+            self._add(image, found)
+        # the reference takes the region as it is now
+        sx1, sy1 = int(x1 / self._scale), int(y1 / self._scale)
+        sx2, sy2 = math.ceil(x2 / self._scale), math.ceil(y2 / self._scale)
+        if self._reference is None or self._reference.shape != small.shape:
+            self._reference = small.copy()
+        else:
+            self._reference[sy1:sy2, sx1:sx2] = small[sy1:sy2, sx1:sx2]
+        self._emitted = None
+
+    def _add(self, image: Image, found: Detections) -> None:
+        probabilities = self.detector.probabilities(image, found)
+        self.counts.reads += len(found)
+        logs = np.log(np.maximum(probabilities, 1e-6))
+        for i in range(len(found)):
+            item = _Item(found.boxes[i].copy(), found.kinds[i], float(found.confidences[i]),
+                         logs[i].copy(), 1, Detections.empty(), self.counts.frames)
+            item.named = self._name(item, image.shape)
+            self._items.append(item)
+
+    def _read_again(self, image: Image, changed: npt.NDArray[np.bool_], now: float) -> None:
+        """One more reading of each item read fewer than ``reads`` times whose crop is
+        unchanged and quiet, all in one batch."""
+        todo = [it for it in self._items if it.log_sum is not None
+                and it.reads < self.settings.reads and it.read_frame != self.counts.frames]
+        if todo:
+            crops_ = crop_boxes(np.array([it.box for it in todo]))
+            clear = self._changed_share(crops_, changed) == 0.0
+            todo = [it for it, box, ok in zip(todo, crops_, clear, strict=True)
+                    if ok and self._quiet(box, now)]
+        if not todo:
+            return
+        found = Detections(np.array([it.box for it in todo]), tuple("JK" for _ in todo),
+                           tuple(it.kind for it in todo),  # type: ignore[arg-type]
+                           np.array([it.finder_confidence for it in todo]))
+        probabilities = self.detector.probabilities(image, found)
+        self.counts.reads += len(todo)
+        logs = np.log(np.maximum(probabilities, 1e-6))
+        for item, row in zip(todo, logs, strict=True):
+            assert item.log_sum is not None
+            item.log_sum = row if item.reads == 0 else item.log_sum + row
+            item.reads += 1
+            item.read_frame = self.counts.frames
+            item.named = self._name(item, image.shape)
+        self._emitted = None
+
+    def _name(self, item: _Item, shape: tuple[int, ...]) -> Detections:
+        assert item.log_sum is not None
+        mean = item.log_sum / item.reads
+        fused = np.exp(mean - mean.max())
+        fused /= fused.sum()
+        one = Detections(item.box[None], ("JK",), (item.kind,),  # type: ignore[arg-type]
+                         np.array([item.finder_confidence]))
+        return self.detector.named(one, fused[None], shape)  # type: ignore[no-any-return]
+
+    # --- what the frame gives ----------------------------------------------------------
+    def _emit(self, changed: npt.NDArray[np.bool_]) -> Detections:
+        shown = [it for it in self._items if len(it.named)]
+        boxes = np.array([it.box for it in shown]).reshape(-1, 4)
+        hidden = (self._changed_share(boxes, changed) >= self.settings.hide_share
+                  if len(boxes) else np.zeros(0, bool))
+        key = hidden.tobytes()
+        if self._emitted is not None and key == self._hidden_key:
+            return self._emitted
+        parts = [it.named for it, gone in zip(shown, hidden, strict=True) if not gone]
+        emitted = without_duplicates(Detections.concatenate(parts)) if parts \
+            else Detections.empty()
+        self._emitted, self._hidden_key = emitted, key
+        return emitted
