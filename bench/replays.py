@@ -1,8 +1,8 @@
 """The live pipeline on many random game replays composed from the real tile photos.
 
     python -m bench.replays [--replays 50] [--seed 1] [--model PATH] [--out DIR]
-        [--label NAME] [--workers 1] [--players 2] [--photos measure]
-        [--size 1280x720] [--verbose] [--json]
+        [--label NAME] [--incremental] [--workers 1] [--players 2]
+        [--photos measure] [--size 1280x720] [--verbose] [--json]
 
 Replay ``i`` (0-based) is the random Sabra game of seed ``1000 * SEED + i``
 (``vision.replay.random_game``: new melds and melds grown at their ends, jokers
@@ -24,6 +24,10 @@ for runs of the same model with other code (``--label before``).  The model's
 detections of each frame are kept too (``OUT/detections/<model>/<set>/<i>.jsonl.gz``,
 :class:`CachedDetections`), so a later run of the same model with other code after
 the detector (the watcher, the rules) takes minutes, not the detector's time.
+The model runs on every whole frame, as ``tabletop run --every-frame`` runs it;
+``--incremental`` watches with the live pipeline's own detector, which looks only
+where the table changed (``vision.incremental``), its results under
+``<model>-incremental``.
 
 Printed (``--json``: one JSON object instead; ``--verbose``: a line per replay
 first), over the replays finished:
@@ -295,11 +299,13 @@ class BenchSetup:
     model: str | None = None
     realdata: str | None = None
     label: str | None = None
+    incremental: bool = False
 
     @property
     def tag(self) -> str:
-        """The results' folder name: the model's tag, and the label after a dash."""
-        tag = model_tag(self.model)
+        """The results' folder name: the model's tag, ``-incremental`` for the incremental
+        detector, and the label after a dash."""
+        tag = model_tag(self.model) + ("-incremental" if self.incremental else "")
         return f"{tag}-{self.label}" if self.label else tag
 
     @property
@@ -421,10 +427,16 @@ def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
     start = time.monotonic()
     detections = CachedDetections(setup.detections_path(index),
                                   lambda: _detector(setup.model))
+    detector: Any = detections
+    if setup.incremental:
+        from vision.incremental import IncrementalDetector
+
+        detector = IncrementalDetector(_detector(setup.model))
     summary = run(str(folder / "video.mp4"), find_variant("sabra"), players,
-                  events_jsonl=events_path, detector=detections,
+                  events_jsonl=events_path, detector=detector,
                   table=TableSetup(zones=folder / "zones.json", find_markers=False))
-    detections.save()
+    if not setup.incremental:
+        detections.save()
     run_s = time.monotonic() - start
     events = [json.loads(line) for line in events_path.read_text(encoding="utf-8")
               .splitlines() if line.strip()]
@@ -555,6 +567,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--label", default=None,
                    help="appended to the results' folder name: runs of other code with the "
                         "same model (e.g. before, after)")
+    p.add_argument("--incremental", action="store_true",
+                   help="the live pipeline's detector, which looks only where the table "
+                        "changed (vision.incremental), not the model on every whole frame")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--photos", default="measure", choices=("measure", "adapt", "all"),
@@ -575,7 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"--label is letters, digits, - and _, not {args.label!r}", file=sys.stderr)
         return 2
     setup = BenchSetup(args.out, args.seed, args.players, args.photos, args.size, args.model,
-                       args.realdata, args.label)
+                       args.realdata, args.label, args.incremental)
     started = time.monotonic()
 
     def progress(result: Mapping[str, Any]) -> None:

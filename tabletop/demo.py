@@ -170,15 +170,24 @@ def play_sample_video(bus: Any, *, frame_path: Any = None, speed: float | None =
     scenario = load_scenario_sample(f"{SAMPLE_VIDEO}.json")
     # imported by name, as tabletop.commands_vision does: the type checker stays out of the
     # model adapter's optional backends
-    detector = importlib.import_module("vision.detector").Detector(model)
+    # the live pipeline's detector: the model looks only where the table changed
+    detector = importlib.import_module("vision.incremental").IncrementalDetector(
+        importlib.import_module("vision.detector").Detector(model))
     write_frame = FrameWriter(frame_path) if frame_path is not None else None
     started = time.monotonic()
 
-    def detect(image: Any) -> Any:
-        detections = detector(image)
-        if status is not None:
-            status.on_frame(len(detections))
-        return detections
+    class Detect:
+        """The detector, telling the status line of each frame."""
+
+        def __call__(self, image: Any) -> Any:
+            detections = detector(image)
+            if status is not None:
+                status.on_frame(len(detections))
+            return detections
+
+        set_time = staticmethod(detector.set_time)
+
+    detect = Detect()
 
     def on_frame(t: float, image: Any) -> None:
         if write_frame is not None:

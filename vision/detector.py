@@ -256,6 +256,8 @@ class OnnxFinder:
             raise ModelError("an .onnx model needs onnxruntime: pip install onnxruntime") from None
         options = ort.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1
+        # constant folding, node fusions and the CPU's own kernel layouts
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Several sessions run one after the other per frame; a spinning thread
         # pool would hold the cores the next session needs.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -508,15 +510,18 @@ class Detector:
         except Exception as error:
             raise ModelError(f"cannot load card reader {str(path)!r}: {error}") from None
 
-    def probabilities(self, image: npt.NDArray[np.uint8], found: Detections
+    def probabilities(self, image: npt.NDArray[np.uint8], found: Detections,
+                      shifts: Sequence[tuple[float, float]] | None = None
                       ) -> npt.NDArray[np.float64]:
         """Each found box's reader probabilities (rows over
         :data:`vision.reader.READER_CLASSES`), all crops in one batch per reader: the
-        card reader's for card indices when there is one, the reader's for the rest."""
+        card reader's for card indices when there is one, the reader's for the rest.
+        ``shifts``: the views read (:data:`vision.reader.VIEW_SHIFTS`), instead of the
+        detector's ``views`` first ones."""
         kinds = list(found.kinds)
         if self.card_reader is None:
             return self.reader.probabilities(  # type: ignore[no-any-return]
-                image, found.boxes, kinds, self.views, self.card_turns)
+                image, found.boxes, kinds, self.views, self.card_turns, shifts)
         is_card = np.array([kind == "card" for kind in kinds])
         from vision.reader import READER_CLASSES
 
@@ -525,7 +530,7 @@ class Detector:
             if rows.any():
                 probabilities[rows] = reader.probabilities(
                     image, found.boxes[rows], [k for k, r in zip(kinds, rows, strict=True)
-                                               if r], self.views, self.card_turns)
+                                               if r], self.views, self.card_turns, shifts)
         return probabilities
 
     def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:

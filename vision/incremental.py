@@ -20,12 +20,16 @@ where the picture changed:
   (:meth:`vision.detector.Detector.find_in`); the items there that did not change
   keep their reading, those whose crop changed around them are read again, the
   others are replaced by what the finder found now, and the reference takes the
-  region as it is now;
-* a new item is read once when found and again on each of the next still
-  frames until it has ``reads`` readings; its label probabilities are their
-  normalised geometric mean, as the tracker fuses frames;
+  region as it is now; the region is looked at on ``looks_per_change`` quiet
+  frames, and an item is shown while at least half of the last looks at its place
+  found it (the finder misses a tile on one frame and boxes a shadow on another,
+  and the every-frame pipeline's tracker smooths that over frames);
+* a new item is read once when found and again on each of the next quiet
+  frames until it has ``reads`` readings, each of its crop nudged another way;
+  its label probabilities are their normalised geometric mean, as the tracker
+  fuses frames;
 * the whole frame is looked at when nothing was looked at yet, every
-  ``refresh_s`` of still table (to find what a region's look missed), and when
+  ``refresh_s`` of still, unchanged table (to find what a region's look missed), and when
   the view moved as a whole against the reference, or most of it changed: the
   camera (or the light) moved.
 
@@ -46,7 +50,14 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.crops import CONTEXT
-from vision.detections import Detections, iou_matrix, without_duplicates
+from vision.reader import VIEW_SHIFTS
+from vision.detections import (
+    DUPLICATE_OVERLAP,
+    Detections,
+    iou_matrix,
+    overlap_of_smaller,
+    without_duplicates,
+)
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
@@ -98,8 +109,12 @@ class IncrementalSettings:
     """The item length assumed before any item was seen."""
     hide_share: float = 0.1
     """An item with this share of its box changed is hidden until it is looked at."""
-    reads: int = 3
-    """Readings of a new item fused (one when it is found, then one a still frame)."""
+    reads: int = 5
+    """Readings of a new item fused (one when it is found, then one a still frame), each
+    of its crop nudged another way (:data:`vision.reader.VIEW_SHIFTS`)."""
+    looks_per_change: int = 3
+    """Looks at a changed region, on as many quiet frames: what one look found and the
+    others did not is dropped, what one missed and the others found is kept."""
     refresh_s: float = 5.0
     """Seconds of looking at regions only, after which a still table is looked at whole."""
     camera_moved_share: float = 0.5
@@ -111,7 +126,8 @@ class IncrementalSettings:
     shift_px: float = 1.0
     """A shift of the view by this many change-map pixels or more is the camera moving."""
     same_item_iou: float = 0.5
-    """A box overlapping a kept item this much (same kind) is that item."""
+    """A box overlapping a kept item this much (same kind) is that item, as is one
+    sharing :data:`vision.detections.DUPLICATE_OVERLAP` of the smaller box with it."""
 
 
 @dataclass
@@ -127,6 +143,9 @@ class _Item:
     """The item as the detector names it from the fused reading (empty: ``none``)."""
     read_frame: int = -1
     """The frame it was last read in (a frame is read once)."""
+    hits: tuple[bool, ...] = (True,)
+    """Whether each of the last looks at its place found it: it is shown while at least
+    half of them did (a box one look alone found is the finder's flicker)."""
 
 
 @dataclass
@@ -169,6 +188,8 @@ class IncrementalDetector:
         self._emitted: Detections | None = None
         self._hidden_key: bytes | None = None
         self._clock = clock
+        self._again: list[tuple[tuple[float, float, float, float], int, int]] = []
+        """Regions to look at again: (rect, looks left, the frame of the last look)."""
         self._empty_spots: list[tuple[FloatArray, str]] = []
         """Spots a second look found empty, while their place has not changed."""
 
@@ -209,20 +230,31 @@ class IncrementalDetector:
             share = float(changed.mean())
             if share >= s.camera_moved_share or (
                     share >= s.shift_check_share and self._shifted(small)):
-                self._items, self._empty_spots = [], []
+                self._items, self._empty_spots, self._again = [], [], []
                 self._look_whole(image, small, now, "camera moved")
                 changed[:] = False
-            elif now - self._last_whole_t >= s.refresh_s:
+            elif now - self._last_whole_t >= s.refresh_s and not changed.any():
                 self._look_whole(image, small, now, "refresh", changed)
                 changed[:] = False
+        looked = False
         if changed.any():
-            looked = False
             for rect in self._regions(changed):
                 if self._quiet(rect, now):
                     self._look(image, small, rect, changed)
+                    self._again.append((rect, s.looks_per_change - 1, self.counts.frames))
                     looked = True
-            if looked:
-                changed = self._changed(small)
+        again = []
+        for rect, left, frame in self._again:
+            if frame == self.counts.frames or not self._quiet(rect, now):
+                again.append((rect, left, frame))
+                continue
+            self._look(image, small, rect, changed)
+            looked = True
+            if left > 1:
+                again.append((rect, left - 1, self.counts.frames))
+        self._again = again
+        if looked:
+            changed = self._changed(small)
         self._read_again(image, changed, now)
         return self._emit(changed)
 
@@ -248,10 +280,10 @@ class IncrementalDetector:
                 self._empty_spots.append((boxes[i].copy(), kinds[i]))
         if len(found):
             kept = [item.box for item in self._items]
-            overlap = (iou_matrix(found.boxes, np.array(kept)) if kept
-                       else np.zeros((len(found), 0)))
+            same = (self._same_items(found.boxes, np.array(kept)) if kept
+                    else np.zeros((len(found), 0), bool))
             for i in range(len(found)):
-                if overlap.shape[1] and overlap[i].max() >= self.settings.same_item_iou:
+                if same.shape[1] and same[i].any():
                     continue
                 self._items.append(_Item(found.boxes[i].copy(), found.kinds[i],
                                          float(found.confidences[i]), None,
@@ -376,11 +408,30 @@ class IncrementalDetector:
             self._empty_spots = [one for one, gone in zip(self._empty_spots, moved, strict=True)
                                  if not gone]
         kept = np.array([it.box for it in self._items]).reshape(-1, 4)
-        if len(found) and len(kept):
-            overlap = iou_matrix(found.boxes, kept)
-            same_kind = np.array([[f == it.kind for it in self._items] for f in found.kinds])
-            new = ~((overlap >= s.same_item_iou) & same_kind).any(axis=1)
-            found = found[new]
+        if len(kept):
+            # each kept item wholly inside the region: did this look find it too?
+            edge = 2.0
+            within = ((kept[:, 0] > x1 + edge) & (kept[:, 1] > y1 + edge)
+                      & (kept[:, 2] < x2 - edge) & (kept[:, 3] < y2 - edge))
+            same = np.zeros((len(found), len(kept)), bool)
+            if len(found):
+                same = self._same_items(found.boxes, kept) & np.array(
+                    [[f == it.kind for it in self._items] for f in found.kinds])
+            # a kept box the reader called no item does not hold its place against a box
+            # found now (one box over two tiles, then each tile boxed)
+            named = np.array([len(it.named) > 0 for it in self._items])
+            replaced = same[:, ~named].any(axis=0) if len(found) else np.zeros(0, bool)
+            same[:, ~named] = False
+            for item, is_within, hit in zip(self._items, within, same.any(axis=0),
+                                            strict=True):
+                if is_within:
+                    item.hits = (*item.hits, bool(hit))[-s.looks_per_change:]
+            if replaced.any():
+                gone = {id(it) for it, r in zip([it for it, n in zip(self._items, named,
+                                                                      strict=True) if not n],
+                                                 replaced, strict=True) if r}
+                self._items = [it for it in self._items if id(it) not in gone]
+            found = found[~same.any(axis=1)] if len(found) else found
         if len(found):
             self._add(image, found)
         # the reference takes the region as it is now
@@ -391,6 +442,13 @@ class IncrementalDetector:
         else:
             self._reference[sy1:sy2, sx1:sx2] = small[sy1:sy2, sx1:sx2]
         self._emitted = None
+
+    def _same_items(self, a: FloatArray, b: FloatArray) -> npt.NDArray[np.bool_]:
+        """Which boxes of ``a`` and ``b`` are one item: overlapping by ``same_item_iou``,
+        or one lying mostly inside the other (a small card index boxed a little larger
+        by one pass than by another)."""
+        return ((iou_matrix(a, b) >= self.settings.same_item_iou)
+                | (overlap_of_smaller(a, b) >= DUPLICATE_OVERLAP))
 
     def _add(self, image: Image, found: Detections) -> None:
         probabilities = self.detector.probabilities(image, found)
@@ -414,12 +472,21 @@ class IncrementalDetector:
                     if ok and self._quiet(box, now)]
         if not todo:
             return
-        found = Detections(np.array([it.box for it in todo]), tuple("JK" for _ in todo),
-                           tuple(it.kind for it in todo),  # type: ignore[arg-type]
-                           np.array([it.finder_confidence for it in todo]))
-        probabilities = self.detector.probabilities(image, found)
+        # each reading of an item is of its crop nudged another way (the reader's views),
+        # as the whole frame's pass boxes a lying item a little differently each frame
+        views = [VIEW_SHIFTS[it.reads % len(VIEW_SHIFTS)] for it in todo]
+        logs = np.zeros((len(todo), 0))
+        for view in sorted(set(views)):
+            rows = [i for i, v in enumerate(views) if v == view]
+            part = [todo[i] for i in rows]
+            found = Detections(np.array([it.box for it in part]), tuple("JK" for _ in part),
+                               tuple(it.kind for it in part),  # type: ignore[arg-type]
+                               np.array([it.finder_confidence for it in part]))
+            probabilities = self.detector.probabilities(image, found, shifts=[view])
+            if logs.shape[1] == 0:
+                logs = np.zeros((len(todo), probabilities.shape[1]))
+            logs[rows] = np.log(np.maximum(probabilities, 1e-6))
         self.counts.reads += len(todo)
-        logs = np.log(np.maximum(probabilities, 1e-6))
         for item, row in zip(todo, logs, strict=True):
             assert item.log_sum is not None
             item.log_sum = row if item.reads == 0 else item.log_sum + row
@@ -439,7 +506,7 @@ class IncrementalDetector:
 
     # --- what the frame gives ----------------------------------------------------------
     def _emit(self, changed: npt.NDArray[np.bool_]) -> Detections:
-        shown = [it for it in self._items if len(it.named)]
+        shown = [it for it in self._items if len(it.named) and 2 * sum(it.hits) >= len(it.hits)]
         boxes = np.array([it.box for it in shown]).reshape(-1, 4)
         hidden = (self._changed_share(boxes, changed) >= self.settings.hide_share
                   if len(boxes) else np.zeros(0, bool))
@@ -451,3 +518,4 @@ class IncrementalDetector:
             else Detections.empty()
         self._emitted, self._hidden_key = emitted, key
         return emitted
+

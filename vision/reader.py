@@ -14,6 +14,7 @@ Inference runs in ONNX Runtime (no torch needed); the model is trained by
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -147,6 +148,8 @@ class Reader:
             raise FileNotFoundError(f"reader model {str(self.path)!r} does not exist")
         options = ort.SessionOptions()
         options.intra_op_num_threads = os.cpu_count() or 1
+        # constant folding, node fusions and the CPU's own kernel layouts
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         # Two sessions run one after the other per frame; a spinning thread pool
         # would hold the cores the other session needs.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -166,15 +169,19 @@ class Reader:
         return self._session.run(None, {name: preprocess(batch)})[0]  # type: ignore[no-any-return]
 
     def probabilities(self, image: npt.NDArray[np.uint8], boxes: Any, kinds: list[Kind],
-                      views: int = 1, card_turns: int = 1) -> npt.NDArray[np.float64]:
+                      views: int = 1, card_turns: int = 1,
+                      shifts: Sequence[tuple[float, float]] | None = None
+                      ) -> npt.NDArray[np.float64]:
         """(N, classes) averaged class probabilities of each box: from ``views``
-        crops (:data:`VIEW_SHIFTS`) and, for card indices, ``card_turns`` turns of
-        each (:data:`QUARTER_TURNS`)."""
+        crops (:data:`VIEW_SHIFTS`; ``shifts``: these views instead) and, for card
+        indices, ``card_turns`` turns of each (:data:`QUARTER_TURNS`)."""
         check_views(views)
         check_card_turns(card_turns)
         # the plain crop is the first view, so one view is the plain reading
+        chosen = tuple(shifts) if shifts is not None else VIEW_SHIFTS[:views]
+        views = len(chosen)
         batch = np.concatenate([crops(image, boxes, self.size, shift=shift)
-                                for shift in VIEW_SHIFTS[:views]])
+                                for shift in chosen])
         probabilities = softmax(self.logits(batch)).reshape(views, -1, len(READER_CLASSES))
         cards = np.flatnonzero([kind == "card" for kind in kinds])
         if card_turns > 1 and len(cards):
