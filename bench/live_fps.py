@@ -245,7 +245,8 @@ def card_case(out: Path, fps: float, model: str | None) -> Case:
 
     def score(events: list[dict[str, Any]], committed: list[float]) -> dict[str, Any]:
         got = [{k: v for k, v in e.items() if k not in ("seq", "t")} for e in events]
-        leading = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+        leading = next((i for i, (a, b) in enumerate(zip(got, want, strict=False))
+                        if a != b),
                        min(len(got), len(want)))
         return {"events_exact": got == want, "events_right": leading,
                 "events_true": len(want), "events": got, "delays": delays(header, committed)}
@@ -284,6 +285,7 @@ def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> P
     look_again = getattr(detector, "look_again", None)
     if look_again is not None:
         watcher.look_again = look_again
+    watcher.settling = getattr(detector, "settling", None)
     bus = EventBus()
     events, _ = collector(bus)
     game = Game(case.variant, case.players, bus)

@@ -321,7 +321,7 @@ def run(
                 detector = importlib.import_module("vision.detector").Detector(
                     model, zoom=zoom, card_finder=card_finder, card_reader=card_reader,
                     card_shrink=card_shrink)
-                if not every_frame and detector.reader is not None:
+                if not every_frame and getattr(detector, "reader", None) is not None:
                     detector = importlib.import_module(
                         "vision.incremental").IncrementalDetector(detector)
             look_again = getattr(detector, "look_again", None)
@@ -333,6 +333,9 @@ def run(
             if look_again is not None and hasattr(watcher, "look_again"):
                 # a meld row's gap is looked at again before the meld is judged
                 watcher.look_again = look_again
+            settling = getattr(detector, "settling", None)
+            if settling is not None and hasattr(watcher, "settling"):
+                watcher.settling = settling
             game = Game(variant, players, bus, options=options)
             count_frames, snapshots = watch(
                 frames, detector, watcher, game, between_frames, write_frame, corrections,

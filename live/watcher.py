@@ -209,6 +209,10 @@ class TableWatcher:
         self.last_motion = 0.0
         self._pins: dict[int, Pin] = {}
         self._committed: _Committed | None = None
+        self.settling: Callable[[], bool] | None = None
+        """The detector's word that part of the view changed and was not looked at yet
+        (``vision.incremental.IncrementalDetector.settling``): the table is not judged
+        before it has looked."""
         self.look_again: LookAgain | None = None
         """The detector's second look at spots where a meld row suggests a missed item
         (``vision.detector.Detector.look_again``); None: no second looks."""
@@ -255,8 +259,10 @@ class TableWatcher:
             detections = self._looked_again(frame, detections)
         self.tracker.update(detections, t)
         self._follow_pins(t)
+        settling = self.settling is not None and self.settling()
         still = self.rule.update(
-            t, self.last_motion, missing=len(self.tracker.missing(MISSED_DETECTION_GRACE_S)),
+            t, 1.0 if settling else self.last_motion,
+            missing=len(self.tracker.missing(MISSED_DETECTION_GRACE_S)),
             last_change_t=self.tracker.last_activity_t())
         if not still:
             return None

@@ -186,6 +186,7 @@ def play_sample_video(bus: Any, *, frame_path: Any = None, speed: float | None =
             return detections
 
         set_time = staticmethod(detector.set_time)
+        settling = staticmethod(detector.settling)
 
     detect = Detect()
 

@@ -204,3 +204,19 @@ def test_run_commits_the_same_tables_as_the_model_on_every_frame(
                                                         .splitlines()) if e["type"] == "table"]
     assert tables[False] == tables[True]
     assert sorted(tables[False][-1]) == ["B3 B4 B5 B6", "R10 R11 R12"]
+
+
+def test_it_says_when_the_frame_is_not_the_table_yet(game: Replay, detector: Detector) -> None:
+    looker = IncrementalDetector(detector, IncrementalSettings(refresh_s=NEVER))
+    fps = game.settings.fps
+    settling = []
+    for index in range(game.frame_count):
+        looker.set_time(index / fps)
+        looker(game.frame(index))
+        settling.append(looker.settling())
+    for step in game.timings:
+        # while the hand moves over the change, and until its region was looked at
+        assert any(settling[round(step.hand_in_t * fps):round(step.settled_t * fps) + 1])
+        # a second after the hand left, the frame is the table
+        assert not settling[round(step.settled_t * fps) + round(fps)]
+    assert not any(settling[:round(game.timings[0].hand_in_t * fps)])

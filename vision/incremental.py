@@ -50,7 +50,6 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.crops import CONTEXT
-from vision.reader import VIEW_SHIFTS
 from vision.detections import (
     DUPLICATE_OVERLAP,
     Detections,
@@ -58,6 +57,7 @@ from vision.detections import (
     overlap_of_smaller,
     without_duplicates,
 )
+from vision.reader import VIEW_SHIFTS
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
@@ -115,7 +115,7 @@ class IncrementalSettings:
     looks_per_change: int = 3
     """Looks at a changed region, on as many quiet frames: what one look found and the
     others did not is dropped, what one missed and the others found is kept."""
-    refresh_s: float = 5.0
+    refresh_s: float = 10.0
     """Seconds of looking at regions only, after which a still table is looked at whole."""
     camera_moved_share: float = 0.5
     """Share of the view changed at which the whole frame is looked at afresh (the
@@ -188,6 +188,7 @@ class IncrementalDetector:
         self._emitted: Detections | None = None
         self._hidden_key: bytes | None = None
         self._clock = clock
+        self._unsettled = False
         self._again: list[tuple[tuple[float, float, float, float], int, int]] = []
         """Regions to look at again: (rect, looks left, the frame of the last look)."""
         self._empty_spots: list[tuple[FloatArray, str]] = []
@@ -256,7 +257,14 @@ class IncrementalDetector:
         if looked:
             changed = self._changed(small)
         self._read_again(image, changed, now)
+        self._unsettled = bool(changed.any() or self._again)
         return self._emit(changed)
+
+    def settling(self) -> bool:
+        """Whether part of the last frame changed and was not looked at yet (a hand still
+        moving there), or a changed region waits for its next look: what the frame gave
+        is not the table yet, and the table is not to be judged."""
+        return self._unsettled
 
     def _quiet(self, rect: Sequence[float], now: float) -> bool:
         """Nothing moved in ``rect`` (frame pixels) for ``settle_s``: the hand has left it."""
