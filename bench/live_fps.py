@@ -282,10 +282,7 @@ def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> P
     from live.scenario import apply_step
 
     watcher = case.make_watcher()
-    look_again = getattr(detector, "look_again", None)
-    if look_again is not None:
-        watcher.look_again = look_again
-    watcher.settling = getattr(detector, "settling", None)
+    watcher.attach(detector)
     bus = EventBus()
     events, _ = collector(bus)
     game = Game(case.variant, case.players, bus)

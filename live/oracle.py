@@ -177,6 +177,7 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
     zones = default_layout(scenario.variant.id, len(scenario.players),
                            tuple(header["table_mm"]))
     watcher = TableWatcher(scenario.variant, zones, calibration_from(header))
+    # the rendered games are read without second looks, as their figures were measured
     watcher.settling = getattr(detector, "settling", None)
     bus = bus if bus is not None else EventBus()
     events, _ = collector(bus)

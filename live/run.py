@@ -324,18 +324,16 @@ def run(
                 if not every_frame and getattr(detector, "reader", None) is not None:
                     detector = importlib.import_module(
                         "vision.incremental").IncrementalDetector(detector)
-            look_again = getattr(detector, "look_again", None)
+            wired = detector
             if status is not None:
                 detector = _Counted(detector, status)
             if watcher is None:
                 watcher = (table or TableSetup()).view(
                     variant, len(players), status.notice if status is not None else None)
-            if look_again is not None and hasattr(watcher, "look_again"):
-                # a meld row's gap is looked at again before the meld is judged
-                watcher.look_again = look_again
-            settling = getattr(detector, "settling", None)
-            if settling is not None and hasattr(watcher, "settling"):
-                watcher.settling = settling
+            if hasattr(watcher, "attach"):
+                # a meld row's gap is looked at again before the meld is judged, and no
+                # table is judged while the detector has a change to look at
+                watcher.attach(wired)
             game = Game(variant, players, bus, options=options)
             count_frames, snapshots = watch(
                 frames, detector, watcher, game, between_frames, write_frame, corrections,

@@ -36,7 +36,7 @@ from calibration.table import TableCalibration
 from engine.variants import Variant
 from live.corrections import Correction
 from live.snapshot import TableSnapshot
-from live.watcher import Corrected, LookAgain, TableWatcher, WatcherSettings
+from live.watcher import Corrected, TableWatcher, WatcherSettings
 from live.zones import Zone, ZoneLayout, default_layout
 from vision.detections import Detections
 
@@ -76,21 +76,16 @@ class TableView:
         self._notice = notice
         self._first_t: float | None = None
         self.watcher: TableWatcher | None = None
-        self._look_again: LookAgain | None = None
+        self._detector: object = None
         if calibration is not None:
             self._use(calibration, f"table from the calibration file: {_size(calibration)}")
 
-    @property
-    def look_again(self) -> LookAgain | None:
-        """The detector's second look, handed to every watcher this view makes
-        (:attr:`live.watcher.TableWatcher.look_again`)."""
-        return self._look_again
-
-    @look_again.setter
-    def look_again(self, look: LookAgain | None) -> None:
-        self._look_again = look
+    def attach(self, detector: object) -> None:
+        """The detector's second look and word on settling, handed to every watcher this
+        view makes (:meth:`live.watcher.TableWatcher.attach`)."""
+        self._detector = detector
         if self.watcher is not None:
-            self.watcher.look_again = look
+            self.watcher.attach(detector)
 
     @property
     def mode(self) -> str:
@@ -115,7 +110,7 @@ class TableView:
         size = calibration.table_mm if calibration is not None else frame_size
         assert size is not None
         self.watcher = TableWatcher(self.variant, self._zones(size), calibration, self.settings)
-        self.watcher.look_again = self._look_again
+        self.watcher.attach(self._detector)
         self._say(why)
 
     def update(self, t: float, frame: Any, detections: Detections) -> TableSnapshot | None:

@@ -233,6 +233,13 @@ class TableWatcher:
                 tuple((key, looked.looked, looked.found, looked.misses)
                       for key, looked in self._spots.items()))
 
+    def attach(self, detector: object) -> None:
+        """Take the detector's second look and its word on settling, where it has them
+        (``vision.detector.Detector.look_again``,
+        ``vision.incremental.IncrementalDetector.settling``)."""
+        self.look_again = getattr(detector, "look_again", None)
+        self.settling = getattr(detector, "settling", None)
+
     @property
     def pins(self) -> Mapping[int, Pin]:
         """The corrected items by their current track id (read-only)."""

@@ -444,6 +444,10 @@ def overlap_of_smaller(a: FloatArray, b: FloatArray) -> FloatArray:
         return np.where(smaller > 0, inter / smaller, 0.0)
 
 
+EDGE_PX = 2.0
+"""A box this many pixels or less from a region's inner edge is cut by it
+(``vision.detector.Detector.find_in``)."""
+
 DUPLICATE_OVERLAP = 0.6
 """Two boxes of one label that share this much of the smaller are one item seen twice."""
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.detections import Detections, iou_matrix, without_duplicates
+from vision.detections import EDGE_PX, Detections, iou_matrix, without_duplicates
 from vision.labels import CLASS_NAMES, label_of
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -44,9 +44,6 @@ LOOK_AGAIN_PRIOR = 0.5
 """The least finder confidence a looked-again box counts with: the meld's row says an
 item lies there, so the reader alone must be fairly sure (0.5 of the threshold 0.25)."""
 LOOK_AGAIN_IOU = 0.3
-EDGE_PX = 2.0
-"""A box this many pixels or less from a region's inner edge is cut by it
-(:meth:`Detector.find_in`)."""
 DEFAULT_IMGSZ = 960
 NMS_IOU = 0.5
 """Tiles lie flat side by side and card indices overlap little, so two boxes

@@ -52,6 +52,7 @@ import numpy.typing as npt
 from vision.crops import CONTEXT
 from vision.detections import (
     DUPLICATE_OVERLAP,
+    EDGE_PX,
     Detections,
     iou_matrix,
     overlap_of_smaller,
@@ -150,7 +151,7 @@ class _Item:
 
 @dataclass
 class LookCounts:
-    """What the incremental detector did so far, for the bench and the status line."""
+    """What the incremental detector did so far (``bench/live_fps.py`` reports it)."""
 
     frames: int = 0
     region_looks: int = 0
@@ -165,12 +166,11 @@ class LookCounts:
 class IncrementalDetector:
     """``looker(image) -> Detections`` for every frame of one camera (see the module)."""
 
-    def __init__(self, detector: Any, settings: IncrementalSettings | None = None,
-                 clock: Any = None) -> None:
+    def __init__(self, detector: Any, settings: IncrementalSettings | None = None) -> None:
         """``detector``: a two-stage :class:`vision.detector.Detector` (``find_in``,
-        ``probabilities``, ``named``, ``look_again``).  ``clock``: seconds now (default: a
-        count of frames at 30 per second, so a replay's decisions do not depend on how
-        fast it runs); ``set_time`` feeds it the frames' own times."""
+        ``probabilities``, ``named``, ``look_again``).  Time is the frames' own, fed by
+        ``set_time`` (without it, a count of frames at 30 a second), so a replay's
+        decisions do not depend on how fast it runs."""
         self.detector = detector
         self.settings = settings or IncrementalSettings()
         self.counts = LookCounts()
@@ -187,7 +187,6 @@ class IncrementalDetector:
         self._scale = 1.0
         self._emitted: Detections | None = None
         self._hidden_key: bytes | None = None
-        self._clock = clock
         self._unsettled = False
         self._again: list[tuple[tuple[float, float, float, float], int, int]] = []
         """Regions to look at again: (rect, looks left, the frame of the last look)."""
@@ -202,8 +201,6 @@ class IncrementalDetector:
     def _now(self) -> float:
         if self._t is not None:
             return self._t
-        if self._clock is not None:
-            return float(self._clock())
         return self.counts.frames / 30.0
 
     # --- the stage -----------------------------------------------------------------
@@ -418,9 +415,8 @@ class IncrementalDetector:
         kept = np.array([it.box for it in self._items]).reshape(-1, 4)
         if len(kept):
             # each kept item wholly inside the region: did this look find it too?
-            edge = 2.0
-            within = ((kept[:, 0] > x1 + edge) & (kept[:, 1] > y1 + edge)
-                      & (kept[:, 2] < x2 - edge) & (kept[:, 3] < y2 - edge))
+            within = ((kept[:, 0] > x1 + EDGE_PX) & (kept[:, 1] > y1 + EDGE_PX)
+                      & (kept[:, 2] < x2 - EDGE_PX) & (kept[:, 3] < y2 - EDGE_PX))
             same = np.zeros((len(found), len(kept)), bool)
             if len(found):
                 same = self._same_items(found.boxes, kept) & np.array(
