@@ -1,7 +1,7 @@
 """Round scoring for the card games: 500 Rum, American Rummy, Rommé, Räuber-Rommé, Wiener.
 
-``SCORERS`` maps a variant id to a function ``RoundInput -> RoundResult``;
-:func:`engine.rounds.score_round` dispatches to it.  Scores are points gained
+Each variant's ``score_round`` hook (:mod:`engine.variants`) calls its function
+here, ``RoundInput -> RoundResult``.  Scores are points gained
 (higher is better), so the penalty-point games give negative numbers.
 
 Rule texts are quoted by tag: ``[rum500]`` = rules/rum500.de.txt,
@@ -33,13 +33,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from engine.base import MeldContribution, PlayerRound, RoundInput, RoundResult, Variant
 from engine.items import JOKER, Family, Item, format_items
 from engine.melds import Reading
-from engine.rounds import MeldContribution, PlayerRound, RoundInput, RoundResult
-from engine.variants import Variant
+from engine.partition import best_split
 
 __all__ = [
-    "SCORERS",
     "WienerHand",
     "score_american_rummy",
     "score_rommee",
@@ -240,18 +239,27 @@ def _report_flags(sheet: _Sheet, round_: RoundInput) -> None:
         sheet.problem("no one went out and the stock is not marked exhausted")
 
 
-def _check_hand_meld(sheet: _Sheet, round_: RoundInput, winner: PlayerRound, what: str) -> None:
-    """Hand-Rommé and Hand-Rummy need that no one had melded before: report signs of it."""
+def _hand_meld_stands(sheet: _Sheet, round_: RoundInput, winner: PlayerRound, what: str) -> bool:
+    """Whether a declared Hand-Rommé or Hand-Rummy counts: no one else may have melded before
+    ([rommee] "bevor irgendein anderer Spieler Karten gemeldet hat", [american-rummy] "In
+    diesem Falle dürfen vorher keine Figuren herausgelegt worden sein").  Laying off on
+    another player's meld shows that someone had.  A claim that does not stand is reported
+    and doubles nothing."""
     others = [p.name for p in round_.players if p is not winner and p.has_melded]
     lay_offs = [c for c in winner.melds if c.own and len(c.own) != len(c.meld)]
     if others:
         sheet.problem(
-            f"{winner.name}: {what} is declared, but {', '.join(others)} had melded before"
+            f"{winner.name}: {what} is declared, but {', '.join(others)} had melded before,"
+            " so nothing is doubled"
         )
-    elif lay_offs:
+        return False
+    if lay_offs:
         sheet.problem(
-            f"{winner.name}: {what} is declared, but {winner.name} laid off on melds of others"
+            f"{winner.name}: {what} is declared, but {winner.name} laid off on melds of others,"
+            " so nothing is doubled"
         )
+        return False
+    return True
 
 
 # --- 500 Rum ------------------------------------------------------------------
@@ -337,9 +345,7 @@ def score_american_rummy(round_: RoundInput) -> RoundResult:
             sheet.note(player.name, "no one went out: 0")
         return sheet.result(extras={"collected": {}})
 
-    doubled = winner.all_at_once
-    if doubled:
-        _check_hand_meld(sheet, round_, winner, "Hand-Rummy")
+    doubled = winner.all_at_once and _hand_meld_stands(sheet, round_, winner, "Hand-Rummy")
     factor = 2 if doubled else 1
     if held[winner.name]:
         sheet.problem(f"{winner.name} went out but still holds {format_items(held[winner.name])}")
@@ -380,9 +386,11 @@ def score_rommee(round_: RoundInput) -> RoundResult:
     variant = round_.variant
     sheet, held = _open_sheet(round_)
     winner = round_.winner
-    doubled = winner is not None and winner.all_at_once
-    if winner is not None and doubled:
-        _check_hand_meld(sheet, round_, winner, "Hand-Rommé")
+    doubled = (
+        winner is not None
+        and winner.all_at_once
+        and _hand_meld_stands(sheet, round_, winner, "Hand-Rommé")
+    )
     factor = 2 if doubled else 1
     for player in round_.players:
         if player is winner:
@@ -412,7 +420,8 @@ class WienerHand:
     deadwood: tuple[Item, ...]
     deadwood_value: int
     computed: bool
-    """The melds were found by the scorer (the player gave none)."""
+    """The melds were found by the scorer: the player gave none, or his leftovers fit into
+    melds."""
 
 
 def wiener_hand(
@@ -425,12 +434,12 @@ def wiener_hand(
     anderer Spieler ist nicht gestattet"); the deadwood is the rest of the
     hand.  ``hand`` may hold all ten cards (melded ones included) or only the
     rest: if every melded card is in ``hand`` they are taken out of it,
-    otherwise ``hand`` is the rest.  Without melds the split that leaves the
-    least deadwood is found ("derjenigen Karten, die nicht in Figuren
-    untergebracht werden können").  ``problem`` receives what is wrong.
+    otherwise ``hand`` is the rest.  Bad cards are only "derjenigen Karten, die
+    nicht in Figuren untergebracht werden können": without melds, or where the
+    rest still fits into melds (a leftover run, a joker that joins the player's
+    own set), the split of all his cards that leaves the least deadwood counts.
+    ``problem`` receives what is wrong.
     """
-    from engine.partition import best_split
-
     report = problem if problem is not None else (lambda line: None)
 
     def cost(item: Item) -> int:
@@ -445,7 +454,18 @@ def wiener_hand(
     rest = _without(player.hand, melded) if _contains(player.hand, melded) else player.hand
     deadwood = (*rest, *checked.rejected)
     melds = tuple(contribution.meld for contribution, _, _ in checked.accepted)
-    return WienerHand(melds, deadwood, sum(map(cost, deadwood)), computed=False)
+    given = WienerHand(melds, deadwood, sum(map(cost, deadwood)), computed=False)
+    if not deadwood:
+        return given
+    # Bad cards are only those "die nicht in Figuren untergebracht werden können": where the
+    # leftovers fit into melds (among themselves, or joining the player's own), the hand
+    # laid out best counts.
+    readings, leftover = best_split(_wiener_cards(player), variant, cost)
+    least = sum(map(cost, leftover))
+    if least >= given.deadwood_value:
+        return given
+    best_melds = tuple(reading.resolved_items() for reading in readings)
+    return WienerHand(best_melds, leftover, least, computed=True)
 
 
 def _wiener_cards(player: PlayerRound) -> tuple[Item, ...]:
@@ -479,7 +499,7 @@ def score_wiener(round_: RoundInput) -> RoundResult:
                 f" with {WIENER_HAND_SIZE}"
             )
     winner = round_.winner
-    knock_limit = int(variant.options.get("knock_limit", 5))
+    knock_limit = variant.knock_limit or 0
     for player in round_.players:
         hand = wiener_hand(variant, player, sheet.problem)
         how = "best melds" if hand.computed else "melds"
@@ -513,12 +533,3 @@ def score_wiener(round_: RoundInput) -> RoundResult:
             if player is not winner:
                 sheet.note(player.name, f"pays {winner.name} one chip")
     return sheet.result(extras={"chips": chips})
-
-
-SCORERS: dict[str, Callable[[RoundInput], RoundResult]] = {
-    "rum500": score_rum500,
-    "american-rummy": score_american_rummy,
-    "rommee": score_rommee,
-    "raeuber": score_rommee,
-    "wiener": score_wiener,
-}

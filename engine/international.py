@@ -41,22 +41,20 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.base import (
+    MeldContribution,
+    PlayerRound,
+    RoundInput,
+    RoundResult,
+    Variant,
+    check_round,
+)
 from engine.items import JOKER, Color, Item, Joker, Tile, format_items
 from engine.melds import ACE_HIGH_POSITION, MeldKind, Reading
 from engine.partition import meld_partitions
-from engine.rounds import (
-    MeldContribution,
-    PlayerRound,
-    RoundError,
-    RoundInput,
-    RoundResult,
-    check_round,
-)
-from engine.variants import Variant, find_variant
 
 __all__ = [
     "HAND_TYPES",
-    "SCORERS",
     "ClosedHand",
     "ClosedHandError",
     "HandType",
@@ -403,10 +401,6 @@ def _resolve_mixed(line: Sequence[Tile | None], first: int) -> tuple[Item, ...]:
 
 
 # --- classification ------------------------------------------------------------
-def _default_variant(variant: Variant | None) -> Variant:
-    return variant if variant is not None else find_variant(VARIANT_ID)
-
-
 def _hand(number: int, jokers: int, melds: Arrangement | None) -> ClosedHand:
     row = _BY_NUMBER[number]
     return ClosedHand(number, row.name, row.points_by_jokers[jokers], jokers, melds)
@@ -417,14 +411,13 @@ def closed_hand_types(
     *,
     first_turn: bool = False,
     original_hand: bool = False,
-    variant: Variant | None = None,
+    variant: Variant,
 ) -> list[ClosedHand]:
     """Every closed-hand type the 14 tiles qualify for, best-paying first.
 
     Raises ClosedHandError for tiles that cannot be a closed hand (not exactly
     14, more jokers or copies of a tile than the game has, playing cards).
     """
-    variant = _default_variant(variant)
     items = _normalise(tiles, variant)
     jokers = items.count(JOKER)
     proofs: dict[int, Arrangement | None] = {}
@@ -474,7 +467,7 @@ def classify_closed_hand(
     *,
     first_turn: bool = False,
     original_hand: bool = False,
-    variant: Variant | None = None,
+    variant: Variant,
 ) -> ClosedHand | None:
     """The best-paying closed hand of the 14 tiles, None if they form none.
 
@@ -551,8 +544,6 @@ def score_international(round_: RoundInput) -> RoundResult:
     """
     check_round(round_)
     variant = round_.variant
-    if variant.id != VARIANT_ID:
-        raise RoundError(f"score_international scores {VARIANT_ID}, not {variant.id}")
     players = round_.players
     details: dict[str, list[str]] = {p.name: [] for p in players}
     problems: list[str] = []
@@ -657,7 +648,7 @@ def score_international(round_: RoundInput) -> RoundResult:
             details[player.name].append(f"has not melded: -{NEVER_MELDED_PENALTY}")
         scores[player.name] = -penalty
 
-    if variant.options.get("trump_bonus"):
+    if variant.options["trump_bonus"]:
         for player in players:
             if player.trump_declared:
                 scores[player.name] += TRUMP_BONUS
@@ -694,7 +685,3 @@ def settlement(scores: Mapping[str, int]) -> dict[str, int]:
     sum over j of (s_i - s_j).  The nets add up to zero.
     """
     return {name: sum(score - other for other in scores.values()) for name, score in scores.items()}
-
-
-SCORERS: dict[str, Callable[[RoundInput], RoundResult]] = {VARIANT_ID: score_international}
-"""For engine.rounds.score_round's dispatch."""

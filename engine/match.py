@@ -36,16 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.rounds import RoundResult
-from engine.variants import Variant
-
-WIENER_STAKE = 5
-"""[wiener] "zahlt jeder Spieler einen Einsatz in Höhe von fünf Chips"; a buy-back costs as much."""
-KLOPFGELD = 1
-"""[wiener] "erhält der Klopfer bzw. Rommé-Rufer ... einen Chip ausbezahlt"."""
-
-_TARGET_FROM_OPTION = ("rum500", "american-rummy")
-"""Variants whose target is the variant option ``target`` rather than a match setting."""
+from engine.base import RoundResult, Variant
 
 
 class MatchError(ValueError):
@@ -179,18 +170,19 @@ class Match:
             if value is not None and (not whole or value < 1):
                 raise MatchError(f"{label} must be a whole number of at least 1, not {value!r}")
         vid = self.variant.id
-        if vid == "wiener" and (self.rounds_limit is not None or self.target is not None):
+        rules = self.variant.match_rules
+        if rules.ends_by_elimination and (
+            self.rounds_limit is not None or self.target is not None
+        ):
             raise MatchError(
-                "a wiener match ends by elimination; set the options elimination and"
+                f"a {vid} match ends by elimination; set the options elimination and"
                 " buy_back_from instead of rounds_limit or target"
             )
-        if vid in _TARGET_FROM_OPTION and self.target is not None:
-            option = int(self.variant.options["target"])
-            if self.target != option:
-                raise MatchError(
-                    f"the {vid} target is the variant option target={option};"
-                    f" pass the option target={self.target} instead"
-                )
+        if rules.target is not None and self.target is not None and self.target != rules.target:
+            raise MatchError(
+                f"the {vid} target is the variant option target={rules.target};"
+                f" pass the option target={self.target} instead"
+            )
         self._state = self._initial_state()
 
     # --- public state ----------------------------------------------------
@@ -262,10 +254,9 @@ class Match:
 
     @property
     def match_target(self) -> int | None:
-        """The target in force: the option for rum500/american-rummy, else ``target``."""
-        if self.variant.id in _TARGET_FROM_OPTION:
-            return int(self.variant.options["target"])
-        return self.target
+        """The target in force: the variant's own (rum500, american-rummy), else ``target``."""
+        own = self.variant.match_rules.target
+        return own if own is not None else self.target
 
     def standings(self) -> list[tuple[str, int]]:
         """(player, total), best first.
@@ -351,12 +342,9 @@ class Match:
     # --- replay --------------------------------------------------------------
     def _initial_state(self) -> _State:
         names = self.players
-        if self.variant.id == "wiener":
-            chips = {name: -WIENER_STAKE for name in names}
-            pot = WIENER_STAKE * len(names)
-        else:
-            chips = {name: 0 for name in names}
-            pot = 0
+        stake = self.variant.match_rules.stake
+        chips = {name: -stake for name in names}
+        pot = stake * len(names)
         return _State({name: 0 for name in names}, chips, pot, self.dealer)
 
     def _replay(self, events: list[MatchEvent]) -> _State:
@@ -385,16 +373,17 @@ class Match:
 
         for name, change in changes.items():
             state.totals[name] += change
-        chip_changes = self._chip_changes(result, active) if self.variant.id == "wiener" else {}
+        rules = self.variant.match_rules
+        chip_changes = self._chip_changes(result, active) if rules.chips else {}
         for name, change in chip_changes.items():
             state.chips[name] += change
         state.rounds += 1
 
         newly_out: tuple[str, ...] = ()
-        if self.variant.id == "wiener":
+        if rules.ends_by_elimination:
             newly_out = self._eliminate(state, active)
         self._decide(state, result)
-        if state.over and self.variant.id == "wiener" and state.winner is not None:
+        if state.over and rules.chips and state.winner is not None:
             # [wiener] "so gewinnt der verbleibende Spieler den Pot"
             state.chips[state.winner] += state.pot
             state.pot = 0
@@ -436,7 +425,7 @@ class Match:
             raise MatchError(f"the round's winner {result.winner!r} has no score in it")
 
     def _changes(self, result: RoundResult, active: list[str]) -> dict[str, int]:
-        if self.variant.id != "american-rummy":
+        if not self.variant.match_rules.collected_only:
             return {name: result.scores[name] for name in active}
         # [american-rummy] "sobald einer der Spieler 100 oder mehr Punkte geschrieben hat":
         # only collected points are written.  Without extras["collected"], a positive
@@ -465,7 +454,7 @@ class Match:
         """Klopfgeld.  extras["chips"]: a mapping of chip changes per player (summing to 0),
         or a number each other player still in pays the winner; absent: one chip each
         ([wiener] "von allen übrigen noch im Spiel befindlichen Teilnehmern ... einen Chip")."""
-        raw = result.extras.get("chips", KLOPFGELD)
+        raw = result.extras.get("chips", self.variant.match_rules.klopfgeld)
         if isinstance(raw, Mapping):
             changes = {name: 0 for name in active}
             for name, amount in raw.items():
@@ -494,7 +483,8 @@ class Match:
         player over the limit.  Then the fewest penalty points stay in (they are
         the last player left); players tied for fewest all stay in and play on,
         as 500 Rum plays on after a tie."""
-        limit = int(self.variant.options["elimination"])
+        limit = self.variant.match_rules.elimination
+        assert limit is not None
         out = [name for name in active if -state.totals[name] >= limit]
         if out and len(out) == len(active):
             survivors = set(_best(active, state.totals))
@@ -506,14 +496,15 @@ class Match:
     def _decide(self, state: _State, result: RoundResult | None) -> None:
         """Set ``over`` and ``winner`` after an event."""
         active = self._active(state)
-        if self.variant.id == "wiener":
+        rules = self.variant.match_rules
+        if rules.ends_by_elimination:
             if len(active) == 1:
                 state.over, state.winner = True, active[0]
             return
         best = _best(active, state.totals)
         target = self.match_target
         if target is not None:
-            if self.variant.id == "rum500" and self.variant.options["must_go_out"]:
+            if rules.target_needs_going_out:
                 # [rum500] "müssen Sie ausgehen ... und eine kumulative Punktzahl von 500
                 # oder mehr haben ... es möglich, ohne die höchste Punktzahl zu gewinnen"
                 going_out = result.winner if result is not None else None
@@ -534,7 +525,8 @@ class Match:
 
     def _apply_buy_back(self, state: _State, event: BuyBack) -> None:
         player = event.player
-        if self.variant.id != "wiener":
+        rules = self.variant.match_rules
+        if rules.buy_back_from is None:
             raise MatchError(f"buying back is a wiener rule, not one of {self.variant.id}")
         if player not in self.players:
             raise MatchError(self._not_a_player(player))
@@ -542,7 +534,7 @@ class Match:
             raise MatchError(f"{player!r} is already out of the match and cannot buy back")
         if player in state.bought_back:
             raise MatchError(f"{player!r} has bought back once already; the right is used up")
-        low = int(self.variant.options["buy_back_from"])
+        low = rules.buy_back_from
         penalty = -state.totals[player]
         if penalty < low:
             raise MatchError(
@@ -557,8 +549,8 @@ class Match:
             )
         change = penalty - second_worst
         state.totals[player] += change
-        state.chips[player] -= WIENER_STAKE
-        state.pot += WIENER_STAKE
+        state.chips[player] -= rules.stake
+        state.pot += rules.stake
         state.bought_back.add(player)
         entry = MatchEntry(
             event, None, None, {player: change}, dict(state.totals), (), dict(state.chips)
@@ -595,12 +587,14 @@ class Match:
         }
         if self.variant.penalty_scoring:
             data["penalty_totals"] = self.penalty_totals
-        if self.variant.id == "wiener":
+        rules = self.variant.match_rules
+        if rules.ends_by_elimination:
             data["eliminated"] = [name for name in self.players if name in self._state.eliminated]
             data["bought_back"] = [name for name in self.players if name in self._state.bought_back]
+        if rules.chips:
             data["chips"] = self.chips
             data["pot"] = self.pot
-        if self.variant.id == "rummikub-international":
+        if rules.settlement:
             data["settlement"] = [
                 {"payer": payer, "payee": payee, "amount": amount}
                 for payer, payee, amount in self.settlement()

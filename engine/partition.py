@@ -25,14 +25,21 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from engine.base import Variant
 from engine.items import JOKER, Item, Joker, Natural
 from engine.melds import MeldKind, MeldRules, Reading
-from engine.variants import Variant
 
-__all__ = ["best_split", "can_be_melded", "meld_partitions"]
+__all__ = [
+    "PartitionSearch",
+    "best_split",
+    "can_be_melded",
+    "meld_partitions",
+    "order_key",
+    "sorted_items",
+]
 
 _Multiset = tuple[Item, ...]
-"""A multiset of items as a tuple sorted by ``_order_key``."""
+"""A multiset of items as a tuple sorted by ``order_key``."""
 _MeldKey = tuple[str, int, tuple[tuple[int, str, int, int], ...]]
 """Orders melds: kind, first position, items."""
 _Candidate = tuple[Reading, _Multiset, _MeldKey]
@@ -45,7 +52,7 @@ def _meaning(item: Item) -> Natural | None:
     return item
 
 
-def _order_key(item: Item) -> tuple[int, str, int, int]:
+def order_key(item: Item) -> tuple[int, str, int, int]:
     # Naturals first, then declared jokers, then bare jokers: a joker is never
     # the pivot while a natural remains, so every meld is found from a natural
     # (a meld of jokers alone is never legal).
@@ -57,8 +64,8 @@ def _order_key(item: Item) -> tuple[int, str, int, int]:
     return (0, item.family.value, item.suit_index, item.rank)
 
 
-def _sorted(items: Sequence[Item]) -> _Multiset:
-    return tuple(sorted(items, key=_order_key))
+def sorted_items(items: Sequence[Item]) -> _Multiset:
+    return tuple(sorted(items, key=order_key))
 
 
 def _rank_at(position: int) -> int:
@@ -66,7 +73,7 @@ def _rank_at(position: int) -> int:
 
 
 @dataclass
-class _Search:
+class PartitionSearch:
     """One search over one variant, with its caches."""
 
     variant: Variant
@@ -125,7 +132,7 @@ class _Search:
                 key = (
                     reading.kind.value,
                     reading.slots[0].position,
-                    tuple(_order_key(item) for item in used),
+                    tuple(order_key(item) for item in used),
                 )
                 if key not in seen:
                     seen.add(key)
@@ -151,7 +158,7 @@ class _Search:
                 and m.suit_index == suit
                 and m.family is meant.family
             ]
-            by_suit.append(sorted(options, key=_order_key))
+            by_suit.append(sorted(options, key=order_key))
         bare = counts[JOKER]
 
         def choose(index: int, chosen: list[Item]) -> Iterator[list[Item]]:
@@ -185,7 +192,7 @@ class _Search:
             if n > 0 and m is not None and m.suit_index == suit and m.family is meant.family:
                 fillers.setdefault(m.rank, []).append(item)
         for options in fillers.values():
-            options.sort(key=_order_key)
+            options.sort(key=order_key)
         pivot_positions = [
             p for p in range(meant.rank, rules.max_position + 1, 13) if p <= rules.max_position
         ]
@@ -248,7 +255,7 @@ def _subtract(remaining: _Multiset, used: Sequence[Item]) -> _Multiset:
 
 
 class _Partitions:
-    def __init__(self, search: _Search) -> None:
+    def __init__(self, search: PartitionSearch) -> None:
         self.search = search
         self.memo: dict[tuple[_Multiset, _MeldKey | None], tuple[tuple[Reading, ...], ...]] = {}
 
@@ -287,13 +294,13 @@ def meld_partitions(items: Sequence[Item], variant: Variant) -> Iterator[tuple[R
     declared jokers (``JK=R5``) keep theirs.  Nothing is yielded when the items
     cannot all be melded; an empty list of items has one split, ``()``.
     """
-    search = _Search(variant)
-    yield from _Partitions(search).all(_sorted(items))
+    search = PartitionSearch(variant)
+    yield from _Partitions(search).all(sorted_items(items))
 
 
 def can_be_melded(items: Sequence[Item], variant: Variant) -> bool:
     """Whether all of ``items`` fit into legal melds of ``variant``."""
-    search = _Search(variant)
+    search = PartitionSearch(variant)
     memo: dict[_Multiset, bool] = {}
 
     def meldable(remaining: _Multiset) -> bool:
@@ -303,7 +310,7 @@ def can_be_melded(items: Sequence[Item], variant: Variant) -> bool:
             memo[remaining] = any(meldable(rest) for _, rest, _ in search.candidates(remaining))
         return memo[remaining]
 
-    return meldable(_sorted(items))
+    return meldable(sorted_items(items))
 
 
 _Best = tuple[int, int, tuple[str, ...], tuple[Reading, ...], tuple[Item, ...]]
@@ -322,7 +329,7 @@ def best_split(
     order the items were given in).  The leftover is returned in that order.
     """
     price = cost if cost is not None else variant.hand_value
-    search = _Search(variant)
+    search = PartitionSearch(variant)
     memo: dict[_Multiset, _Best] = {}
 
     def best(remaining: _Multiset) -> _Best:
@@ -352,5 +359,5 @@ def best_split(
         memo[remaining] = choice
         return choice
 
-    result = best(_sorted(items))
+    result = best(sorted_items(items))
     return result[3], result[4]

@@ -20,14 +20,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING
 
+from engine.base import Variant
 from engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
 from engine.melds import Reading
-from engine.variants import Variant
+from engine.partition import PartitionSearch, sorted_items
+from engine.play import Play, SolveError
+from engine.rearrange_ilp import arrange_ilp, candidates
+from engine.turns import check_turn
 
-if TYPE_CHECKING:
-    from engine.solver import Play
+_compiled: ModuleType | None
+try:
+    from engine import _rearrange as _compiled
+except ImportError:  # pragma: no cover - the extension is built on install
+    _compiled = None
 
 COLOURS = (Color.K, Color.B, Color.O, Color.R)
 NUMBERS = range(1, 14)
@@ -48,13 +54,11 @@ class Arrangement:
 
 
 def _core() -> ModuleType:
-    try:
-        from engine import _rearrange
-    except ImportError as error:  # pragma: no cover - the extension is built on install
+    if _compiled is None:  # pragma: no cover - the extension is built on install
         raise RearrangeError(
-            "the compiled solver core is missing: reinstall with 'pip install -e .'"
-        ) from error
-    return _rearrange
+            "the compiled solver core is missing: reinstall with 'pip install .'"
+        )
+    return _compiled
 
 
 @cache
@@ -276,7 +280,6 @@ def arrange(
         score, decisions = answer
         melds = _replay(decisions, jokers_table + jokers_rack > 0, reference_mode)
     except _OutOfBudget as known:
-        from engine.rearrange_ilp import arrange_ilp
 
         solved = arrange_ilp(
             table_grid,
@@ -434,13 +437,16 @@ def solve_rearrangement(
     from the loose table tiles in every split.  Not searched: joining two
     joker melds to each other.
     """
-    from engine.solver import Play, SolveError
-    from engine.turns import check_turn
 
-    if variant.id == "raeuber":
-        return _solve_raeuber(variant, rack, table, initial=initial, objective=objective)
-    if variant.id != "sabra":
-        raise SolveError(f"the rearrangement solver handles sabra and raeuber, not {variant.id}")
+    rules = variant.table_rules
+    if not rules.rearrange:
+        raise SolveError(f"{variant.id} does not rearrange the table; use engine.solver.solve")
+    if rules.jokers_move_freely:
+        return _solve_free_jokers(variant, rack, table, initial=initial, objective=objective)
+    if variant.family is not Family.TILES:
+        raise SolveError(
+            f"the rearrangement search with fixed jokers is for tiles, not {variant.id}"
+        )
     table_melds: tuple[tuple[Item, ...], ...] = tuple(tuple(meld) for meld in table)
     for meld in table_melds:
         analysis = variant.analyse(meld)
@@ -478,7 +484,7 @@ def solve_rearrangement(
     if opening is None or not opening.placed:
         return Play(table_melds, (), 0, False)
     only_opening = Play(table_melds + opening.melds, opening.placed, _placed_value(opening), True)
-    if not table_melds or not variant.options["rearrange_on_opening_turn"]:
+    if not table_melds or not variant.table_rules.rearrange_on_opening_turn:
         return only_opening
     best = _best_opening_turn(variant, table_items, rack, objective)
     if best is None or not legal(best):
@@ -536,7 +542,6 @@ def _openings(rack: tuple[Item, ...], required: int) -> list[tuple[Item, ...]]:
     """Every set of rack tiles made of melds that first reaches ``required`` points
     (adding a meld to one of these never helps the rule, only the count, which the
     search after it takes care of)."""
-    from engine.rearrange_ilp import candidates
 
     jokers = sum(isinstance(item, Joker) for item in rack)
     available = Counter(JOKER if isinstance(i, Joker) else i for i in rack)
@@ -646,7 +651,7 @@ def _fates(
 
 
 # --- Räuber-Rommé: cards, two decks, six jokers --------------------------------------
-def _solve_raeuber(
+def _solve_free_jokers(
     variant: Variant,
     rack: Sequence[Item],
     table: Sequence[Sequence[Item]],
@@ -664,7 +669,6 @@ def _solve_raeuber(
     of all the cards with a memo (engine/partition.py's candidates): exact, and quick for
     the tables of a normal game; it has no C core like Sabra's.
     """
-    from engine.solver import Play, SolveError
 
     table_melds = tuple(tuple(meld) for meld in table)
     for meld in table_melds:
@@ -698,9 +702,8 @@ def _split_all(
     variant: Variant, table: tuple[Item, ...], rack: tuple[Item, ...], worth: Callable[[Item], int]
 ) -> tuple[tuple[tuple[Item, ...], ...], tuple[Item, ...]] | None:
     """All table cards and the best part of the rack in legal melds."""
-    from engine.partition import _Search, _sorted
 
-    search = _Search(variant)
+    search = PartitionSearch(variant)
     allowance = Counter(rack)
     memo: dict[tuple[tuple[Item, ...], int], tuple[int, tuple[Reading, ...]] | None] = {}
 
@@ -731,7 +734,7 @@ def _split_all(
         memo[key] = answer
         return answer
 
-    result = best(_sorted((*table, *rack)), 0)
+    result = best(sorted_items((*table, *rack)), 0)
     if result is None:
         return None
     melds = tuple(reading.resolved_items() for reading in result[1])
@@ -745,9 +748,8 @@ def _split_rack(
 ) -> tuple[tuple[tuple[Item, ...], ...], tuple[Item, ...]] | None:
     """Melds from the rack alone worth at least ``required`` (initial-meld values), placing
     the most; None if no opening can be made."""
-    from engine.partition import _Search, _sorted
 
-    search = _Search(variant)
+    search = PartitionSearch(variant)
     memo: dict[tuple[tuple[Item, ...], int], tuple[int, tuple[Reading, ...]] | None] = {}
 
     def best(remaining: tuple[Item, ...], missing: int) -> tuple[int, tuple[Reading, ...]] | None:
@@ -767,7 +769,7 @@ def _split_rack(
         memo[key] = answer
         return answer
 
-    result = best(_sorted(rack), required)
+    result = best(sorted_items(rack), required)
     if result is None or not result[1]:
         return None
     melds = tuple(reading.resolved_items() for reading in result[1])

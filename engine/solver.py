@@ -75,11 +75,12 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from engine.base import Variant
 from engine.items import JOKER, Family, Item, Joker, Natural, format_items, natural
 from engine.melds import MeldKind, Reading
-from engine.partition import _order_key, _Search, _sorted, best_split, can_be_melded
-from engine.turns import _extend_rules
-from engine.variants import Variant, WienerRummy
+from engine.partition import PartitionSearch, best_split, can_be_melded, order_key, sorted_items
+from engine.play import OBJECTIVES, Meld, Play, SolveError
+from engine.rearrange import solve_rearrangement
 
 __all__ = [
     "OBJECTIVES",
@@ -92,51 +93,6 @@ __all__ = [
     "solve",
     "table_arrangeable",
 ]
-
-OBJECTIVES = ("tiles", "value")
-"""``tiles``: place as many rack items as possible; ``value``: as much value."""
-
-Meld = tuple[Item, ...]
-
-
-class SolveError(ValueError):
-    """A rack or table the solver cannot work with (quoting it)."""
-
-
-@dataclass(frozen=True)
-class Play:
-    """The best play: the table after it and what it took from the rack."""
-
-    melds: tuple[Meld, ...]
-    """The whole table after the play; melds that were not touched are as given,
-    changed and new melds are written with every joker as ``JK=<item>``."""
-    placed: tuple[Item, ...]
-    """Items taken from the rack (a joker as bare ``JK``)."""
-    value: int
-    """What the placed items count (``variant.slot_value`` in the melds they lie in)."""
-    meets_initial: bool
-    """The play satisfies the initial-meld rule (True when it did not apply)."""
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "melds": [format_items(meld) for meld in self.melds],
-            "placed": [str(item) for item in self.placed],
-            "value": self.value,
-            "meets_initial": self.meets_initial,
-        }
-
-    def __str__(self) -> str:
-        if not self.placed:
-            head = "no legal play: nothing can be placed"
-            if not self.meets_initial:
-                head = "no initial meld can be made: nothing can be placed"
-        else:
-            head = (
-                f"place {format_items(self.placed)}"
-                f" ({len(self.placed)} items, value {self.value})"
-            )
-        return "\n".join([head, *(f"  {format_items(meld)}" for meld in self.melds)])
-
 
 @dataclass(frozen=True)
 class RackSplit:
@@ -193,29 +149,21 @@ def solve(
         raise SolveError(f"keep must be 0 or more, not {keep!r}")
     rack_items = tuple(JOKER if isinstance(item, Joker) else item for item in rack)
     table_melds = tuple(tuple(meld) for meld in table)
-    if variant.rearrangement:
-        try:
-            from engine import rearrange
-        except ImportError:
-            raise SolveError(
-                f"the solver for {variant.id} (table rearrangement) is not available yet"
-            ) from None
+    rules = variant.table_rules
+    if rules.rearrange:
         if keep:
             raise SolveError(f"keep is not supported for {variant.id}")
-        play = rearrange.solve_rearrangement(
+        return solve_rearrangement(
             variant, rack_items, table_melds, initial=initial, objective=objective
         )
-        if not isinstance(play, Play):
-            raise SolveError(f"the solver for {variant.id} gave no play: {play!r}")
-        return play
     _check_material(variant, rack_items, table_melds)
-    if isinstance(variant, WienerRummy) and table_melds:
+    if not rules.lays_out and table_melds:
         raise SolveError(
-            "wiener lays nothing on the table during play (\"Rommé ohne Auslegen\"), so there"
-            f" is no table to play on: {' | '.join(format_items(m) for m in table_melds)!r}"
+            f"{variant.id} lays nothing on the table during play, so there is no table to"
+            f" play on: {' | '.join(format_items(m) for m in table_melds)!r}"
         )
     opening_rule = variant.initial_meld_required > 0 or variant.initial_meld_needs_run
-    constrained = initial and opening_rule and not isinstance(variant, WienerRummy)
+    constrained = initial and opening_rule and rules.lays_out
     search = _ExtendSearch(
         variant,
         table_melds,
@@ -225,11 +173,10 @@ def solve(
     )
     need = variant.initial_meld_required if constrained else 0
     need_run = constrained and variant.initial_meld_needs_run
-    start = _State(_sorted(rack_items), 0, need, need_run, 0)
+    start = _State(sorted_items(rack_items), 0, need, need_run, 0)
     result = search.best(start)
     if result is None:
         return Play(table_melds, (), 0, meets_initial=False)
-    rules = _extend_rules(variant)
     if constrained or not rules.exchange:
         return search.play(start)
     best: tuple[tuple[int, int], _ExtendSearch, _State, tuple[_Exchange, ...]] | None = None
@@ -253,7 +200,7 @@ def solve(
             max_placed=room,
             freed_needs_rack_pair=rules.freed_with_hand_tiles,
         )
-        inner_start = _State(_sorted((*left, *([JOKER] * freed))), 0, 0, False, 0, freed)
+        inner_start = _State(sorted_items((*left, *([JOKER] * freed))), 0, 0, False, 0, freed)
         rest = inner.best(inner_start)
         if rest is None:
             continue  # the freed jokers find no new meld
@@ -267,7 +214,7 @@ def solve(
     play = inner.play(inner_start)
     placed = sorted(
         (*play.placed, *(tile for exchange in exchanges for tile in exchange.tiles)),
-        key=_order_key,
+        key=order_key,
     )
     value = play.value + sum(exchange.value for exchange in exchanges)
     return Play(play.melds, tuple(placed), value, meets_initial=True)
@@ -305,10 +252,9 @@ def knock_decision(
     discarded first ("zehn Karten in Meldungen auslegt und seine elfte Karte
     ablegt"): the discard that leaves least deadwood is chosen.
     """
-    limit = getattr(variant, "knock_limit", None)
+    limit = variant.knock_limit
     if limit is None:
         raise SolveError(f"{variant.id} has no knocking; knock_decision is for wiener")
-    limit = int(variant.options.get("knock_limit", limit))
     items = tuple(hand)
     _check_material(variant, items, ())
     if discard and not items:
@@ -388,7 +334,7 @@ class _Exchange:
 
 def _meld_exchanges(variant: Variant, index: int, meld: Meld) -> list[_Exchange]:
     """Every way to take jokers from one table meld, under every reading of it."""
-    needs_four = _extend_rules(variant).set_exchange_needs_four
+    needs_four = variant.table_rules.set_exchange_needs_four
     family = variant.family
     found: dict[tuple[Meld, tuple[str, ...]], _Exchange] = {}
     for reading in variant.analyse(meld).readings:
@@ -474,7 +420,7 @@ _Gain = tuple[int, int]
 @dataclass(frozen=True)
 class _State:
     remaining: tuple[Item, ...]
-    """Rack items not yet decided, sorted by ``partition._order_key``."""
+    """Rack items not yet decided, sorted by ``partition.order_key``."""
     used: int
     """Bit mask of table melds already extended."""
     need: int
@@ -533,7 +479,7 @@ class _ExtendSearch:
         self.objective = objective
         self.lay_off = lay_off
         self.max_placed = max_placed
-        self.partition = _Search(variant)
+        self.partition = PartitionSearch(variant)
         self.anchors: list[_Anchor] = []
         if lay_off:
             for index, meld in enumerate(table):
@@ -919,5 +865,5 @@ class _ExtendSearch:
                 else:
                     melds[step.target] = step.meld
             state = self.after(state, step)
-        placed.sort(key=_order_key)
+        placed.sort(key=order_key)
         return Play(tuple(melds + new), tuple(placed), value, meets_initial=True)

@@ -20,22 +20,21 @@ invalid meld, a winner still holding tiles) are reported in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.items import Color, Item, Joker, Tile, format_items
-from engine.melds import MeldKind, Reading, Slot
-from engine.rounds import (
+from engine.base import (
     MeldContribution,
     PlayerRound,
     RoundInput,
     RoundResult,
+    Variant,
     check_round,
 )
-from engine.variants import Variant
+from engine.items import Color, Item, Joker, Tile, format_items
+from engine.melds import MeldKind, Reading, Slot
 
 __all__ = [
-    "SCORERS",
     "MeldValue",
     "score_remi",
     "score_rummikub",
@@ -385,7 +384,7 @@ def score_remi(round_: RoundInput) -> RoundResult:
         if not is_winner:
             rack = variant.hand_total(player.hand)
             if not player.has_melded:
-                if variant.options.get("unmelded_penalty", "fixed") == "rack":
+                if variant.options["unmelded_penalty"] == "rack":
                     total -= REMI_UNMELDED_BASE + rack
                     lines.append(f"never melded: -{REMI_UNMELDED_BASE}")
                     if player.hand:
@@ -404,7 +403,7 @@ def score_remi(round_: RoundInput) -> RoundResult:
             is_winner
             and player.last_discard is not None
             and player.last_discard.is_joker
-            and variant.options.get("joker_out_doubles", True)
+            and variant.options["joker_out_doubles"]
         ):
             doubled = True
             lines.append(
@@ -420,21 +419,3 @@ def score_remi(round_: RoundInput) -> RoundResult:
         tuple(problems),
         doubled=doubled,
     )
-
-
-# --- International (scored elsewhere) ------------------------------------------
-def _score_international(round_: RoundInput) -> RoundResult:
-    """International Rummikub lives in engine.international (imported late, so this
-    module works before that file exists)."""
-    from engine.international import score_international  # type: ignore[import-not-found,unused-ignore]
-
-    result: RoundResult = score_international(round_)
-    return result
-
-
-SCORERS: dict[str, Callable[[RoundInput], RoundResult]] = {
-    "sabra": score_rummikub,
-    "rummikub-american": score_rummikub,
-    "rummikub-international": _score_international,
-    "remi": score_remi,
-}

@@ -1,230 +1,61 @@
-"""The nine variants of CONTRACT.md, as subclasses with class-level rules.
+"""The nine variants of CONTRACT.md, each a subclass of :class:`engine.base.Variant`.
 
-A variant knows its game material, what a legal meld is, what items are
-worth in melds and left in the hand, and its initial-meld rule.  Round and
-match scoring live in :mod:`engine.scoring`; table rearrangement in
-:mod:`engine.turns`.  House rules are named options (``--option NAME=VALUE``).
+Each class holds every fact and hook of its variant: material, meld rules,
+values, the initial meld, what may be done with the table
+(:attr:`~engine.base.Variant.table_rules`), round scoring
+(:meth:`~engine.base.Variant.score_round`), how a match ends
+(:attr:`~engine.base.Variant.match_rules`) and its house-rule options
+(``--option NAME=VALUE``) with their defaults.  Nothing outside this module asks
+which variant it has.
 
-Rule texts are quoted by the short tags in comments, e.g.
-``[sabra]`` = rules/rummikub-sabra-american-international.de.txt, Sabra part.
+Rule texts are quoted by short tags, e.g. ``[sabra]`` =
+rules/rummikub-sabra-american-international.de.txt, Sabra part.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from engine.items import Family, Item, format_items
-from engine.melds import (
-    ACE_HIGH_POSITION,
-    MeldAnalysis,
-    MeldKind,
-    MeldRules,
-    Reading,
-    Slot,
-    analyse_meld,
+from engine.base import (
+    MatchRules,
+    OptionError,
+    OptionSpec,
+    RoundInput,
+    RoundResult,
+    TableRules,
+    Variant,
+    VariantError,
 )
+from engine.card_scoring import (
+    score_american_rummy,
+    score_rommee,
+    score_rum500,
+    score_wiener,
+)
+from engine.international import score_international
+from engine.items import Family, Item
+from engine.melds import ACE_HIGH_POSITION, MeldKind, MeldRules, Reading, Slot
+from engine.tile_scoring import score_remi, score_rummikub
 
-
-class VariantError(ValueError):
-    """Unknown variant id."""
-
-
-class OptionError(ValueError):
-    """Unknown option, or a value the option does not take."""
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    name: str
-    default: Any
-    help: str
-    choices: tuple[Any, ...] | None = None
-
-    def parse(self, raw: Any, variant_id: str) -> Any:
-        value: Any = raw
-        if isinstance(raw, str):
-            text = raw.strip().lower()
-            if isinstance(self.default, bool):
-                if text in ("1", "true", "yes", "on"):
-                    value = True
-                elif text in ("0", "false", "no", "off"):
-                    value = False
-                else:
-                    raise OptionError(
-                        f"option {self.name!r} of {variant_id} takes true or false, not {raw!r}"
-                    )
-            elif isinstance(self.default, int):
-                try:
-                    value = int(text)
-                except ValueError:
-                    raise OptionError(
-                        f"option {self.name!r} of {variant_id} takes a whole number, not {raw!r}"
-                    ) from None
-            else:
-                value = text
-        elif isinstance(self.default, bool) != isinstance(raw, bool) or not isinstance(
-            raw, type(self.default)
-        ):
-            raise OptionError(
-                f"option {self.name!r} of {variant_id} takes a {type(self.default).__name__}, "
-                f"not {raw!r}"
-            )
-        if self.choices is not None and value not in self.choices:
-            allowed = ", ".join(str(c) for c in self.choices)
-            raise OptionError(
-                f"option {self.name!r} of {variant_id} takes one of {allowed}, not {raw!r}"
-            )
-        return value
-
-
-@dataclass(frozen=True)
-class InitialMeldCheck:
-    """Whether a first laying-out meets the variant's initial-meld rule."""
-
-    value: int
-    required: int
-    meets: bool
-    problems: tuple[str, ...]
-
-
-class Variant:
-    """Base class: one variant with its options applied.
-
-    Class attributes describe the game; subclasses override hooks for values
-    and joker rules.  Instances are cheap and immutable in spirit.
-    """
-
-    id: ClassVar[str]
-    name: ClassVar[str]
-    family: ClassVar[Family]
-    copies: ClassVar[int] = 2
-    """Copies of each natural item in play."""
-    jokers: ClassVar[int] = 2
-    ace_high: ClassVar[bool] = True
-    rearrangement: ClassVar[bool] = False
-    """Table melds may be taken apart and rebuilt (Sabra, Räuber-Rommé)."""
-    initial_meld_minimum: ClassVar[int] = 0
-    initial_meld_needs_run: ClassVar[bool] = False
-    deal_direction: ClassVar[int] = 1
-    """+1: the deal passes to the left (clockwise); -1: to the right."""
-    option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
-    penalty_scoring: ClassVar[bool] = False
-    """Round scores are penalty points (shown as positive Schlechtpunkte)."""
-
-    def __init__(self, options: Mapping[str, Any] | None = None) -> None:
-        specs = {spec.name: spec for spec in self.option_specs}
-        values = {name: spec.default for name, spec in specs.items()}
-        for name, raw in (options or {}).items():
-            key = name.strip().lower().replace("-", "_")
-            if key not in specs:
-                known = ", ".join(sorted(specs)) or "none"
-                raise OptionError(f"unknown option {name!r} for {self.id} (known: {known})")
-            values[key] = specs[key].parse(raw, self.id)
-        self.options: dict[str, Any] = values
-
-    def __repr__(self) -> str:
-        changed = {k: v for k, v in self.options.items() if v != self._spec(k).default}
-        if changed:
-            return f"find_variant({self.id!r}, {changed!r})"
-        return f"find_variant({self.id!r})"
-
-    def _spec(self, name: str) -> OptionSpec:
-        return next(spec for spec in self.option_specs if spec.name == name)
-
-    # --- material -------------------------------------------------------
-    @property
-    def copies_of_each(self) -> int:
-        return self.copies
-
-    @property
-    def joker_count(self) -> int:
-        return self.jokers
-
-    # --- melds ----------------------------------------------------------
-    @property
-    def meld_rules(self) -> MeldRules:
-        return MeldRules(
-            family=self.family,
-            ace_high=self.ace_high,
-            ace_wrap=False,
-            joker_check=self.joker_objection,
-        )
-
-    def joker_objection(self, kind: MeldKind, slots: tuple[Slot, ...]) -> str | None:
-        """A reason this reading's jokers break the variant's rules, or None."""
-        return None
-
-    def analyse(self, items: Sequence[Item]) -> MeldAnalysis:
-        if self.joker_count == 0:
-            for item in items:
-                if item.is_joker:
-                    reason = f"{self.name} is played without jokers"
-                    return MeldAnalysis(tuple(items), (), (reason,))
-        return analyse_meld(items, self.meld_rules)
-
-    # --- values ---------------------------------------------------------
-    def slot_value(self, reading: Reading, slot: Slot) -> int:
-        """What one item of a laid meld counts towards the initial meld."""
-        return slot.rank
-
-    def meld_value(self, reading: Reading) -> int:
-        return sum(self.slot_value(reading, slot) for slot in reading.slots)
-
-    def melded_score(self, reading: Reading, slot: Slot) -> int:
-        """What one laid item scores at the end of the round (for variants that score melds)."""
-        return self.slot_value(reading, slot)
-
-    def hand_value(self, item: Item) -> int:
-        """What an item left in the hand or on the rack counts at the end of a round."""
-        raise NotImplementedError
-
-    def hand_total(self, items: Iterable[Item]) -> int:
-        return sum(self.hand_value(item) for item in items)
-
-    # --- initial meld ---------------------------------------------------
-    @property
-    def initial_meld_required(self) -> int:
-        return self.initial_meld_minimum
-
-    def check_initial_meld(
-        self, melds: Sequence[Sequence[Item]], *, hand_meld: bool = False
-    ) -> InitialMeldCheck:
-        """Check a first laying-out made of ``melds`` (each from the hand).
-
-        Where a meld has several readings the one worth most counts (the
-        player declares it).  ``hand_meld``: the whole hand goes down at once
-        (Hand-Rommé), which waives the minimum where the rules say so.
-        """
-        problems: list[str] = []
-        total = 0
-        has_run = False
-        for meld in melds:
-            analysis = self.analyse(meld)
-            if not analysis.valid:
-                problems.append(f"{format_items(meld)}: {analysis.reason}")
-                continue
-            best = max(analysis.readings, key=self.meld_value)
-            total += self.meld_value(best)
-            has_run = has_run or any(r.kind is MeldKind.RUN for r in analysis.readings)
-        required = self.initial_meld_required
-        if hand_meld and self.hand_meld_waives_minimum:
-            required = 0
-        if total < required:
-            problems.append(f"the initial meld is worth {total}, it needs at least {required}")
-        if self.initial_meld_needs_run and not has_run and melds:
-            problems.append("the initial meld needs at least one run")
-        return InitialMeldCheck(total, required, not problems, tuple(problems))
-
-    hand_meld_waives_minimum: ClassVar[bool] = False
-    melds_lie_before_players: ClassVar[bool] = True
-    """Each player's melds lie in front of that player ([remi] "legt die Meldungen offen
-    vor sich auf den Tisch", [rum500] "offen vor sich", [american-rummy] "offen vor sich
-    auf den Tisch legen"), so items in a seat's area during play are that player's
-    melds.  Where False, every meld lies in the middle and a seat's area holds only the
-    player's own rack, which is not part of the table until the round's end."""
-
+__all__ = [
+    "VARIANTS",
+    "AmericanRummikub",
+    "AmericanRummy",
+    "InternationalRummikub",
+    "OptionError",
+    "OptionSpec",
+    "RaeuberRommee",
+    "Remi",
+    "Rommee",
+    "Rum500",
+    "Sabra",
+    "Variant",
+    "VariantError",
+    "WienerRummy",
+    "find_variant",
+    "parse_option_args",
+]
 
 # --- helpers for joker rules ------------------------------------------------
 class RummikubVariant(Variant):
@@ -236,8 +67,11 @@ class RummikubVariant(Variant):
 
     def hand_value(self, item: Item) -> int:
         if item.is_joker:
-            return int(self.options.get("joker_penalty", 30))
+            return int(self.options["joker_penalty"])
         return item.rank  # type: ignore[union-attr]
+
+    def score_round(self, round_: RoundInput) -> RoundResult:
+        return score_rummikub(round_)
 
 
 _JOKER_PENALTY = OptionSpec(
@@ -288,6 +122,21 @@ class Sabra(RummikubVariant):
     )
 
 
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=True,
+            # [sabra] unplayable tiles stay on the rack; one draws from the pool
+            discard_pile=False,
+            opening=True,
+            invalid_turn_penalty=3,  # [sabra] "zur Strafe drei Spielsteine aus dem Pool ziehen"
+            split_joker_melds=bool(self.options["dutch"]),
+            freed_joker=str(self.options["freed_joker"]),
+            set_joker_needs_both=bool(self.options["set_joker_needs_both"]),
+            rearrange_on_opening_turn=bool(self.options["rearrange_on_opening_turn"]),
+        )
+
+
 class AmericanRummikub(RummikubVariant):
     """The 1978 book's first game [american]: draw and discard, 12-13-1 allowed,
     open with 21 from the hand, no rearrangement."""
@@ -297,6 +146,26 @@ class AmericanRummikub(RummikubVariant):
     initial_meld_minimum = 21  # [american] "mindestens 21 Punkten"
     deal_direction = -1  # [american] "nächste Spieler rechts"
     option_specs = (_JOKER_PENALTY,)
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=False,
+            # [american] "Abgelegte Spielsteine werden aufgestapelt"
+            discard_pile=True,
+            opening=True,
+            # [american] "vorausgesetzt, dass Sie den Joker unmittelbar in einer 'neuen'
+            # eigenen Kombination verwenden": read strictly, the joker with two tiles from
+            # the rack
+            exchange=True,
+            freed_with_hand_tiles=True,
+            deeper_discard="never",
+            discard_before_opening="forbidden",
+            discard_before_opening_rule=(
+                "\"Ab dem nächsten Spielzug dürfen Sie einen soeben vom vorigen Spieler"
+                " abgelegten Spielstein aufnehmen\""
+            ),
+        )
 
 
 class InternationalRummikub(RummikubVariant):
@@ -319,6 +188,30 @@ class InternationalRummikub(RummikubVariant):
             "50 extra points for holding the tile that matches the trump",
         ),
     )
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=False,
+            discard_pile=True,
+            opening=True,
+            exchange=True,
+            freed_with_hand_tiles=True,
+            deeper_discard="never",
+            # [international] "dass die Spieler immer den vom vorigen Spieler abgelegten
+            # Spielstein aufnehmen dürfen"
+            discard_before_opening="allowed",
+            foot=True,
+        )
+
+    @property
+    def match_rules(self) -> MatchRules:
+        # [international] "zahlt jeder Spieler den anderen Spielern eine Summe, die sich aus
+        # dem Verhältnis der Differenz zwischen ihren Punktzahlen errechnet"
+        return MatchRules(settlement=True)
+
+    def score_round(self, round_: RoundInput) -> RoundResult:
+        return score_international(round_)
 
     def hand_value(self, item: Item) -> int:
         # [international] "Spielsteine 2-9 ihren Nennwert, aber ... 10, 11, 12, 13 und 1
@@ -368,6 +261,35 @@ class Remi(Variant):
     @property
     def initial_meld_required(self) -> int:
         return int(self.options["initial_meld"])
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=False,
+            discard_pile=True,
+            opening=True,
+            # [remi] rules 5-7
+            exchange=True,
+            set_exchange_needs_four=True,
+            freed_with_hand_tiles=True,
+            deeper_discard="new_meld",
+            # "Es ist nicht erlaubt, einen abgelegten Stein aufzunehmen, um ... die
+            # Anfangsmeldung ... zu machen"; Varianten: "nur ein Stein ..., wenn er sofort
+            # für die Anfangsmeldung benutzt wird"
+            discard_before_opening=(
+                "opening_only" if self.options["take_discard_to_open"] else "forbidden"
+            ),
+            discard_before_opening_rule=(
+                "\"nicht erlaubt, einen abgelegten Stein aufzunehmen, um ... die"
+                " Anfangsmeldung ... zu machen\""
+            ),
+            # "Wenn man nur noch einen oder zwei Steine hat, darf man keinen Stein der Reihe
+            # der abgelegten Steine aufnehmen"
+            short_rack_takes_no_discard=2,
+        )
+
+    def score_round(self, round_: RoundInput) -> RoundResult:
+        return score_remi(round_)
 
     def joker_objection(self, kind: MeldKind, slots: tuple[Slot, ...]) -> str | None:
         # [remi] "Eine Meldung muss immer mindestens doppelt so viele echte Steine enthalten
@@ -453,15 +375,30 @@ class Rommee(CardVariant):
 
     @property
     def initial_meld_required(self) -> int:
-        # Wiener Rummy inherits this but has no initial_meld option (no laying out)
-        return int(self.options.get("initial_meld", self.initial_meld_minimum))
+        return int(self.options["initial_meld"])
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=False,
+            discard_pile=True,
+            opening=True,
+            # [rommee] "Austauschen eines Jokers"
+            exchange=True,
+            set_exchange_needs_four=bool(self.options["set_joker_exchange_needs_four"]),
+            deeper_discard="never",
+            discard_must_meld=bool(self.options["discard_must_meld"]),
+        )
+
+    def score_round(self, round_: RoundInput) -> RoundResult:
+        return score_rommee(round_)
 
     @property
     def meld_rules(self) -> MeldRules:
         return MeldRules(
             family=self.family,
             ace_high=True,  # [rommee] "♣D–♣K–♣A", "nicht aber ♠K–♠A–♠2"
-            ace_wrap=bool(self.options.get("ace_around", False)),
+            ace_wrap=bool(self.options["ace_around"]),
             joker_check=self.joker_objection,
         )
 
@@ -489,6 +426,32 @@ class RaeuberRommee(Rommee):
     id = "raeuber"
     name = "Räuber-Rommé"
     rearrangement = True
+    option_specs = (
+        *Rommee.option_specs,
+        OptionSpec(
+            "discard_pile",
+            True,
+            "play with a discard pile as in Rommé (\"wird aber auch ohne Ablagestapel"
+            " gespielt\")",
+        ),
+    )
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=True,
+            # [raeuber] "Ansonsten gelten alle Regeln des Spiels mit Auslegen, Räuber-Rommé
+            # wird aber auch ohne Ablagestapel gespielt"
+            discard_pile=bool(self.options["discard_pile"]),
+            opening=True,
+            # "ausliegende Joker [können] dabei neue Verwendungen finden ..., ohne zunächst im
+            # eigentlichen Sinne ausgetauscht worden zu sein"
+            jokers_move_freely=True,
+            # Rommé lets a player lay off and take jokers only once "er seine Erstmeldung
+            # ausgelegt" hat, which a demanding table reads as: from the next turn on.
+            rearrange_on_opening_turn=False,
+            discard_must_meld=bool(self.options["discard_must_meld"]),
+        )
 
 
 class WienerRummy(Rommee):
@@ -499,13 +462,40 @@ class WienerRummy(Rommee):
     jokers = 2  # [wiener] "nur je einem Joker, insgesamt also mit 106 Karten"
     initial_meld_minimum = 0
     hand_meld_waives_minimum = False
-    knock_limit = 5  # [wiener] "fünf oder weniger Augen"
     option_specs = (
         OptionSpec("knock_limit", 5, "deadwood at or below which a player may knock"),
         OptionSpec("elimination", 101, "penalty points at which a player is out of the match"),
         OptionSpec("buy_back_from", 81, "penalty points from which a player may buy back in once"),
         OptionSpec("ace_around", False, "runs may go round the ace (K-A-2), a house rule"),
     )
+
+    @property
+    def initial_meld_required(self) -> int:
+        return 0
+
+    @property
+    def knock_limit(self) -> int:
+        return int(self.options["knock_limit"])
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(rearrange=False, discard_pile=True, opening=False, lays_out=False)
+
+    @property
+    def match_rules(self) -> MatchRules:
+        return MatchRules(
+            # [wiener] "Sobald ein Spieler 101 oder mehr Schlechtpunkte gesammelt hat,
+            # scheidet er aus"; "ab 81 ... zurückkaufen"
+            elimination=int(self.options["elimination"]),
+            buy_back_from=int(self.options["buy_back_from"]),
+            # "zahlt jeder Spieler einen Einsatz in Höhe von fünf Chips"; "erhält der Klopfer
+            # bzw. Rommé-Rufer ... einen Chip ausbezahlt"
+            stake=5,
+            klopfgeld=1,
+        )
+
+    def score_round(self, round_: RoundInput) -> RoundResult:
+        return score_wiener(round_)
 
     def slot_value(self, reading: Reading, slot: Slot) -> int:
         # Wiener has no initial meld: melds count as cards count in scoring
@@ -536,6 +526,29 @@ class Rum500(CardVariant):
     @property
     def copies_of_each(self) -> int:
         return int(self.options["decks"])
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=False,
+            discard_pile=True,
+            opening=False,
+            # "Dies kann anschließend nicht mehr geändert werden": no exchange at all
+            exchange=False,
+            # "Sie können eine Karte von unten im Ablagestapel nur nehmen, wenn: Sie die
+            # Karte sofort verschmelzen"
+            deeper_discard="melded",
+        )
+
+    @property
+    def match_rules(self) -> MatchRules:
+        return MatchRules(
+            target=int(self.options["target"]),
+            target_needs_going_out=bool(self.options["must_go_out"]),
+        )
+
+    def score_round(self, round_: RoundInput) -> RoundResult:
+        return score_rum500(round_)
 
     @property
     def joker_count(self) -> int:
@@ -588,6 +601,24 @@ class AmericanRummy(CardVariant):
     @property
     def copies_of_each(self) -> int:
         return int(self.options["decks"])
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=False,
+            discard_pile=True,
+            opening=False,
+            deeper_discard="never",  # "nur die oberste Karte sichtbar"
+            borrowing=True,
+        )
+
+    @property
+    def match_rules(self) -> MatchRules:
+        # "sobald einer der Spieler 100 oder mehr Punkte geschrieben hat"
+        return MatchRules(target=int(self.options["target"]), collected_only=True)
+
+    def score_round(self, round_: RoundInput) -> RoundResult:
+        return score_american_rummy(round_)
 
     @property
     def meld_rules(self) -> MeldRules:

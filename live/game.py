@@ -302,7 +302,7 @@ class Game:
         )
         self.events = EventStream(bus)
         end = self.options.end_on_discard
-        self.end_on_discard = variant.id != "sabra" if end is None else end
+        self.end_on_discard = variant.has_discard_pile if end is None else end
         self.state = _State(round=1, seat=self.options.start_seat)
         self._history: list[tuple[_State, int]] = []
         self._started = False

@@ -17,13 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from calibration.files import read_json, write_json
+from engine.variants import find_variant
 
 ZONE_KINDS = ("meld", "seat", "discard", "stock")
 # Lookup order: small zones that lie inside bigger ones first.
 _PRIORITY = {"discard": 0, "stock": 1, "seat": 2, "meld": 3}
-CARD_VARIANTS_WITH_DISCARD = ("rommee", "raeuber", "wiener", "rum500", "american-rummy", "remi")
-"""Variants played with a discard pile or row (Rummikub has none: unplayable tiles stay
-on the rack, Sabra and the other Rummikub rules draw from the pool)."""
 
 
 class ZoneError(ValueError):
@@ -206,7 +204,7 @@ def default_layout(variant_id: str, players: int, table_size: tuple[float, float
     zones.append(Zone("meld area", "meld", ((left, top), (right - strip, top),
                                             (right - strip, bottom), (left, bottom))))
     middle = (top + bottom) / 2
-    with_discard = variant_id in CARD_VARIANTS_WITH_DISCARD
+    with_discard = find_variant(variant_id).has_discard_pile
     stock_bottom = middle if with_discard else bottom
     zones.append(Zone("stock", "stock", ((right - strip, top), (right, top),
                                          (right, stock_bottom), (right - strip, stock_bottom))))

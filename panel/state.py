@@ -289,9 +289,7 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
                 variant,
                 tuple(players),
                 rounds_limit=setup.get("rounds_limit"),
-                target=setup.get("target")
-                if variant.id not in ("rum500", "american-rummy")
-                else None,
+                target=setup.get("target") if variant.match_rules.target is None else None,
                 dealer=int(setup.get("dealer", 0)),
             )
         except ValueError as error:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engine import find_variant, parse_items
-from engine.card_scoring import SCORERS, wiener_hand
+from engine.card_scoring import wiener_hand
 from engine.rounds import (
     MeldContribution,
     PlayerRound,
@@ -43,11 +43,7 @@ def _score(
 ) -> RoundResult:
     round_ = RoundInput(find_variant(variant_id, options), tuple(players), pool_exhausted)
     check_round(round_)
-    return SCORERS[variant_id](round_)
-
-
-def test_every_card_variant_has_a_scorer() -> None:
-    assert set(SCORERS) == {"rum500", "american-rummy", "rommee", "raeuber", "wiener"}
+    return round_.variant.score_round(round_)
 
 
 # --- 500 Rum ------------------------------------------------------------------
@@ -302,8 +298,10 @@ def test_american_rummy_losers_melds_do_not_count() -> None:
         (
             "Hand-Rummy after another meld",
             {},
+            # "In diesem Falle dürfen vorher keine Figuren herausgelegt worden sein": no Hand-Rummy,
+            # nothing doubled
             [("Ana", "7C 8C 9C", "", True, True), ("Ben", "2S 3S 4S", "6D", False, False)],
-            {"Ana": 12, "Ben": -12},
+            {"Ana": 6, "Ben": -6},
             "Ben had melded before",
         ),
         # "In einer Sequenz darf das As nicht an den König angelegt werden, es sei denn, ...
@@ -427,8 +425,10 @@ def test_rommee_round(variant_id: str, all_at_once: bool, ben: int, cem: int) ->
         # The flag is trusted (doubled: 2 x 6) and the contradiction reported.
         (
             "Hand-Rommé after another meld",
+            # Hand-Rommé is laying everything "bevor irgendein anderer Spieler Karten gemeldet
+            # hat": Ben had, so his 6D is not doubled
             [("Ana", "7S 8S 9S", "", True, True), ("Ben", "2H 3H 4H", "6D", False, False)],
-            {"Ana": 0, "Ben": -12},
+            {"Ana": 0, "Ben": -6},
             "Ben had melded before",
         ),
         # "Es ist nicht gestattet, eine Figur mit nur einer natürlichen Karte und zwei Jokern
@@ -504,12 +504,17 @@ ROMME_CALLER = ("Ana", "7S 8S 9S | 3H 3D 3C | KH KD KC JK", "")
 @pytest.mark.parametrize(
     ("label", "ben_melds", "ben_hand", "ben_deadwood"),
     [
-        # Melds given, hand = the rest: "zählen ... die Augensumme ihrer schlechten Karten"
-        # AS 2H 9D 9H QS JK 4D = 11+2+9+9+10+20+4.  (The 9s and the joker could have been a
-        # set, but Ben laid out only the clubs.)
-        ("given melds, rest in hand", "5C 6C 7C", "AS 2H 9D 9H QS JK 4D", 65),
+        # Melds given, hand = the rest, where the rest still fits into melds: bad cards are
+        # "derjenigen Karten, die nicht in Figuren untergebracht werden können", so the joker
+        # goes as the KS into QS-KS-AS and 2H 9D 9H 4D = 2+9+9+4 count, not all seven (65).
+        ("given melds, rest in hand", "5C 6C 7C", "AS 2H 9D 9H QS JK 4D", 24),
         # The same with all ten cards in the hand: the melded ones are taken out.
-        ("given melds, whole hand", "5C 6C 7C", "5C 6C 7C AS 2H 9D 9H QS JK 4D", 65),
+        ("given melds, whole hand", "5C 6C 7C", "5C 6C 7C AS 2H 9D 9H QS JK 4D", 24),
+        # Melds given and the rest fits nowhere: the rest counts as it is, 2+10+4+10.
+        ("given melds, rest fits nowhere", "5C 6C 7C | 9S 9H 9D", "2H QC 4D KS", 26),
+        # A leftover joker joins the player's own set (or run): "nicht in Figuren
+        # untergebracht" are only 3D 2S QH, 3+2+10.
+        ("leftover joker joins own set", "5C 6C 7C | 9S 9H 9D", "JK 3D 2S QH", 15),
         # No melds given: the least deadwood.  The joker saves most as the KS in QS-KS-AS
         # (10+11 = 21, "♣D–♣K–♣A" is a Folge) rather than in 9D 9H JK (18); with 5C-6C-7C
         # that leaves 2H 9H 4D 9D.
@@ -713,7 +718,7 @@ def test_round_from_json_lay_off() -> None:
             ],
         }
     )
-    result = SCORERS["rum500"](round_)
+    result = round_.variant.score_round(round_)
     assert result.scores == {"Ana": 9, "Ben": 1 - 5}
 
 

@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.items import parse_item, parse_items
-from engine.rounds import MeldContribution, PlayerRound, RoundError, RoundInput, RoundResult
-from engine.tile_scoring import SCORERS, score_remi, score_rummikub, value_contribution
+from engine.rounds import MeldContribution, PlayerRound, RoundError, RoundInput
+from engine.tile_scoring import score_remi, score_rummikub, value_contribution
 from engine.variants import find_variant
 
 
@@ -660,28 +660,6 @@ def test_remi_problems_do_not_stop_scoring(
 
 
 # --- dispatch -----------------------------------------------------------------------
-def test_scorers_cover_the_tile_variants() -> None:
-    assert SCORERS["sabra"] is score_rummikub
-    assert SCORERS["rummikub-american"] is score_rummikub
-    assert SCORERS["remi"] is score_remi
-    assert "rummikub-international" in SCORERS
-
-
-def test_international_is_delegated(monkeypatch: pytest.MonkeyPatch) -> None:
-    international = pytest.importorskip("engine.international")
-    round_ = round_of("rummikub-international", player("Ana", out=True), player("Ben", "R5"))
-    sentinel = RoundResult({"Ana": 1, "Ben": -1}, "Ana")
-    seen: list[RoundInput] = []
-
-    def fake(given: RoundInput) -> RoundResult:
-        seen.append(given)
-        return sentinel
-
-    monkeypatch.setattr(international, "score_international", fake)
-    assert SCORERS["rummikub-international"](round_) is sentinel
-    assert seen == [round_]
-
-
 def test_score_round_dispatches_here() -> None:
     pytest.importorskip("engine.card_scoring")
     from engine.rounds import score_round

@@ -471,10 +471,33 @@ def test_opening_counts_only_melds_from_the_hand() -> None:
 
 
 def test_discard_pile_is_refused_where_there_is_none() -> None:
-    # Sabra draws from the pool only; [raeuber] "wird aber auch ohne Ablagestapel gespielt"
+    # [raeuber] "Räuber-Rommé wird aber auch ohne Ablagestapel gespielt": the option
+    without_pile = find_variant("raeuber", {"discard_pile": "false"})
     with pytest.raises(TurnError, match="raeuber"):
-        check_turn(find_variant("raeuber"), (), parse_melds("5C 6C 7C"), parse_items("5C 6C 7C"),
+        check_turn(without_pile, (), parse_melds("5C 6C 7C"), parse_items("5C 6C 7C"),
                    opened=True, discard_taken=parse_items("5C"))
+
+
+@pytest.mark.parametrize(
+    "options, taken, laid, codes",
+    [
+        # [raeuber] "Ansonsten gelten alle Regeln des Spiels mit Auslegen": Rommé's pile
+        ({}, "5C", "5C 6C 7C", []),
+        ({}, "9D", "5C 6C 7C", []),
+        ({}, "9D 5C", "5C 6C 7C", ["discard_below_top"]),
+        # [rommee] "nur dann die oberste Karte des Abwurfstapels aufnehmen darf, wenn er sie
+        # sofort in einer Meldung auslegt"
+        ({"discard_must_meld": "true"}, "5C", "5C 6C 7C", []),
+        ({"discard_must_meld": "true"}, "9D", "5C 6C 7C", ["discard_not_melded"]),
+    ],
+)
+def test_raeuber_keeps_the_rommee_discard_pile(
+    options: dict[str, str], taken: str, laid: str, codes: list[str]
+) -> None:
+    result = check_turn(find_variant("raeuber", options), (), parse_melds(laid),
+                        parse_items(laid), opened=True, discard_taken=parse_items(taken))
+    assert [p.code for p in result.problems] == codes
+    assert result.valid is not codes
 
 
 def test_variant_without_rearrangement_is_judged_as_extend_only() -> None:

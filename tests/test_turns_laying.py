@@ -635,9 +635,8 @@ def test_remi_problem_names_the_joly_meld() -> None:
 @pytest.mark.parametrize(
     "variant_id, keywords, match",
     [
-        # [sabra] has no discard pile to take from; [raeuber] "ohne Ablagestapel"
+        # [sabra] has no discard pile to take from
         ("sabra", {"discard_taken": parse_item("R5")}, "R5"),
-        ("raeuber", {"discard_taken": parse_item("5S")}, "5S"),
         # Borgen is American Rummy's agreement
         ("rommee", {"borrowing": True}, "rommee"),
         ("american-rummy", {"borrowing": True, "own_melds": [3]}, "3"),
