@@ -5,7 +5,7 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "engine._rearrange",
+            "tabletop.engine._rearrange",
             sources=["engine/_rearrange.c"],
             extra_compile_args=["-O2", "-std=c11"],
         )

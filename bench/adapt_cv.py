@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from vision.adapt import adapt, image_names, iter_chunks, subset_jsonl
-from vision.detections import Detections
-from vision.evaluate import Evaluation, evaluate, labelled_images
+from tabletop.vision.adapt import adapt, image_names, iter_chunks, subset_jsonl
+from tabletop.vision.detections import Detections
+from tabletop.vision.evaluate import Evaluation, evaluate, labelled_images
 
 DEV_PHOTOS = 8
 SPLIT_SEED = 2024
@@ -62,7 +62,7 @@ class Photos:
     """A labelled set's photos, read once, with the shipped model's detections cached."""
 
     def __init__(self, annotations: Path) -> None:
-        from vision.detector import Detector
+        from tabletop.vision.detector import Detector
 
         self.annotations = annotations
         self.names = image_names(annotations)
@@ -77,7 +77,7 @@ class Photos:
         return evaluate([(self.truth[name], predicted[name]) for name in names], label)
 
     def run(self, model: Path, names: Sequence[str]) -> dict[str, Detections]:
-        from vision.detector import Detector
+        from tabletop.vision.detector import Detector
 
         detector = Detector(model)
         return {name: detector(self.images[name]) for name in names}
@@ -246,7 +246,7 @@ REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from vision.replay import find_realdata
+    from tabletop.vision.replay import find_realdata
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--realdata", help="the real-data folder (default: as vision.replay "

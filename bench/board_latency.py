@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     # the boot banner is cut when the port opens: expected, not worth a line
     logging.getLogger("device.board").setLevel(logging.ERROR)
 
-    from device.driver import Board
-    from device.emulator import EmulatedBoard, build, toolchain_missing
+    from tabletop.device.driver import Board
+    from tabletop.device.emulator import EmulatedBoard, build, toolchain_missing
 
     missing = toolchain_missing()
     if missing:

@@ -16,22 +16,15 @@ frame, after warm-up:
   ``DEFAULT_CARD_TURNS``; the live pipeline's setting);
   With a card finder shipped (``tabletop.cards.onnx`` / ``.cards.pt``) its two
   passes run too, on every one of these frames: each has card indices;
-* ``nocards``: the same without the card finder (``--card-finder off``,
-  session 14's default);
+* ``nocards``: the same without the card finder (``--card-finder off``);
 * ``onereader``: the default with card indices named by the reader that names
-  the tiles (``--card-reader off``, session 15's default) rather than by the
-  card reader (``tabletop.cards.reader.onnx``, session 16);
-* ``shrink``: the default plus the card finder's third, shrunk pass
-  (``--card-shrink 0.667``, off by default; session 17);
+  the tiles (``--card-reader off``) rather than by the card reader
+  (``tabletop.cards.reader.onnx``);
 * ``tiles``: the default on tile-only frames, where the card finder does not
   run unless the finder boxes a card index;
-* ``plain``: the default reading card indices once (``--card-turns 1``,
-  session 12's default);
+* ``plain``: the default reading card indices once (``--card-turns 1``);
 * ``turns4``: the default reading card indices at all four quarter turns
-  (``--card-turns 4``; more rendered card indices read right, one fewer real
-  one, session 18);
-* ``scorer``: the default with faint card indices judged by the card scorer
-  (``--card-scorer``);
+  (``--card-turns 4``);
 * ``views5``: the same reading each box from five nudged crops
   (``--views 5``).
 
@@ -49,6 +42,7 @@ import json
 import os
 import statistics
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +58,8 @@ def frames(count: int, size: tuple[int, int] = (1280, 720), kind: str = "mixed")
     import cv2
     import numpy as np
 
-    from vision.synth.dataset import image_seed
-    from vision.synth.scene import render_scene
+    from tabletop.vision.synth.dataset import image_seed
+    from tabletop.vision.synth.scene import render_scene
 
     out = []
     for index in range(count):
@@ -100,11 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ["YOLO_OFFLINE"] = "1"
 
-    from vision.detector import Detector
+    from tabletop.vision.detector import Detector, DetectorSettings
 
     models = Path(args.models)
     onnx = Detector(models / "tabletop.onnx")
-    torch_path = Detector(models / "tabletop.pt", imgsz=onnx.imgsz)
+    torch_path = Detector(models / "tabletop.pt", DetectorSettings(imgsz=onnx.imgsz))
     images = frames(args.frames)
     tile_images = frames(args.frames, kind="tiles")
     result: dict[str, Any] = {"frame": "1280x720", "imgsz": onnx.imgsz,
@@ -120,37 +114,23 @@ def main(argv: list[str] | None = None) -> int:
             return detector._pass(image, detector.imgsz)
         return call, reader
 
-    parts = ("finder", "single", "whole", "nocards", "onereader", "shrink", "tiles", "plain",
-             "turns4", "scorer", "views5")
+    parts = ("finder", "single", "whole", "nocards", "onereader", "tiles", "plain",
+             "turns4", "views5")
+    # each variation but the finder alone is the default detector with one setting changed
+    varied: dict[str, dict[str, Any]] = {
+        "single": {"zoom": 1.0}, "nocards": {"card_finder": "off"},
+        "onereader": {"card_reader": "off"}, "plain": {"card_turns": 1},
+        "turns4": {"card_turns": 4}, "views5": {"views": 5}}
 
     for name, detector in (("onnxruntime", onnx), ("ultralytics", torch_path)):
         call, reader = finder_only(detector)
         result[f"finder_{name}"] = summary(time_calls(call, images, args.repeat))
         detector.reader = reader
-        zoom, detector.zoom = detector.zoom, 1.0
-        result[f"single_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector.zoom = zoom
         result[f"whole_{name}"] = summary(time_calls(detector, images, args.repeat))
-        card_finder, detector._card_finder = detector._card_finder, None
-        result[f"nocards_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector._card_finder = card_finder
-        card_reader, detector.card_reader = detector.card_reader, None
-        result[f"onereader_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector.card_reader = card_reader
-        shrink, detector.card_shrink = detector.card_shrink, 2 / 3
-        result[f"shrink_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector.card_shrink = shrink
         result[f"tiles_{name}"] = summary(time_calls(detector, tile_images, args.repeat))
-        turns, detector.card_turns = detector.card_turns, 1
-        result[f"plain_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector.card_turns = 4
-        result[f"turns4_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector.card_turns = turns
-        with_scorer = Detector(detector.path, imgsz=detector.imgsz, card_scorer=True)
-        result[f"scorer_{name}"] = summary(time_calls(with_scorer, images, args.repeat))
-        detector.views = 5
-        result[f"views5_{name}"] = summary(time_calls(detector, images, args.repeat))
-        detector.views = 1
+        for part, changes in varied.items():
+            other = Detector(detector.path, replace(detector.settings, **changes))
+            result[f"{part}_{name}"] = summary(time_calls(other, images, args.repeat))
     for part in parts:
         result[f"{part}_ratio"] = round(result[f"{part}_ultralytics"]["median_ms"]
                                         / result[f"{part}_onnxruntime"]["median_ms"], 2)

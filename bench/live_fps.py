@@ -88,7 +88,7 @@ class PacedFrames:
     def __iter__(self) -> Iterator[Any]:
         import cv2
 
-        from live.sources import Frame
+        from tabletop.live.sources import Frame
 
         capture = cv2.VideoCapture(str(self.video))
         if not capture.isOpened():
@@ -164,9 +164,9 @@ class Case:
 def tile_cases(out: Path, replays: int, seed: int, fps: float, model: str | None,
                realdata: str | None) -> list[Case]:
     from bench.replays import PLAYER_NAMES, BenchSetup, model_tag, moves_of, score_replay
-    from engine.variants import find_variant
-    from live.run import TableSetup
-    from vision.replay import read_truth
+    from tabletop.engine.variants import find_variant
+    from tabletop.live.run import TableSetup
+    from tabletop.vision.replay import read_truth
 
     setup = BenchSetup(out, seed=seed, model=model, realdata=realdata)
     cases = []
@@ -203,7 +203,7 @@ def tile_cases(out: Path, replays: int, seed: int, fps: float, model: str | None
 def compose_at(setup: Any, index: int, fps: float, folder: Path) -> None:
     """``bench.replays``' replay ``index`` composed at ``fps`` into ``folder``."""
     from bench.replays import SCRIPT_NAME, replay_seed
-    from vision.replay import CropBank, compose_random_game, photo_split
+    from tabletop.vision.replay import CropBank, compose_random_game, photo_split
 
     photos = photo_split(setup.realdata).of(setup.photos)
     bank = CropBank.load(setup.realdata, use_images=photos)
@@ -222,11 +222,12 @@ def compose_at(setup: Any, index: int, fps: float, folder: Path) -> None:
 def card_case(out: Path, fps: float, model: str | None) -> Case:
     from bench.pipeline_fps import delays
     from bench.replays import model_tag
-    from live.oracle import calibration_from, read_truth, truth_path_for
-    from live.scenario import Press, load_scenario
-    from live.watcher import TableWatcher
-    from live.zones import default_layout
-    from vision.synth.scripted import VideoSettings, render_video
+    from tabletop.calibration.zones import default_layout
+    from tabletop.engine.scenario import Press
+    from tabletop.live.oracle import calibration_from, read_truth, truth_path_for
+    from tabletop.live.scenario import load_scenario
+    from tabletop.live.watcher import TableWatcher
+    from tabletop.vision.synth.scripted import VideoSettings, render_video
 
     scenario_path = ROOT / "tabletop" / "samples" / "scenarios" / "rommee.json"
     video = out / "replays" / f"rommee-1280x720-{fps:g}fps" / "video.mp4"
@@ -275,11 +276,11 @@ class Played:
 def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> Played:
     """``case`` through the pipeline with ``detector`` (a callable, maybe with
     ``look_again`` and ``set_time``)."""
-    from live.bus import EventBus
-    from live.events import collector
-    from live.game import Game
-    from live.run import watch
-    from live.scenario import apply_step
+    from tabletop.live.bus import EventBus
+    from tabletop.live.events import collector
+    from tabletop.live.game import Game
+    from tabletop.live.run import watch
+    from tabletop.live.scenario import apply_step
 
     watcher = case.make_watcher()
     watcher.attach(detector)
@@ -358,7 +359,7 @@ def same(case: Case, a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Did two runs commit the same tables (tiles) or make the same events (cards)?  A
     table is the multiset of its melds: their order on the table follows positions
     a pixel can swap."""
-    from vision.replay import table_key
+    from tabletop.vision.replay import table_key
 
     if case.kind == "tiles":
         return [table_key(t) for t in a["tables"]] == [table_key(t) for t in b["tables"]]
@@ -372,7 +373,7 @@ def same(case: Case, a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 def run_case(case: Case, model: str | None, fps: float) -> dict[str, Any]:
     from bench.replays import CachedDetections, _detector
-    from vision.incremental import IncrementalDetector
+    from tabletop.vision.incremental import IncrementalDetector
 
     detector = _detector(model)
     out: dict[str, Any] = {"case": case.name, "kind": case.kind,

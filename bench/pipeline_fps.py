@@ -24,10 +24,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from live.oracle import read_truth, replay_video, truth_path_for
-from live.scenario import load_scenario
-from live.sources import open_source
-from vision.synth.scripted import VideoSettings, render_video
+from tabletop.live.oracle import read_truth, replay_video, truth_path_for
+from tabletop.live.scenario import load_scenario
+from tabletop.live.sources import open_source
+from tabletop.vision.synth.scripted import VideoSettings, render_video
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("sabra", "rommee")

@@ -15,8 +15,8 @@ import random
 from collections import Counter
 from dataclasses import dataclass
 
-from engine.items import JOKER, Color, Item, Joker, Tile
-from engine.rearrange import arrange
+from tabletop.engine.items import JOKER, Color, Item, Joker, Tile
+from tabletop.engine.rearrange import arrange
 
 
 @dataclass(frozen=True)

@@ -73,7 +73,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vision.replay import read_truth, table_key
+from tabletop.vision.replay import read_truth, table_key
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "runs" / "replays"
@@ -93,7 +93,7 @@ def set_name(seed: int, photos: str, players: int, size: tuple[int, int]) -> str
 
 def model_tag(model: str | Path | None) -> str:
     """``<stem>-<sha1 of the model file and its reader, 10 hex digits>``."""
-    from vision.detector import default_model, reader_path
+    from tabletop.vision.detector import default_model, reader_path
 
     path = Path(model) if model is not None else default_model()
     digest = hashlib.sha1()
@@ -166,7 +166,7 @@ def score_replay(truth: Sequence[Mapping[str, Any]], events: Iterable[Mapping[st
     ``moves``: (first frame with a hand, first frame after it) per step (the truth
     header's ``hand_in_t`` and ``settled_t``): a wrong state committed then is marked
     ``during_move``."""
-    from vision.replay import score_events
+    from tabletop.vision.replay import score_events
 
     events = list(events)
     tables = truth_tables(truth)
@@ -330,7 +330,7 @@ def composed(setup: BenchSetup, index: int) -> Path:
     folder = setup.replay_folder(index)
     if (folder / SCRIPT_NAME).is_file():
         return folder
-    from vision.replay import CropBank, compose_random_game, photo_split
+    from tabletop.vision.replay import CropBank, compose_random_game, photo_split
 
     photos = photo_split(setup.realdata).of(setup.photos)
     bank = CropBank.load(setup.realdata, use_images=photos)
@@ -355,7 +355,7 @@ _DETECTORS: dict[str | None, Any] = {}
 
 def _detector(model: str | None) -> Any:
     if model not in _DETECTORS:
-        from vision.detector import Detector
+        from tabletop.vision.detector import Detector
 
         _DETECTORS[model] = Detector(model)
     return _DETECTORS[model]
@@ -375,7 +375,7 @@ class CachedDetections:
         if path.is_file():
             import gzip
 
-            from vision.detections import Detections
+            from tabletop.vision.detections import Detections
 
             with gzip.open(path, "rt", encoding="utf-8") as handle:
                 self.stored = [Detections.from_items(json.loads(line)) for line in handle]
@@ -415,8 +415,8 @@ class CachedDetections:
 def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
     """Compose (or reuse) replay ``index``, watch it with the pipeline, score it, and
     write ``<index>.json`` (returned) beside its events."""
-    from engine.variants import find_variant
-    from live.run import TableSetup, run
+    from tabletop.engine.variants import find_variant
+    from tabletop.live.run import TableSetup, run
 
     folder = composed(setup, index)
     header, truth = read_truth(folder / "truth.jsonl")
@@ -429,7 +429,7 @@ def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
                                   lambda: _detector(setup.model))
     detector: Any = detections
     if setup.incremental:
-        from vision.incremental import IncrementalDetector
+        from tabletop.vision.incremental import IncrementalDetector
 
         detector = IncrementalDetector(_detector(setup.model))
     summary = run(str(folder / "video.mp4"), find_variant("sabra"), players,

@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.positions import Position, dense_positions, play_games
-from engine.items import Color, Item, Joker, Tile
-from engine.rearrange import arrange
+from tabletop.engine.items import Color, Item, Joker, Tile
+from tabletop.engine.rearrange import arrange
 
 COLOURS = list(Color)
 
@@ -86,7 +86,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def compare(positions: list[Position]) -> dict[str, Any]:
     rules, modes, convert = reference_solver()
-    from engine.rearrange_ilp import prepare
+    from tabletop.engine.rearrange_ilp import prepare
 
     prepare()  # as rummikub-solver builds its models on import, build ours before timing
     # warm both up (rummikub-solver compiles its problems on first use)

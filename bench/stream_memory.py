@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from mjpeg_server import MjpegServer  # noqa: E402
 
-from vision.replay import compose_game  # noqa: E402
+from tabletop.vision.replay import compose_game  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

@@ -7,8 +7,8 @@
 Imports OpenCV; the rules engine never imports this package.
 """
 
-from calibration.drift import CameraDriftMonitor, DriftReading
-from calibration.intrinsics import (
+from tabletop.calibration.drift import CameraDriftMonitor, DriftReading
+from tabletop.calibration.intrinsics import (
     CHARUCO_DICTIONARY,
     CameraIntrinsics,
     IntrinsicsError,
@@ -18,7 +18,7 @@ from calibration.intrinsics import (
     chessboard_intrinsics,
     write_charuco_board,
 )
-from calibration.markers import (
+from tabletop.calibration.markers import (
     CORNER_IDS,
     DICTIONARY_NAME,
     find_markers,
@@ -26,7 +26,7 @@ from calibration.markers import (
     marker_sheet,
     write_marker_sheet,
 )
-from calibration.table import CalibrationError, TableCalibration
+from tabletop.calibration.table import CalibrationError, TableCalibration
 
 __all__ = [
     "CHARUCO_DICTIONARY",

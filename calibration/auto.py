@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from calibration.markers import CORNER_IDS, FoundMarker, find_markers
-from calibration.table import CalibrationError, TableCalibration
+from tabletop.calibration.markers import CORNER_IDS, FoundMarker, find_markers
+from tabletop.calibration.table import CalibrationError, TableCalibration
 
 Image = npt.NDArray[np.uint8]
 DEFAULT_MARKER_MM = 60.0

@@ -15,8 +15,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.markers import CORNER_IDS, find_markers
-from calibration.table import TableCalibration
+from tabletop.calibration.markers import CORNER_IDS, find_markers
+from tabletop.calibration.table import TableCalibration
 
 Image = npt.NDArray[np.uint8]
 

@@ -19,9 +19,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from calibration.files import read_json, write_json
-from calibration.intrinsics import CameraIntrinsics
-from calibration.markers import CORNER_IDS, CORNER_NAMES, DICTIONARY_NAME, find_markers
+from tabletop.calibration.files import read_json, write_json
+from tabletop.calibration.intrinsics import CameraIntrinsics
+from tabletop.calibration.markers import CORNER_IDS, CORNER_NAMES, DICTIONARY_NAME, find_markers
 
 FORMAT_VERSION = 1
 Points = npt.NDArray[np.float64]

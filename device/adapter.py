@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from device.protocol import (
+from tabletop.device.protocol import (
     FLAG_MELD,
     FLAG_ROUND_OVER,
     FLAG_WARNING,

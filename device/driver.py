@@ -5,7 +5,8 @@ The transport is opened with ``serial.serial_for_url()``, so a real port
 background threads do the work, so the game never waits on the board:
 
 * the reader reads bytes, decodes frames, answers waiting commands and
-  acknowledges button events;
+  acknowledges button events; it owns the open port: it is the only thread
+  that reads it and the only one that closes it (the others ask it to);
 * the supervisor pings the board every ``heartbeat_s``, declares the link
   lost when nothing valid came for ``link_timeout_s``, and reopens the port,
   handshakes and resends the whole display state when the board is back;
@@ -22,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import pkgutil
 import queue
 import threading
 import time
@@ -30,8 +32,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import serial  # type: ignore[import-untyped]
+import serial.urlhandler  # type: ignore[import-untyped]
 
-from device.errors import (
+from tabletop.device.errors import (
+    BadPortUrl,
     BoardDisconnected,
     BoardRejected,
     BoardTimeout,
@@ -39,7 +43,7 @@ from device.errors import (
     FrameError,
     ProtocolError,
 )
-from device.protocol import (
+from tabletop.device.protocol import (
     BAUDRATE,
     ENQ,
     PROTOCOL_VERSION,
@@ -74,10 +78,33 @@ class _Waiter:
     failure: DeviceError | None = None
 
 
-PORT_FAILURES = (serial.SerialException, OSError, TypeError, AttributeError, ValueError)
-"""What a port's read or write raises when the link goes: pyserial's own errors, and,
-after a concurrent close, TypeError, AttributeError or ValueError (a socket://
-port's select() on its closed socket)."""
+PORT_FAILURES = (serial.SerialException, OSError)
+"""What a port's read, write or close raises when the link goes.  Nothing else is
+a lost link: no thread closes a port under another's read or write (the reader
+closes it, and writers hold the port lock), so a TypeError, AttributeError or
+ValueError from a port is a bug and is not caught."""
+
+RELEASE_TIMEOUT_S = 2.0
+"""How long a thread that drops the link waits for the reader to close the port."""
+
+
+def _check_port(url: str, baudrate: int) -> None:
+    """Refuse a port that pyserial could never open: a bad baud rate or an unknown
+    ``scheme://`` (a plain device name is only known to be missing when opened)."""
+    if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
+        raise BadPortUrl(f"cannot use board port {url!r}: baud rate {baudrate!r}")
+    scheme, sep, _ = url.partition("://")
+    if sep:
+        known = sorted(
+            name.removeprefix("protocol_")
+            for _, name, _ in pkgutil.iter_modules(serial.urlhandler.__path__)
+            if name.startswith("protocol_")
+        )
+        if scheme not in known:
+            raise BadPortUrl(
+                f"cannot use board port {url!r}: no such kind of port"
+                f" (known: {', '.join(f'{k}://' for k in known)})"
+            )
 
 
 class Board:
@@ -99,6 +126,8 @@ class Board:
         reconnect_s: float = 0.2,
         handshake_s: float = 2.5,
     ) -> None:
+        # checked now, so a typo is one clear error rather than endless reconnecting
+        _check_port(url, baudrate)
         self.url = url
         self.baudrate = baudrate
         self.heartbeat_s = heartbeat_s
@@ -114,7 +143,15 @@ class Board:
         self.reconnections = 0
 
         self._port: Any = None
-        self._write_lock = threading.Lock()
+        """The open port, for the reader to read and for writers under _port_lock;
+        None from the moment the reader starts closing it."""
+        self._port_lock = threading.Lock()
+        self._port_changed = threading.Condition(self._port_lock)
+        self._releasing = threading.Event()
+        """Set (only while there is a port) to ask the reader to close it."""
+        self._closing = 0
+        """Ports taken from _port whose close() has not returned yet."""
+        self._reader: threading.Thread | None = None
         self._state_lock = threading.RLock()
         self._decoder = FrameDecoder()
         self._waiters: dict[int, _Waiter] = {}
@@ -142,6 +179,8 @@ class Board:
             ("dispatcher", self._dispatch_loop),
         ):
             thread = threading.Thread(target=target, name=f"board-{name}", daemon=True)
+            if name == "reader":
+                self._reader = thread
             thread.start()
             self._threads.append(thread)
         return self
@@ -158,6 +197,12 @@ class Board:
         for thread in self._threads:
             if thread is not threading.current_thread():
                 thread.join(timeout=2)
+        reader = self._reader
+        if reader is not None and reader.is_alive():
+            log.warning("board: the reader of %s did not stop; its port is left to it", self.url)
+        else:
+            # never started, or ended by a bug: nobody else will close the port
+            self._close_port()
         self._threads.clear()
 
     def __enter__(self) -> Board:
@@ -270,9 +315,11 @@ class Board:
         return parse_status(self.command("STATUS"))
 
     def _write(self, data: bytes) -> None:
-        with self._write_lock:
+        # The reader takes the port away under this lock before it closes it, so a
+        # write never meets a port that is closing or closed.
+        with self._port_lock:
             port = self._port
-            if port is None:
+            if port is None or self._releasing.is_set():
                 raise BoardDisconnected(f"no board on {self.url!r}")
             try:
                 port.write(data)
@@ -281,24 +328,45 @@ class Board:
 
     # --- reader ---------------------------------------------------------------------
     def _read_loop(self) -> None:
-        while not self._closed.is_set():
-            port = self._port
-            if port is None:
-                time.sleep(0.01)
-                continue
-            try:
-                data = port.read(max(1, port.in_waiting))
-            except PORT_FAILURES as error:
-                if port is self._port:
+        try:
+            while not self._closed.is_set():
+                # Polled, not awaited under _port_lock: a writer may hold that lock
+                # blocked on a full buffer, which only this thread's reads drain.
+                port = self._port
+                if port is None:
+                    self._closed.wait(0.01)
+                else:
+                    self._read_port(port)
+        finally:
+            self._close_port()
+
+    def _read_port(self, port: Any) -> None:
+        """Read ``port`` until it fails or another thread asks for it to be closed,
+        then close it: as in pyserial's ``serial.threaded.ReaderThread``, the port is
+        never closed under a read.
+
+        Only ``_releasing`` stops the reads (close() sets it too): it is set under
+        _port_lock, so no write is under way then and none starts after, and the
+        reader can take the lock to close the port.  Stopping on anything else
+        could leave a writer blocked on a buffer that nobody drains any more.
+        """
+        self._decoder = FrameDecoder()
+        try:
+            while not self._releasing.is_set():
+                try:
+                    data = port.read(max(1, port.in_waiting))
+                except PORT_FAILURES as error:
                     self._drop_link(f"read failed: {error}")
-                continue
-            if data:
-                acks = self._decoder.acks
-                for message in self._decoder.feed(data):
-                    self._handle(message)
-                if self._decoder.acks != acks:
-                    with self._ack_seen:
-                        self._ack_seen.notify_all()
+                    return
+                if data:
+                    acks = self._decoder.acks
+                    for message in self._decoder.feed(data):
+                        self._handle(message)
+                    if self._decoder.acks != acks:
+                        with self._ack_seen:
+                            self._ack_seen.notify_all()
+        finally:
+            self._close_port()
 
     def _handle(self, message: Message | FrameError) -> None:
         if isinstance(message, FrameError):
@@ -353,9 +421,9 @@ class Board:
             if not self.connected:
                 try:
                     self._connect()
-                except (DeviceError, serial.SerialException, OSError, ValueError) as error:
+                except (DeviceError, *PORT_FAILURES) as error:
                     log.debug("board: %s not ready: %s", self.url, error)
-                    self._close_port()
+                    self._release_port()
                     self._closed.wait(self.reconnect_s)
                 continue
             now = time.monotonic()
@@ -374,12 +442,21 @@ class Board:
             self._closed.wait(0.05)
 
     def _connect(self) -> None:
+        if not self._release_port():
+            # two handles on one device would split its bytes between them
+            raise BoardDisconnected(f"the previous port on {self.url!r} is still open")
         port = serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=0.02)
-        with self._write_lock:
-            self._port = port
-        with contextlib.suppress(serial.SerialException, OSError, AttributeError):
+        try:
+            # before the reader has it: this reads, and only the reader may read
             port.reset_input_buffer()
-        self._decoder = FrameDecoder()
+        except PORT_FAILURES as error:
+            log.debug("board: could not flush %s: %s", self.url, error)
+        with self._port_lock:
+            if self._closed.is_set():
+                # close() has already released the port: this one would be left open
+                port.close()
+                raise BoardDisconnected(f"board on {self.url!r} closed")
+            self._port = port
         self._handshaking = True
         try:
             # The boot banner is lost when the port opens (and a real Uno
@@ -431,17 +508,50 @@ class Board:
         self._connected.set()
         self._notify_link(True)
 
+    def _release_port(self) -> bool:
+        """Have the port closed; True once it is (or there was none).
+
+        The reader closes it: asked here, it notices when its read returns (the
+        port's read timeout is 0.02 s, so no cancel_read() is needed).  Another
+        thread waits for that, at most RELEASE_TIMEOUT_S; the reader itself closes
+        the port after this returns.
+        """
+        reader = self._reader
+        if reader is None or not reader.is_alive():
+            self._close_port()  # nobody reads it, so closing it here races with nothing
+            return True
+        with self._port_changed:
+            if self._port is not None:
+                self._releasing.set()
+            if threading.current_thread() is reader:
+                return self._port is None and not self._closing
+            return self._port_changed.wait_for(
+                lambda: self._port is None and not self._closing, RELEASE_TIMEOUT_S
+            )
+
     def _close_port(self) -> None:
-        with self._write_lock:
+        """Close the port; only the reader calls this while it runs."""
+        with self._port_changed:
             port, self._port = self._port, None
-        if port is not None:
-            with contextlib.suppress(Exception):
-                port.close()
+            self._releasing.clear()
+            if port is None:
+                return
+            self._closing += 1
+        try:
+            # Outside the lock: a socket:// port sleeps 0.3 s in close(), and
+            # writers must not wait for that to learn there is no port.
+            port.close()
+        except PORT_FAILURES as error:
+            log.debug("board: closing %s failed: %s", self.url, error)
+        finally:
+            with self._port_changed:
+                self._closing -= 1
+                self._port_changed.notify_all()
 
     def _drop_link(self, reason: str, notify: bool = True) -> None:
         was_connected = self._connected.is_set()
         self._connected.clear()
-        self._close_port()
+        self._release_port()
         with self._state_lock:
             waiters = list(self._waiters.values())
         for waiter in waiters:

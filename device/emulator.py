@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from device.errors import DeviceError
+from tabletop.device.errors import DeviceError
 
 DEVICE_DIR = Path(__file__).resolve().parent
 FIRMWARE_DIR = DEVICE_DIR / "firmware"

@@ -51,5 +51,10 @@ class BoardTimeout(DeviceError, TimeoutError):
     """No answer in time, after every retry."""
 
 
+class BadPortUrl(DeviceError, ValueError):
+    """A port name or URL that pyserial cannot take (an unknown ``scheme://``, a bad
+    baud rate); quoted in the message."""
+
+
 class BoardDisconnected(DeviceError, ConnectionError):
     """The board is not connected (unplugged, hung, or not yet found)."""

@@ -15,7 +15,7 @@ import socket
 import threading
 import time
 
-from device.protocol import BUTTONS, crc8, seal, seq16_after
+from tabletop.device.protocol import BUTTONS, crc8, seal, seq16_after
 
 LINE_MAX = 40
 EVENT_QUEUE = 8
@@ -42,6 +42,8 @@ class FakeBoard:
         self.url = f"socket://127.0.0.1:{self._server.getsockname()[1]}"
         self._connection: socket.socket | None = None
         self._plugged = True
+        self._unplugging = False
+        """Asks the serving thread, the only one that reads the connection, to close it."""
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="fake-board", daemon=True)
         self._thread.start()
@@ -59,7 +61,7 @@ class FakeBoard:
     def unplug(self) -> None:
         with self._lock:
             self._plugged = False
-            self._drop_connection()
+            self._unplugging = self._connection is not None
 
     def replug(self, reboot: bool = True) -> None:
         with self._lock:
@@ -73,7 +75,7 @@ class FakeBoard:
 
     def send_raw(self, data: bytes) -> None:
         with self._lock:
-            if self._connection is not None:
+            if self._connection is not None and not self._unplugging:
                 with contextlib.suppress(OSError):
                     self._connection.sendall(data)
 
@@ -101,7 +103,7 @@ class FakeBoard:
             self._connection = None
 
     def _send(self, text: str) -> None:
-        if self._connection is not None and not self.hung:
+        if self._connection is not None and not self._unplugging and not self.hung:
             with contextlib.suppress(OSError):
                 self._connection.sendall(seal(text))
 
@@ -109,7 +111,12 @@ class FakeBoard:
         buffer = b""
         last_heartbeat = 0.0
         while not self._stop.is_set():
-            if self._connection is None:
+            with self._lock:
+                if self._unplugging:
+                    self._unplugging = False
+                    self._drop_connection()
+                connection = self._connection
+            if connection is None:
                 try:
                     connection, _ = self._server.accept()
                 except TimeoutError:
@@ -122,14 +129,14 @@ class FakeBoard:
                     self._connection = connection
                     buffer = b""
             try:
-                data = self._connection.recv(4096)
+                data = connection.recv(4096)
                 if not data:
                     with self._lock:
                         self._drop_connection()
                     continue
             except TimeoutError:
                 data = b""
-            except (OSError, AttributeError):
+            except OSError:
                 with self._lock:
                     self._drop_connection()
                 continue

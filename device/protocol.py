@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from device.errors import BadDisplayText, ChecksumError, FrameError, OverlongFrame
+from tabletop.device.errors import BadDisplayText, ChecksumError, FrameError, OverlongFrame
 
 PROTOCOL_VERSION = 1
 BAUDRATE = 115200

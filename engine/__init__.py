@@ -1,6 +1,6 @@
 """Rules engine for tile and card rummy variants.  No I/O, no vision imports."""
 
-from engine.items import (
+from tabletop.engine.items import (
     JOKER,
     Card,
     Color,
@@ -16,8 +16,8 @@ from engine.items import (
     parse_items,
     parse_melds,
 )
-from engine.melds import MeldAnalysis, MeldKind, Reading, Slot
-from engine.variants import (
+from tabletop.engine.melds import MeldAnalysis, MeldKind, Reading, Slot
+from tabletop.engine.variants import (
     VARIANTS,
     OptionError,
     Variant,

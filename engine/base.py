@@ -4,7 +4,7 @@ A variant knows its game material, what a legal meld is, what items are worth
 in melds and left in the hand, its initial-meld rule, what may be done with the
 melds on the table (:class:`TableRules`), how a round is scored
 (:meth:`Variant.score_round`) and how a match ends (:class:`MatchRules`).  The
-nine concrete variants live in :mod:`engine.variants`; everything else asks a
+nine concrete variants live in :mod:`tabletop.engine.variants`; everything else asks a
 variant rather than checking which one it is.
 
 The data a finished round is scored from (:class:`RoundInput`) and its result
@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from engine.items import Family, Item, format_items
-from engine.melds import MeldAnalysis, MeldKind, MeldRules, Reading, Slot, analyse_meld
+from tabletop.engine.items import Family, Item, format_items
+from tabletop.engine.melds import MeldAnalysis, MeldKind, MeldRules, Reading, Slot, analyse_meld
 
 
 class VariantError(ValueError):
@@ -91,7 +91,7 @@ class InitialMeldCheck:
 class TableRules:
     """What a variant allows with the melds on the table during play.
 
-    The turn check (:mod:`engine.turns`) and the optimiser read these facts;
+    The turn check (:mod:`tabletop.engine.turns`) and the optimiser read these facts;
     each variant builds them from its rule text and its options.
     """
 
@@ -335,7 +335,7 @@ class Variant:
         return None
 
     def score_round(self, round_: RoundInput) -> RoundResult:
-        """Points of a finished round (checked by :func:`engine.rounds.score_round`)."""
+        """Points of a finished round (checked by :func:`tabletop.engine.rounds.score_round`)."""
         raise NotImplementedError
 
 

@@ -1,6 +1,6 @@
 """Round scoring for the card games: 500 Rum, American Rummy, Rommé, Räuber-Rommé, Wiener.
 
-Each variant's ``score_round`` hook (:mod:`engine.variants`) calls its function
+Each variant's ``score_round`` hook (:mod:`tabletop.engine.variants`) calls its function
 here, ``RoundInput -> RoundResult``.  Scores are points gained
 (higher is better), so the penalty-point games give negative numbers.
 
@@ -33,10 +33,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.base import MeldContribution, PlayerRound, RoundInput, RoundResult, Variant
-from engine.items import JOKER, Family, Item, format_items
-from engine.melds import Reading
-from engine.partition import best_split
+from tabletop.engine.base import MeldContribution, PlayerRound, RoundInput, RoundResult, Variant
+from tabletop.engine.items import JOKER, Family, Item, format_items
+from tabletop.engine.melds import Reading
+from tabletop.engine.partition import best_split
 
 __all__ = [
     "WienerHand",

@@ -41,7 +41,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.base import (
+from tabletop.engine.base import (
     MeldContribution,
     PlayerRound,
     RoundInput,
@@ -49,9 +49,9 @@ from engine.base import (
     Variant,
     check_round,
 )
-from engine.items import JOKER, Color, Item, Joker, Tile, format_items
-from engine.melds import ACE_HIGH_POSITION, MeldKind, Reading
-from engine.partition import meld_partitions
+from tabletop.engine.items import JOKER, Color, Item, Joker, Tile, format_items
+from tabletop.engine.melds import ACE_HIGH_POSITION, MeldKind, Reading
+from tabletop.engine.partition import meld_partitions
 
 __all__ = [
     "HAND_TYPES",

@@ -1,6 +1,6 @@
 """A match (Partie) of several rounds: running totals, its end and its winner.
 
-A :class:`Match` takes finished rounds as :class:`engine.rounds.RoundResult`
+A :class:`Match` takes finished rounds as :class:`tabletop.engine.rounds.RoundResult`
 (points gained, higher is better; penalty games negative) and keeps the
 match-level rules of each variant:
 
@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.base import RoundResult, Variant
+from tabletop.engine.base import RoundResult, Variant
 
 
 class MatchError(ValueError):

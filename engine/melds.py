@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engine.items import (
+from tabletop.engine.items import (
     Card,
     Family,
     Item,

@@ -25,9 +25,9 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from engine.base import Variant
-from engine.items import JOKER, Item, Joker, Natural
-from engine.melds import MeldKind, MeldRules, Reading
+from tabletop.engine.base import Variant
+from tabletop.engine.items import JOKER, Item, Joker, Natural
+from tabletop.engine.melds import MeldKind, MeldRules, Reading
 
 __all__ = [
     "PartitionSearch",

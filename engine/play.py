@@ -1,14 +1,14 @@
 """What the optimiser answers with: a play, and the error for input it cannot take.
 
-Shared by :mod:`engine.solver` (tables that may only be extended) and
-:mod:`engine.rearrange` (tables that may be rebuilt).
+Shared by :mod:`tabletop.engine.solver` (tables that may only be extended) and
+:mod:`tabletop.engine.rearrange` (tables that may be rebuilt).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.items import Item, format_items
+from tabletop.engine.items import Item, format_items
 
 __all__ = ["OBJECTIVES", "Meld", "Play", "SolveError"]
 

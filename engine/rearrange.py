@@ -21,17 +21,17 @@ from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 
-from engine.base import Variant
-from engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
-from engine.melds import Reading
-from engine.partition import PartitionSearch, sorted_items
-from engine.play import Play, SolveError
-from engine.rearrange_ilp import arrange_ilp, candidates
-from engine.turns import check_turn
+from tabletop.engine.base import Variant
+from tabletop.engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
+from tabletop.engine.melds import Reading
+from tabletop.engine.partition import PartitionSearch, sorted_items
+from tabletop.engine.play import Play, SolveError
+from tabletop.engine.rearrange_ilp import arrange_ilp, candidates
+from tabletop.engine.turns import check_turn
 
 _compiled: ModuleType | None
 try:
-    from engine import _rearrange as _compiled
+    from tabletop.engine import _rearrange as _compiled
 except ImportError:  # pragma: no cover - the extension is built on install
     _compiled = None
 
@@ -428,7 +428,7 @@ def solve_rearrangement(
     official rule a meld holding a joker may be extended but not split; under
     the Dutch rule (option ``dutch``) it may be split but the joker keeps its
     meaning.  A play found with free jokers is kept if
-    :func:`engine.turns.check_turn` accepts it under the variant's options
+    :func:`tabletop.engine.turns.check_turn` accepts it under the variant's options
     (then it is optimal, since the free search is a relaxation); else each
     meld holding a joker is taken through its fates (kept, extended at its
     ends, or its joker exchanged for the tile it stands for) with the rest of

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from engine.items import Color, Item, Joker, Tile
+from tabletop.engine.items import Color, Item, Joker, Tile
 
 COLOURS = tuple(Color)
 

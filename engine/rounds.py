@@ -1,8 +1,8 @@
 """Scoring a finished round for any variant, and the round's JSON form.
 
-``RoundInput`` (:mod:`engine.base`) says what each player melded and what is
+``RoundInput`` (:mod:`tabletop.engine.base`) says what each player melded and what is
 left in their hand; ``score_round`` checks it and turns it into points with the
-variant's own scoring hook (:meth:`engine.base.Variant.score_round`).
+variant's own scoring hook (:meth:`tabletop.engine.base.Variant.score_round`).
 Scores are *points gained* for every variant (higher is better): variants that
 count penalty points (Rommé, Wiener) give them as negative numbers, and
 ``Variant.penalty_scoring`` tells a display to show them as Schlechtpunkte.
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.base import (
+from tabletop.engine.base import (
     MeldContribution,
     PlayerRound,
     RoundError,
@@ -25,8 +25,8 @@ from engine.base import (
     Variant,
     check_round,
 )
-from engine.items import NotationError, parse_item, parse_items, parse_melds
-from engine.variants import find_variant
+from tabletop.engine.items import NotationError, parse_item, parse_items, parse_melds
+from tabletop.engine.variants import find_variant
 
 
 def score_round(round_: RoundInput) -> RoundResult:

@@ -3,7 +3,7 @@
 Two kinds of game need two kinds of search:
 
 * Sabra and Räuber-Rommé let the table be rebuilt; :func:`solve` hands them to
-  :func:`engine.rearrange.solve_rearrangement`.
+  :func:`tabletop.engine.rearrange.solve_rearrangement`.
 * Every other variant only *extends* the table ("anlegen"): a play is some new
   melds made of rack items alone plus, for each meld on the table, at most one
   bundle of rack items laid onto it (at the ends of a run, into the missing
@@ -12,10 +12,10 @@ Two kinds of game need two kinds of search:
   "hier also die ♣6 oder ♦6").
 
 The extend-only search is exact.  It takes the lowest rack item left (the
-*pivot*, in :mod:`engine.partition`'s order: naturals by suit and rank, jokers
+*pivot*, in :mod:`tabletop.engine.partition`'s order: naturals by suit and rank, jokers
 last) and tries everything that can become of it: it stays on the rack, it
 starts a new meld (every legal meld holding it, from
-:mod:`engine.partition`'s candidate generator), or it starts the bundle laid
+:mod:`tabletop.engine.partition`'s candidate generator), or it starts the bundle laid
 onto one table meld not yet extended (every window of positions round a run,
 every choice of missing suits of a set, with the jokers of the rack filling
 gaps).  The rest is solved the same way and memoised on what is left of the
@@ -24,7 +24,7 @@ for an opening, how many points are still missing.  Every legal play is one
 path of this search, so the best one is found.
 
 Legality is always decided by ``variant.analyse`` (joker ratios, ace rules,
-no jokers at all); :func:`engine.turns.check_turn` accepts every play returned
+no jokers at all); :func:`tabletop.engine.turns.check_turn` accepts every play returned
 (the tests assert it).
 
 Joker exchanges ([remi] rules 5-7, [rommee] "Austauschen eines Jokers",
@@ -75,12 +75,18 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from engine.base import Variant
-from engine.items import JOKER, Family, Item, Joker, Natural, format_items, natural
-from engine.melds import MeldKind, Reading
-from engine.partition import PartitionSearch, best_split, can_be_melded, order_key, sorted_items
-from engine.play import OBJECTIVES, Meld, Play, SolveError
-from engine.rearrange import solve_rearrangement
+from tabletop.engine.base import Variant
+from tabletop.engine.items import JOKER, Family, Item, Joker, Natural, format_items, natural
+from tabletop.engine.melds import MeldKind, Reading
+from tabletop.engine.partition import (
+    PartitionSearch,
+    best_split,
+    can_be_melded,
+    order_key,
+    sorted_items,
+)
+from tabletop.engine.play import OBJECTIVES, Meld, Play, SolveError
+from tabletop.engine.rearrange import solve_rearrangement
 
 __all__ = [
     "OBJECTIVES",

@@ -12,9 +12,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.base import Variant
-from engine.items import Item, Joker, format_items
-from engine.melds import MeldAnalysis
+from tabletop.engine.base import Variant
+from tabletop.engine.items import Item, Joker, format_items
+from tabletop.engine.melds import MeldAnalysis
 
 
 @dataclass(frozen=True)

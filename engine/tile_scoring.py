@@ -1,10 +1,10 @@
 """Round scoring for the tile games: Sabra and American Rummikub, and Remi.
 
-``SCORERS`` maps a variant id to its scorer; :func:`engine.rounds.score_round`
+``SCORERS`` maps a variant id to its scorer; :func:`tabletop.engine.rounds.score_round`
 dispatches through it.  International Rummikub is scored in
-:mod:`engine.international`, imported only when such a round is scored.
+:mod:`tabletop.engine.international`, imported only when such a round is scored.
 
-Rule texts are quoted by short tags, as in :mod:`engine.variants`:
+Rule texts are quoted by short tags, as in :mod:`tabletop.engine.variants`:
 ``[sabra]``, ``[american]`` = rules/rummikub-sabra-american-international.de.txt,
 ``[remi]`` = rules/remi-romanian-tile-rummy.de.txt.
 
@@ -15,7 +15,7 @@ is left on the rack, with bonuses for the winner.
 Things that break the rules but still leave a round that can be scored (an
 invalid meld, a winner still holding tiles) are reported in
 ``RoundResult.problems``; only rounds that cannot be scored at all raise
-:class:`engine.rounds.RoundError`.
+:class:`tabletop.engine.rounds.RoundError`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.base import (
+from tabletop.engine.base import (
     MeldContribution,
     PlayerRound,
     RoundInput,
@@ -31,8 +31,8 @@ from engine.base import (
     Variant,
     check_round,
 )
-from engine.items import Color, Item, Joker, Tile, format_items
-from engine.melds import MeldKind, Reading, Slot
+from tabletop.engine.items import Color, Item, Joker, Tile, format_items
+from tabletop.engine.melds import MeldKind, Reading, Slot
 
 __all__ = [
     "MeldValue",

@@ -1,7 +1,7 @@
 """What a turn check reports, and the helpers both turn judges share.
 
-:mod:`engine.turns` checks a turn; :mod:`engine.turn_rearranged` judges tables
-that may be rebuilt, :mod:`engine.turn_extended` tables whose melds may only be
+:mod:`tabletop.engine.turns` checks a turn; :mod:`tabletop.engine.turn_rearranged` judges tables
+that may be rebuilt, :mod:`tabletop.engine.turn_extended` tables whose melds may only be
 extended.
 """
 
@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.items import JOKER, Item, Joker, Natural, natural
-from engine.melds import MeldKind, Reading, Slot
+from tabletop.engine.items import JOKER, Item, Joker, Natural, natural
+from tabletop.engine.melds import MeldKind, Reading, Slot
 
 Meld = tuple[Item, ...]
 Bag = Counter[Item]

@@ -1,7 +1,7 @@
 """Judging a turn on a table whose melds may only be extended (Remi, American and
 International Rummikub, Rommé, 500 Rum, American Rummy; Wiener Rummy lays nothing).
 
-See :func:`engine.turns.check_turn` for the rules and the choices made where the
+See :func:`tabletop.engine.turns.check_turn` for the rules and the choices made where the
 texts are silent.
 """
 
@@ -11,10 +11,10 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.base import Variant
-from engine.items import JOKER, Item, Natural, format_items
-from engine.melds import MeldKind, Reading
-from engine.turn_common import (
+from tabletop.engine.base import Variant
+from tabletop.engine.items import JOKER, Item, Natural, format_items
+from tabletop.engine.melds import MeldKind, Reading
+from tabletop.engine.turn_common import (
     SEARCH_LIMIT,
     Bag,
     Meld,

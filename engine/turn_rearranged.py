@@ -1,6 +1,6 @@
 """Judging a turn on a table that may be rebuilt (Sabra, Räuber-Rommé).
 
-See :func:`engine.turns.check_turn` for the rules and the choices made where the
+See :func:`tabletop.engine.turns.check_turn` for the rules and the choices made where the
 texts are silent.
 """
 
@@ -11,10 +11,10 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from engine.base import Variant
-from engine.items import JOKER, Item, Joker, Natural, format_items, natural
-from engine.melds import MeldKind, Reading
-from engine.turn_common import (
+from tabletop.engine.base import Variant
+from tabletop.engine.items import JOKER, Item, Joker, Natural, format_items, natural
+from tabletop.engine.melds import MeldKind, Reading
+from tabletop.engine.turn_common import (
     SEARCH_LIMIT,
     Bag,
     Meld,

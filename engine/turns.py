@@ -60,17 +60,17 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from engine.base import Variant
-from engine.items import Card, Item, Joker, Tile, format_items
-from engine.turn_common import (
+from tabletop.engine.base import Variant
+from tabletop.engine.items import Card, Item, Joker, Tile, format_items
+from tabletop.engine.turn_common import (
     TurnCheck,
     TurnError,
     TurnProblem,
     plural,
     table_conserved,
 )
-from engine.turn_extended import ExtendJudge
-from engine.turn_rearranged import RearrangeJudge
+from tabletop.engine.turn_extended import ExtendJudge
+from tabletop.engine.turn_rearranged import RearrangeJudge
 
 __all__ = ["TurnCheck", "TurnError", "TurnProblem", "check_turn", "table_conserved"]
 
@@ -141,7 +141,7 @@ def check_turn(
     * [international] Foot: a player who has not opened and lays 14 tiles at
       once may lay off on other melds; the 14 tiles must count 50.
     * Closed International hands that are not melds (Mosaik, seven pairs) are
-      judged by :mod:`engine.international`, not here.
+      judged by :mod:`tabletop.engine.international`, not here.
     * Wiener Rummy lays nothing on the table during play: any change is a
       problem (``no_laying_out``).
 

@@ -1,4 +1,4 @@
-"""The nine variants of CONTRACT.md, each a subclass of :class:`engine.base.Variant`.
+"""The nine variants of CONTRACT.md, each a subclass of :class:`tabletop.engine.base.Variant`.
 
 Each class holds every fact and hook of its variant: material, meld rules,
 values, the initial meld, what may be done with the table
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from engine.base import (
+from tabletop.engine.base import (
     MatchRules,
     OptionError,
     OptionSpec,
@@ -27,16 +27,16 @@ from engine.base import (
     Variant,
     VariantError,
 )
-from engine.card_scoring import (
+from tabletop.engine.card_scoring import (
     score_american_rummy,
     score_rommee,
     score_rum500,
     score_wiener,
 )
-from engine.international import score_international
-from engine.items import Family, Item
-from engine.melds import ACE_HIGH_POSITION, MeldKind, MeldRules, Reading, Slot
-from engine.tile_scoring import score_remi, score_rummikub
+from tabletop.engine.international import score_international
+from tabletop.engine.items import Family, Item
+from tabletop.engine.melds import ACE_HIGH_POSITION, MeldKind, MeldRules, Reading, Slot
+from tabletop.engine.tile_scoring import score_remi, score_rummikub
 
 __all__ = [
     "VARIANTS",

@@ -3,7 +3,7 @@
 In the tile games (Sabra and the other Rummikub variants) no discard ends a
 turn, so without the scoring board the players end their turns on the panel.
 A button press there becomes an :class:`Action` that travels to the live
-table in the same :class:`live.corrections.Inbox` as the item corrections
+table in the same :class:`tabletop.live.corrections.Inbox` as the item corrections
 (the panel submits and waits; the watch loop applies it between frames, the
 only thread that touches the game) and is applied by :func:`apply_action`:
 
@@ -38,10 +38,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from engine.items import Item, parse_items
-from live.bus import Event
-from live.corrections import Inbox, Refused
-from live.game import Game
+from tabletop.engine.items import Item, parse_items
+from tabletop.live.bus import Event
+from tabletop.live.corrections import Inbox, Refused
+from tabletop.live.game import Game
 
 ActionKind = Literal[
     "end_turn", "out", "undo", "pause_timer", "resume_timer", "next_round", "hand"

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from device.adapter import BoardAction, BoardAdapter, BoardLike, BoardState
-from live.bus import Event, EventBus
+from tabletop.device.adapter import BoardAction, BoardAdapter, BoardLike, BoardState
+from tabletop.live.bus import Event, EventBus
 
 
 class GameActions(Protocol):

@@ -3,7 +3,7 @@
 A player who sees a misread tile on the panel corrects it there (``POST
 /api/matches/{id}/corrections/item``); a player without the scoring board ends
 a turn, goes out or scores the round there (``POST /api/matches/{id}/actions``,
-see :mod:`live.actions`).  Each request must reach the watcher and the game,
+see :mod:`tabletop.live.actions`).  Each request must reach the watcher and the game,
 and two rules shape how it travels:
 
 * the panel knows nothing of the pipeline (tracks, votes, the watcher), and
@@ -16,7 +16,7 @@ So the two sides meet here, in messages and one mailbox that know neither:
   last ``table`` event lists it (the shared melds, then each seat's melds in
   seat order), the right token, who said so and ``was``, the token the panel
   showed there, so that a table that changed in the meantime is refused rather
-  than the wrong item pinned.  (:class:`live.actions.Action` is the other
+  than the wrong item pinned.  (:class:`tabletop.live.actions.Action` is the other
   kind of request.)
 * :class:`Inbox`: the panel calls :meth:`~Inbox.submit` with any request and
   gets a :class:`concurrent.futures.Future`; the watch loop calls
@@ -29,7 +29,7 @@ So the two sides meet here, in messages and one mailbox that know neither:
   refuses is refused to the person.  When the loop ends it closes the inbox;
   requests after that fail at once with :class:`LiveTableGone`.
 
-Why not the :class:`live.bus.EventBus`: the bus carries the game's numbered
+Why not the :class:`tabletop.live.bus.EventBus`: the bus carries the game's numbered
 events one way to the store, the JSONL file and the board; a request goes the
 other way and needs an answer (done, or why not).
 
@@ -53,7 +53,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from live.bus import EventBus
+from tabletop.live.bus import EventBus
 
 log = logging.getLogger(__name__)
 

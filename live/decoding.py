@@ -45,8 +45,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.items import parse_item
-from engine.variants import Variant
+from tabletop.engine.items import parse_item
+from tabletop.engine.variants import Variant
 
 FLOOR = 1e-4
 """The least probability a candidate counts with (as the tracker floors evidence)."""

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from engine.items import Item, format_items
-from live.bus import Event, EventBus
+from tabletop.engine.items import Item, format_items
+from tabletop.live.bus import Event, EventBus
 
 EVENT_FIELDS: dict[str, frozenset[str]] = {
     # fixed by CONTRACT.md

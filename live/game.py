@@ -1,12 +1,12 @@
 """From committed table snapshots to game events: the game half of the live table.
 
 :class:`Game` keeps one match at a table.  The vision side hands it a
-:class:`live.snapshot.TableSnapshot` whenever the scene settles; the board and
+:class:`tabletop.live.snapshot.TableSnapshot` whenever the scene settles; the board and
 the panel press buttons (:meth:`Game.end_turn`, :meth:`Game.out`,
 :meth:`Game.score`, :meth:`Game.undo`, :meth:`Game.pause_timer`,
-:meth:`Game.resume_timer`; the panel's go through :mod:`live.actions`).  Every
-committed change becomes events on the bus (see :mod:`live.events`), and the
-engine judges each turn when it ends with :func:`engine.turns.check_turn`.
+:meth:`Game.resume_timer`; the panel's go through :mod:`tabletop.live.actions`).  Every
+committed change becomes events on the bus (see :mod:`tabletop.live.events`), and the
+engine judges each turn when it ends with :func:`tabletop.engine.turns.check_turn`.
 
 What the game can and cannot see, and the choices made for it:
 
@@ -37,9 +37,9 @@ What the game can and cannot see, and the choices made for it:
   who laid what, the hands laid open), so the next end of turn neither misses
   the old token nor finds the new one laid, and the correction can be undone.
 * End of round: the players lay their remaining items in their seat areas;
-  ``score`` builds the :class:`engine.rounds.RoundInput` from what the game saw
+  ``score`` builds the :class:`tabletop.engine.rounds.RoundInput` from what the game saw
   (who laid what, who went out, the hands laid open) and the match totals carry
-  on in :class:`engine.match.Match`.  A rack the camera cannot see is typed on
+  on in :class:`tabletop.engine.match.Match`.  A rack the camera cannot see is typed on
   the panel (:meth:`Game.set_hand`); for the rest of that round it stands for
   the seat's hand, whatever the camera sees in that seat's area.  The next
   round starts with the player the match names (the dealer, in Rommé "Der
@@ -61,15 +61,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.items import JOKER, Item, Joker, format_items, parse_item
-from engine.match import Match
-from engine.rounds import MeldContribution, PlayerRound, RoundInput, score_round
-from engine.state import Problem, TableState
-from engine.turns import check_turn
-from engine.variants import Variant
-from live.bus import EventBus
-from live.events import EventStream, items_json, melds_json
-from live.snapshot import TableSnapshot
+from tabletop.engine.items import JOKER, Item, Joker, format_items, parse_item
+from tabletop.engine.match import Match
+from tabletop.engine.rounds import MeldContribution, PlayerRound, RoundInput, score_round
+from tabletop.engine.state import Problem, TableState
+from tabletop.engine.turns import check_turn
+from tabletop.engine.variants import Variant
+from tabletop.live.bus import EventBus
+from tabletop.live.events import EventStream, items_json, melds_json
+from tabletop.live.snapshot import TableSnapshot
 
 Meld = tuple[Item, ...]
 Bag = Counter[str]
@@ -89,7 +89,7 @@ class GameOptions:
     ``start_seat``: who begins the first round (default: seat 0).
     ``end_on_discard``: a new discard ends the turn (default: where the variant
     has a discard pile, i.e. every variant but Sabra).  ``rounds_limit`` and
-    ``target``: when the match ends (see :class:`engine.match.Match`).
+    ``target``: when the match ends (see :class:`tabletop.engine.match.Match`).
     """
 
     start_seat: int = 0

@@ -1,7 +1,7 @@
 """Keys at the terminal for the panel's buttons, when ``tabletop run`` runs interactively.
 
 =====  ===========================================
-key    action (:mod:`live.actions`)
+key    action (:mod:`tabletop.live.actions`)
 =====  ===========================================
 e      End turn
 o      I'm out (the player on turn)
@@ -12,7 +12,7 @@ q      Quit: stop watching (as Ctrl-C)
 =====  ===========================================
 
 A thread of its own reads single key presses (the terminal in cbreak mode,
-restored on stop) and submits each as an :class:`live.actions.Action` to the
+restored on stop) and submits each as an :class:`tabletop.live.actions.Action` to the
 live table's inbox, the same one the panel uses, so the game is still touched
 only by the watch loop.  A refused press (no turn on, nothing to undo) is
 reported through ``say`` with the game's reason.  Without a terminal on
@@ -30,8 +30,8 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import IO, Any
 
-from live.actions import Action
-from live.corrections import Inbox
+from tabletop.live.actions import Action
+from tabletop.live.corrections import Inbox
 
 KEYS: dict[str, str] = {
     "e": "end_turn",

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.detections import Detections
+from tabletop.vision.detections import Detections
 
 TRUTH_SUFFIX = ".truth.jsonl"
 
@@ -138,7 +138,7 @@ def noisy(items: Sequence[Mapping[str, Any]], noise: Noise, rng: np.random.Gener
 
 def calibration_from(header: Mapping[str, Any]) -> Any:
     """The table calibration the truth file's camera implies (corners in the image)."""
-    from calibration.table import TableCalibration
+    from tabletop.calibration.table import TableCalibration
 
     return TableCalibration.from_corners(header["image_corners"], tuple(header["table_mm"]),
                                          (int(header["width"]), int(header["height"])))
@@ -160,16 +160,17 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
     """The whole pipeline after the model on a rendered video: source, oracle, watcher with
     the default zones and the camera's calibration, game; the header's button presses are
     pressed at their video times, after the frame that reaches them.  ``detector``
-    (e.g. the trained :class:`vision.detector.Detector`) replaces the oracle; the truth
+    (e.g. the trained :class:`tabletop.vision.detector.Detector`) replaces the oracle; the truth
     file still gives the calibration and the presses."""
-    from live.bus import EventBus
-    from live.events import collector
-    from live.game import Game
-    from live.run import watch
-    from live.scenario import Press, apply_step
-    from live.sources import open_source
-    from live.watcher import TableWatcher
-    from live.zones import default_layout
+    from tabletop.calibration.zones import default_layout
+    from tabletop.engine.scenario import Press
+    from tabletop.live.bus import EventBus
+    from tabletop.live.events import collector
+    from tabletop.live.game import Game
+    from tabletop.live.run import watch
+    from tabletop.live.scenario import apply_step, game_options
+    from tabletop.live.sources import open_source
+    from tabletop.live.watcher import TableWatcher
 
     oracle = OracleDetector.for_video(video, noise=noise, seed=seed)
     header = oracle.header
@@ -181,7 +182,7 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
     watcher.settling = getattr(detector, "settling", None)
     bus = bus if bus is not None else EventBus()
     events, _ = collector(bus)
-    game = Game(scenario.variant, scenario.players, bus, options=scenario.options)
+    game = Game(scenario.variant, scenario.players, bus, options=game_options(scenario))
     pending = [Press(float(p["t"]), str(p["press"]), p.get("seat")) for p in header["presses"]]
     committed: list[float] = []
     real_update = game.update

@@ -11,7 +11,7 @@ label (``StillnessRule``).
 *What.*  What the detector saw of each item (its track's shares: the
 reader's distributions over the frames it lay still, or votes for the top labels
 where there are none) is decoded with the rules (``resolve_labels``, through
-:func:`live.decoding.decode_table`): the most probable labelling of the whole table
+:func:`tabletop.live.decoding.decode_table`): the most probable labelling of the whole table
 in which every meld row is legal, no label is used more often than the material
 has copies, and an item that has not moved keeps its label unless the evidence
 against it is strong.  An item known by votes alone also gets the classic
@@ -37,9 +37,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from engine.variants import Variant
-from live.decoding import MIN_SHARE, Kept, LegalityCache, ReadingProblem, decode_table
-from vision.incremental import small_grey
+from tabletop.engine.variants import Variant
+from tabletop.live.decoding import MIN_SHARE, Kept, LegalityCache, ReadingProblem, decode_table
+from tabletop.vision.incremental import small_grey
 
 Image = npt.NDArray[np.uint8]
 
@@ -147,7 +147,7 @@ def resolve_labels(variant: Variant, shares: Mapping[int, Mapping[str, float]],
                    kept: Mapping[int, Kept] | None = None,
                    legal: LegalityCache | None = None) -> Reading:
     """Labels for every track in ``shares``; ``melds`` are rows of track ids in table order
-    (:func:`live.decoding.decode_table` chooses them).
+    (:func:`tabletop.live.decoding.decode_table` chooses them).
 
     ``fixed``: labels people gave, by track id; each is its item's label whatever the
     evidence says (ids not in ``shares``, items not seen now, are ignored).

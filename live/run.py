@@ -5,7 +5,7 @@ imported only when a camera or video is watched.  ``scenario:FILE.json`` as
 the source replays a scenario's snapshots and button presses with no camera
 and no model: a demo and a test of everything after the watcher.
 
-Corrections from the panel (:mod:`live.corrections`) wait in the inbox that
+Corrections from the panel (:mod:`tabletop.live.corrections`) wait in the inbox that
 goes with the bus; ``watch`` applies them between frames, in its own thread
 like everything else that touches the watcher and the game: the watcher pins
 the corrected label and hands back the corrected table with the items that now
@@ -13,7 +13,7 @@ read differently; the game first swaps those items wherever it remembers them
 (an item laid in an earlier turn is in its start-of-turn table too, so the
 correction is no play) and then takes the corrected table at once as a
 committed snapshot.  The panel's buttons and the terminal's keys
-(:mod:`live.actions`: End turn, I'm out, Undo, the timer, Next round, a typed
+(:mod:`tabletop.live.actions`: End turn, I'm out, Undo, the timer, Next round, a typed
 rack) come through the same inbox and are applied there too.  When the source
 ends the inbox is closed, so the panel stops waiting for an answer.
 """
@@ -26,16 +26,19 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.variants import Variant
-from live.actions import apply_pending_actions
-from live.bus import Event, EventBus
-from live.corrections import Correction, Inbox, find_inbox
-from live.events import JsonlWriter
-from live.game import Game, GameOptions, ItemFix
-from live.scenario import apply_step, load_scenario
-from live.status import StatusLine
+from tabletop.engine.variants import Variant
+from tabletop.live.actions import apply_pending_actions
+from tabletop.live.bus import Event, EventBus
+from tabletop.live.corrections import Correction, Inbox, find_inbox
+from tabletop.live.events import JsonlWriter
+from tabletop.live.game import Game, GameOptions, ItemFix
+from tabletop.live.scenario import apply_step, game_options, load_scenario
+from tabletop.live.status import StatusLine
+
+if TYPE_CHECKING:
+    from tabletop.vision.detector import DetectorSettings
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +99,7 @@ class FrameWriter:
 @dataclass(frozen=True)
 class TableSetup:
     """How the run finds the table: ``tabletop run``'s ``--calibration``, ``--zones``,
-    ``--table-mm``, ``--marker-mm`` and ``--no-markers`` (see :mod:`live.table_view`)."""
+    ``--table-mm``, ``--marker-mm`` and ``--no-markers`` (see :mod:`tabletop.live.table_view`)."""
 
     calibration: Path | None = None
     zones: Path | None = None
@@ -106,12 +109,12 @@ class TableSetup:
 
     def view(self, variant: Variant, players: int,
              notice: Callable[[str], object] | None = None) -> Any:
-        """The :class:`live.table_view.TableView` these settings describe; a calibration
+        """The :class:`tabletop.live.table_view.TableView` these settings describe; a calibration
         or zone file that cannot be read raises its one-line ``ValueError``."""
-        from calibration.auto import TableFinder
-        from calibration.table import TableCalibration
-        from live.table_view import TableView
-        from live.zones import ZoneLayout
+        from tabletop.calibration.auto import TableFinder
+        from tabletop.calibration.table import TableCalibration
+        from tabletop.calibration.zones import ZoneLayout
+        from tabletop.live.table_view import TableView
 
         calibration = TableCalibration.load(self.calibration) if self.calibration else None
         zones = ZoneLayout.load(self.zones) if self.zones else None
@@ -140,9 +143,9 @@ class _Counted:
 
 def apply_correction(watcher: Any, game: Game, correction: Correction) -> Any:
     """A person's correction through the live table: ``watcher`` (a
-    :class:`live.watcher.TableWatcher`) pins it and reads the committed table again, the
+    :class:`tabletop.live.watcher.TableWatcher`) pins it and reads the committed table again, the
     game swaps each item that now reads differently wherever it remembers it, then takes
-    the corrected table.  Returns the watcher's :class:`live.watcher.Corrected`; its
+    the corrected table.  Returns the watcher's :class:`tabletop.live.watcher.Corrected`; its
     CorrectionError (refused, nothing changed) passes through."""
     corrected = watcher.correct(correction)
     fixes = [ItemFix(c.before, c.after, c.row, c.index) for c in corrected.changes]
@@ -158,7 +161,7 @@ def keep_correction(corrected: Any, annotations: Path) -> bool:
     cannot be kept (no frame, a full disk)."""
     if corrected.frame is None:
         return False
-    adapting = importlib.import_module("vision.adapt")
+    adapting = importlib.import_module("tabletop.vision.adapt")
     item = adapting.CorrectedItem(corrected.frame, corrected.box, str(corrected.after),
                                   corrected.kind)
     try:
@@ -225,10 +228,7 @@ def run(
     *,
     events_jsonl: str | Path | None = None,
     model: str | Path | None = None,
-    zoom: float | None = None,
-    card_finder: str | None = None,
-    card_reader: str | None = None,
-    card_shrink: float | None = None,
+    detector_settings: DetectorSettings | None = None,
     bus: EventBus | None = None,
     options: GameOptions | None = None,
     detector: Callable[[Any], Any] | None = None,
@@ -247,12 +247,10 @@ def run(
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used.
     ``corrections``: the panel's (default: the inbox ``start_panel`` made for ``bus``).
-    ``zoom``: the model's second finder pass, ``card_finder``: how its card finder's
-    boxes join, ``card_reader``: whether its card reader names card indices,
-    ``card_shrink``: its card finder's third pass (``vision.detector.Detector``'s;
-    None for their defaults).  ``table``: the calibration, zones and marker search the
-    watcher is built with (:class:`live.table_view.TableView`; default: look for the
-    markers, else the whole frame).  ``status``: the terminal's status line, told of
+    ``detector_settings``: how the project's model runs (None: its defaults).
+    ``table``: the calibration, zones and marker search the watcher is built with
+    (:class:`tabletop.live.table_view.TableView`; default: look for the markers, else the whole
+    frame).  ``status``: the terminal's status line, told of
     every frame, event, notice and the camera's state.  The source is opened before the
     model is loaded, so a camera that is not there fails at once; ``reconnect_for_s``:
     how long a camera or stream that dropped out is tried again before the run ends;
@@ -260,7 +258,7 @@ def run(
     from the camera's thread), as the panel shows it; ``keep_corrections``: the
     annotations file the panel's corrections are kept in for ``tabletop adapt``
     (:func:`keep_correction`).  The project's model looks only where the table changed
-    (:class:`vision.incremental.IncrementalDetector`); ``every_frame`` runs it on every
+    (:class:`tabletop.vision.incremental.IncrementalDetector`); ``every_frame`` runs it on every
     whole frame instead."""
     bus = bus or EventBus()
     published: list[int] = [0]
@@ -280,8 +278,8 @@ def run(
     if board_url is not None:
         # the board is optional: unplugged or absent, the game goes on and the driver
         # keeps trying to reach it
-        from device.driver import Board
-        from live.board_link import BoardLink
+        from tabletop.device.driver import Board
+        from tabletop.live.board_link import BoardLink
 
         board = Board(board_url)
         link = BoardLink(board, bus, players)
@@ -299,7 +297,7 @@ def run(
             if inbox is not None:
                 inbox.close()
             scenario = load_scenario(source[len(SCENARIO_PREFIX) :])
-            game = Game(variant, players, bus, options=options or scenario.options)
+            game = Game(variant, players, bus, options=options or game_options(scenario))
             for step in scenario.steps:
                 apply_step(game, step)
                 between_frames(game, step.t)
@@ -311,19 +309,18 @@ def run(
             for listener in listeners:
                 listener(source_status)
 
-        frames = importlib.import_module("live.sources").open_source(
+        frames = importlib.import_module("tabletop.live.sources").open_source(
             source, on_status=on_status, reconnect_for_s=reconnect_for_s)
         if hasattr(frames, "open"):
             frames.open()  # a camera that is not there fails now, before the model loads
         try:
             if detector is None:
                 # fails with ModelError (one line, exit 2) while no trained model exists
-                detector = importlib.import_module("vision.detector").Detector(
-                    model, zoom=zoom, card_finder=card_finder, card_reader=card_reader,
-                    card_shrink=card_shrink)
+                detector = importlib.import_module("tabletop.vision.detector").Detector(
+                    model, detector_settings)
                 if not every_frame and getattr(detector, "reader", None) is not None:
                     detector = importlib.import_module(
-                        "vision.incremental").IncrementalDetector(detector)
+                        "tabletop.vision.incremental").IncrementalDetector(detector)
             wired = detector
             if status is not None:
                 detector = _Counted(detector, status)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.items import Item, format_items
-from live.decoding import ReadingProblem
+from tabletop.engine.items import Item, format_items
+from tabletop.live.decoding import ReadingProblem
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from live.bus import Event
-from live.events import describe_event
+from tabletop.live.bus import Event
+from tabletop.live.events import describe_event
 
 WIDTH = 118
 """The status line is cut to this, so one line stays one line on a usual terminal."""

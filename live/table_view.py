@@ -5,7 +5,7 @@ printed corner markers.
 * ``--calibration FILE`` (``tabletop calibration table``): the table plane is known; the
   watcher works in table millimetres.
 * Without one, the corner markers are looked for while the game runs
-  (:class:`calibration.auto.TableFinder`): once all four are in view the table is
+  (:class:`tabletop.calibration.auto.TableFinder`): once all four are in view the table is
   calibrated from them, and again when the camera has moved.  Until then, and for good
   when there are no markers, the whole frame is the table, in pixels; the run says so
   once (``notices``).
@@ -14,14 +14,14 @@ printed corner markers.
   were drawn for: they are stretched to the calibrated table (millimetres) or, without a
   calibration, to the frame (pixels); a layout drawn in the frame's own pixels is used as
   it is.  Without a file, a calibrated table gets the variant's default layout
-  (:func:`live.zones.default_layout`: a band along each player's edge, the meld area in
-  the middle), and the whole frame without one is a single meld area.
+  (:func:`tabletop.calibration.zones.default_layout`: a band along each player's edge, the
+  meld area in the middle), and the whole frame without one is a single meld area.
 
 Items laid in a seat's zone are that player's, not table melds: Rommé players' own
 melds during play, and every player's rack laid open at the end of a round.
 
 A new table (found, or found again after the camera moved) means a new
-:class:`live.watcher.TableWatcher`: positions, zones and the motion region all change,
+:class:`tabletop.live.watcher.TableWatcher`: positions, zones and the motion region all change,
 so the old tracks mean nothing.  The next committed table is read afresh; the game
 sees the same melds and emits nothing for them.
 """
@@ -31,14 +31,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from calibration.auto import Found, TableFinder
-from calibration.table import TableCalibration
-from engine.variants import Variant
-from live.corrections import Correction
-from live.snapshot import TableSnapshot
-from live.watcher import Corrected, TableWatcher, WatcherSettings
-from live.zones import Zone, ZoneLayout, default_layout
-from vision.detections import Detections
+from tabletop.calibration.auto import Found, TableFinder
+from tabletop.calibration.table import TableCalibration
+from tabletop.calibration.zones import Zone, ZoneLayout, default_layout
+from tabletop.engine.variants import Variant
+from tabletop.live.corrections import Correction
+from tabletop.live.snapshot import TableSnapshot
+from tabletop.live.watcher import Corrected, TableWatcher, WatcherSettings
+from tabletop.vision.detections import Detections
 
 NO_MARKERS_AFTER_S = 3.0
 """How long the markers are looked for before the run says it uses the whole frame."""
@@ -82,7 +82,7 @@ class TableView:
 
     def attach(self, detector: object) -> None:
         """The detector's second look and word on settling, handed to every watcher this
-        view makes (:meth:`live.watcher.TableWatcher.attach`)."""
+        view makes (:meth:`tabletop.live.watcher.TableWatcher.attach`)."""
         self._detector = detector
         if self.watcher is not None:
             self.watcher.attach(detector)
@@ -146,7 +146,7 @@ class TableView:
 
     def correct(self, correction: Correction) -> Corrected:
         if self.watcher is None:
-            from live.corrections import CorrectionError
+            from tabletop.live.corrections import CorrectionError
 
             raise CorrectionError("no table has been committed yet")
         return self.watcher.correct(correction)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from vision.detections import NONE_LABEL, Detections, iou_matrix
+from tabletop.vision.detections import NONE_LABEL, Detections, iou_matrix
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -14,7 +14,7 @@ Without a calibration everything is in image pixels (a camera looking down),
 and zones must be given in pixels too; without zones the whole view is the
 shared meld area.
 
-Corrections (see :mod:`live.corrections`): ``correct(correction)`` names an
+Corrections (see :mod:`tabletop.live.corrections`): ``correct(correction)`` names an
 item by meld and item index in the last committed table (the shared melds in
 table order, then each seat's rows in seat order, as the game's ``table``
 event lists them).  Its label is pinned to that physical item, the track it
@@ -43,19 +43,19 @@ from types import MappingProxyType
 import numpy as np
 import numpy.typing as npt
 
-from calibration.table import TableCalibration
-from engine.items import Item, Joker, parse_item
-from engine.variants import Variant
-from live.corrections import Correction, CorrectionError
-from live.decoding import Kept, LegalityCache
-from live.grouping import Placed, group_items, loose_corner_partners, row_angles
-from live.reading import MotionMeter, StillnessRule, resolve_labels
-from live.snapshot import SeenItem, TableSnapshot
-from live.spots import Spot, gap_spots
-from live.spots import iou as _overlap
-from live.tracking import Track, Tracker
-from live.zones import Zone, ZoneLayout
-from vision.detections import Detections, without_nested
+from tabletop.calibration.table import TableCalibration
+from tabletop.calibration.zones import Zone, ZoneLayout
+from tabletop.engine.items import Item, Joker, parse_item
+from tabletop.engine.variants import Variant
+from tabletop.live.corrections import Correction, CorrectionError
+from tabletop.live.decoding import Kept, LegalityCache
+from tabletop.live.grouping import Placed, group_items, loose_corner_partners, row_angles
+from tabletop.live.reading import MotionMeter, StillnessRule, resolve_labels
+from tabletop.live.snapshot import SeenItem, TableSnapshot
+from tabletop.live.spots import Spot, gap_spots
+from tabletop.live.spots import iou as _overlap
+from tabletop.live.tracking import Track, Tracker
+from tabletop.vision.detections import Detections, without_nested
 
 MISSED_DETECTION_GRACE_S = 0.25
 """An item unseen for less than this does not stop the table counting as still: one
@@ -292,7 +292,7 @@ class TableWatcher:
     # --- second looks ------------------------------------------------------------
     def _looked_again(self, frame: Image, detections: Detections) -> Detections:
         """``detections`` with what a second look finds on the spots (see
-        :mod:`live.spots`) the frame's pass left empty.  Not while a hand moves over
+        :mod:`tabletop.live.spots`) the frame's pass left empty.  Not while a hand moves over
         the table; a spot is given up after :data:`SPOT_LOOKS` empty looks in a row."""
         assert self.look_again is not None
         if self.last_motion >= self.settings.motion_threshold:
@@ -331,7 +331,7 @@ class TableWatcher:
         return False
 
     def _new_spots(self, tracks: Mapping[int, Track], rows: Sequence[Sequence[int]]) -> None:
-        """Add the spots the still table's rows suggest (:func:`live.spots.gap_spots`),
+        """Add the spots the still table's rows suggest (:func:`tabletop.live.spots.gap_spots`),
         except those given up on since the last commit."""
         if self.look_again is None:
             return
@@ -478,8 +478,8 @@ class TableWatcher:
                        singles: dict[str, tuple[int, ...]], dropped: set[int]
                        ) -> dict[int, int]:
         """Card indices outside every meld that are another corner of a card already read
-        (:func:`live.grouping.loose_corner_partners`): the discard pile's first, along its reading
-        direction, then the stock's, then those outside every zone."""
+        (:func:`tabletop.live.grouping.loose_corner_partners`): the discard pile's first, along
+        its reading direction, then the stock's, then those outside every zone."""
         anchor_keys = {k for name, zone in zone_of.items() if zone.kind in ("meld", "seat")
                        for row in rows[name] for k in row}
         anchor_keys |= {k for name, zone in zone_of.items() if zone.kind in ("meld", "seat")

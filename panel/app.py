@@ -8,10 +8,10 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from panel.routers import changes, live, matches, pages
-from panel.service import PanelService
-from panel.settings import PanelSettings
-from panel.store import EventStore, StoreError
+from tabletop.panel.routers import changes, live, matches, pages
+from tabletop.panel.service import PanelService
+from tabletop.panel.settings import PanelSettings
+from tabletop.panel.store import EventStore, StoreError
 
 STATIC = Path(__file__).resolve().parent / "static"
 

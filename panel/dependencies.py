@@ -7,8 +7,8 @@ from typing import Annotated
 
 from fastapi import Depends, Header, HTTPException, Path, Query, Request, status
 
-from panel.service import PanelService
-from panel.settings import PanelSettings
+from tabletop.panel.service import PanelService
+from tabletop.panel.settings import PanelSettings
 
 
 def get_settings(request: Request) -> PanelSettings:

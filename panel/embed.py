@@ -7,10 +7,10 @@ the server runs in a background thread until ``stop``.
 
 The other way, an item corrected or a game button pressed on the panel goes
 to the live table: the panel's match gets the inbox of ``bus``
-(:func:`live.corrections.inbox_for`), which the watch loop of ``tabletop run``
+(:func:`tabletop.live.corrections.inbox_for`), which the watch loop of ``tabletop run``
 finds through the same bus and drains between frames.  The item-correction
-route hands it a :class:`live.corrections.Correction`, the action route a
-:class:`live.actions.Action`, and each waits for the answer, so the watcher,
+route hands it a :class:`tabletop.live.corrections.Correction`, the action route a
+:class:`tabletop.live.actions.Action`, and each waits for the answer, so the watcher,
 the game and the panel agree.  The panel knows only those messages and the
 inbox, nothing of the pipeline.
 """
@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from live.bus import EventBus
-from live.corrections import Inbox, inbox_for
-from panel.settings import PanelSettings
+from tabletop.live.bus import EventBus
+from tabletop.live.corrections import Inbox, inbox_for
+from tabletop.panel.settings import PanelSettings
 
 
 @dataclass
@@ -64,7 +64,7 @@ def start_panel(
     """Serve the panel for a new match fed by ``bus``; returns once it answers."""
     import uvicorn
 
-    from panel.app import create_app
+    from tabletop.panel.app import create_app
 
     settings = settings or PanelSettings()
     app = create_app(settings)

@@ -14,9 +14,9 @@ from pydantic import (
     model_validator,
 )
 
-from engine.items import parse_items
-from engine.variants import VARIANTS, find_variant
-from live.actions import ActionKind
+from tabletop.engine.items import parse_items
+from tabletop.engine.variants import VARIANTS, find_variant
+from tabletop.live.actions import ActionKind
 
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
 Who = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
@@ -99,7 +99,7 @@ class UndoIn(_Strict):
 
 
 class ActionIn(_Strict):
-    """A button pressed on the panel for the live table (see :mod:`live.actions`):
+    """A button pressed on the panel for the live table (see :mod:`tabletop.live.actions`):
     ``seat`` names the player where the kind takes one, ``items`` is the rack
     typed for ``hand`` (contract tokens separated by spaces)."""
 

@@ -16,11 +16,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from live.bus import EventBus
-from live.corrections import Inbox
-from panel.hub import Hub
-from panel.state import last_undoable, replay
-from panel.store import EventStore, MatchInfo, StoredEvent, StoreError
+from tabletop.live.bus import EventBus
+from tabletop.live.corrections import Inbox
+from tabletop.panel.hub import Hub
+from tabletop.panel.state import last_undoable, replay
+from tabletop.panel.store import EventStore, MatchInfo, StoredEvent, StoreError
 
 
 class PanelService:

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from live.paths import matches_database_url
+from tabletop.paths import matches_database_url
 
 
 class PanelSettings(BaseSettings):

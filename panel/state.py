@@ -16,7 +16,7 @@ with ``who`` and ``at`` (wall-clock seconds):
   deletes: the event stays in the log and the replay skips it.  An undo
   itself is not undone (a taken-back event is re-published instead).
 
-Round scores go through :class:`engine.match.Match`, so a match's totals,
+Round scores go through :class:`tabletop.engine.match.Match`, so a match's totals,
 end and winner follow the variant's match rules.
 
 Where the live game stands, from its events alone (``state["live"]``; the
@@ -40,11 +40,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.items import format_items, parse_items
-from engine.match import Match
-from engine.rounds import RoundResult
-from engine.variants import find_variant
-from panel.store import StoredEvent
+from tabletop.engine.items import format_items, parse_items
+from tabletop.engine.match import Match
+from tabletop.engine.rounds import RoundResult
+from tabletop.engine.variants import find_variant
+from tabletop.panel.store import StoredEvent
 
 DEFAULT_VARIANT = "sabra"
 DEFAULT_TURN_SECONDS = 120

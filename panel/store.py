@@ -1,7 +1,7 @@
 """The match store: every event of every match in one append-only log.
 
 A match's state (setup, table, turn, scores) is never stored as such: it is a
-replay of its events (:mod:`panel.state`).  The log sits behind a SQLAlchemy
+replay of its events (:mod:`tabletop.panel.state`).  The log sits behind a SQLAlchemy
 URL.  The default is an SQLite file (WAL journal, ``synchronous=FULL``, so
 a process killed with ``kill -9`` loses nothing that ``append`` returned
 for); a club running many tables points every table at one PostgreSQL

@@ -138,7 +138,7 @@ def missing_module_message(error: ImportError) -> tuple[str, int]:
                 f"pip install 'tabletop[{extra}]'"), EXIT_BAD_INPUT
     what = f"module {name!r} {state}" if name else "an import failed"
     return (f"{what} ({error}): the installation is incomplete, reinstall tabletop "
-            "(pip install -e . in its source folder)"), EXIT_INTERNAL
+            "(pip install . in its source folder)"), EXIT_INTERNAL
 
 
 def _emit(payload: Any, as_json: bool, text: str) -> None:
@@ -159,7 +159,7 @@ def _reading_json(variant: Any, reading: Any) -> dict[str, Any]:
 
 def check_meld_json(variant: Any, text: str) -> dict[str, Any]:
     """The JSON answer of ``rules check`` for one meld (CONTRACT.md)."""
-    from engine.items import parse_items
+    from tabletop.engine.items import parse_items
 
     items = parse_items(text)
     if not items:
@@ -189,7 +189,7 @@ def check_meld_json(variant: Any, text: str) -> dict[str, Any]:
 
 
 def _variant(args: argparse.Namespace) -> Any:
-    from engine.variants import find_variant, parse_option_args
+    from tabletop.engine.variants import find_variant, parse_option_args
 
     return find_variant(args.variant, parse_option_args(args.option or []))
 
@@ -212,8 +212,8 @@ def cmd_rules_check(args: argparse.Namespace) -> int:
 
 # --- rules table -------------------------------------------------------------
 def cmd_rules_table(args: argparse.Namespace) -> int:
-    from engine.items import parse_melds
-    from engine.state import TableState
+    from tabletop.engine.items import parse_melds
+    from tabletop.engine.state import TableState
 
     variant = _variant(args)
     state = TableState.from_melds(variant, parse_melds(" ".join(args.melds)))
@@ -253,7 +253,7 @@ def format_round(result: Any) -> str:
 
 
 def cmd_rules_score(args: argparse.Namespace) -> int:
-    from engine.rounds import round_from_json, score_round
+    from tabletop.engine.rounds import round_from_json, score_round
 
     round_ = round_from_json(_load_json(args.file))
     result = score_round(round_)
@@ -263,7 +263,7 @@ def cmd_rules_score(args: argparse.Namespace) -> int:
 
 # --- rules variants ----------------------------------------------------------
 def cmd_rules_variants(args: argparse.Namespace) -> int:
-    from engine.variants import VARIANTS
+    from tabletop.engine.variants import VARIANTS
 
     payload = []
     lines = []
@@ -286,8 +286,8 @@ def cmd_rules_variants(args: argparse.Namespace) -> int:
 
 # --- solve --------------------------------------------------------------------
 def cmd_solve(args: argparse.Namespace) -> int:
-    from engine.items import parse_items, parse_melds
-    from engine.solver import solve
+    from tabletop.engine.items import parse_items, parse_melds
+    from tabletop.engine.solver import solve
 
     variant = _variant(args)
     rack = parse_items(args.rack)

@@ -16,7 +16,7 @@ boxes moved to sit as the labels draw them, where that helps).  The adapted mode
 written to DIR (default: the active set's
 folder in the user data folder, ``<data>/models/default``), a complete model folder:
 ``tabletop detect --model DIR/tabletop.onnx`` reads with it.  Fine-tuning runs on the
-CPU and needs the ``train`` extra (torch).  See :mod:`vision.adapt`.
+CPU and needs the ``train`` extra (torch).  See :mod:`tabletop.vision.adapt`.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     import torch  # noqa: F401  (the train extra: cli.main names it when torch is missing)
 
     # through importlib, so that type-checking the command line does not follow torch
-    adapting = importlib.import_module("vision.adapt")
+    adapting = importlib.import_module("tabletop.vision.adapt")
 
     if not args.annotations and not args.layout and not args.corrections:
         raise ValueError("give one or more ANNOTATIONS.jsonl files, --layout photos or "
@@ -49,7 +49,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         files = [Path(file) for file in args.annotations]
         if args.corrections:
-            from live.paths import corrections_file
+            from tabletop.paths import corrections_file
 
             kept = corrections_file()
             if not kept.is_file() or not kept.read_text(encoding="utf-8").strip():
@@ -59,7 +59,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
             log(f"with the corrections kept in {kept}")
         layout = None
         if args.layout:
-            detector = importlib.import_module("vision.detector").Detector(
+            detector = importlib.import_module("tabletop.vision.detector").Detector(
                 adapting.base_finder(args.base))
             layout = adapting.layout_to_jsonl(
                 args.layout, Path(scratch) / "layout.jsonl", args.order, detector)

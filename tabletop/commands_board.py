@@ -19,17 +19,22 @@ from collections.abc import Callable
 from typing import Any
 
 EXIT_NO_BOARD = 1
+EXIT_BAD_INPUT = 2
 
 
 def _no_board(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """A board that does not answer is neither bad input nor a bug: one line, exit 1."""
+    """A board that does not answer is neither bad input nor a bug: one line, exit 1
+    (a port name that cannot be a port is bad input: exit 2)."""
 
     @functools.wraps(handler)
     def wrapped(args: argparse.Namespace) -> int:
-        from device.errors import DeviceError
+        from tabletop.device.errors import BadPortUrl, DeviceError
 
         try:
             return handler(args)
+        except BadPortUrl as error:
+            print(f"tabletop: board: {error}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         except DeviceError as error:
             print(f"tabletop: board: {error}", file=sys.stderr)
             return EXIT_NO_BOARD
@@ -38,7 +43,7 @@ def _no_board(handler: Callable[[argparse.Namespace], int]) -> Callable[[argpars
 
 
 def _open(port: str, timeout: float) -> Any:
-    from device.driver import Board
+    from tabletop.device.driver import Board
 
     board = Board(port).start()
     try:
@@ -64,7 +69,7 @@ def _info_json(info: Any) -> dict[str, Any]:
 def cmd_find(args: argparse.Namespace) -> int:
     from serial.tools import list_ports  # type: ignore[import-untyped]
 
-    from device.errors import DeviceError
+    from tabletop.device.errors import DeviceError
 
     found = []
     for port in sorted(list_ports.comports(), key=lambda p: p.device):

@@ -55,7 +55,7 @@ CHESSBOARD_DEFAULT_SQUARES = "10x7"  # OpenCV's sample board: 9 x 6 inner corner
 
 
 def cmd_charuco(args: argparse.Namespace) -> int:
-    from calibration.intrinsics import write_charuco_board
+    from tabletop.calibration.intrinsics import write_charuco_board
 
     out = write_charuco_board(args.out, _squares(args.squares), args.square_mm, args.marker_mm,
                               args.dictionary, dpi=args.dpi, pdf=args.pdf)
@@ -68,8 +68,8 @@ def cmd_charuco(args: argparse.Namespace) -> int:
 def cmd_intrinsics(args: argparse.Namespace) -> int:
     import cv2
 
-    from calibration.files import write_json
-    from calibration.intrinsics import charuco_intrinsics, chessboard_intrinsics
+    from tabletop.calibration.files import write_json
+    from tabletop.calibration.intrinsics import charuco_intrinsics, chessboard_intrinsics
 
     images = []
     for path in args.images:
@@ -94,14 +94,14 @@ def _intrinsics(path: str | None) -> Any:
     """The ``CameraIntrinsics`` in ``path`` (written by ``calibration intrinsics``), or None."""
     if path is None:
         return None
-    from calibration.files import read_json
-    from calibration.intrinsics import CameraIntrinsics, IntrinsicsError
+    from tabletop.calibration.files import read_json
+    from tabletop.calibration.intrinsics import CameraIntrinsics, IntrinsicsError
 
     return CameraIntrinsics.from_json(read_json(path, IntrinsicsError, "intrinsics"))
 
 
 def cmd_markers(args: argparse.Namespace) -> int:
-    from calibration.markers import write_marker_sheet
+    from tabletop.calibration.markers import write_marker_sheet
 
     out = write_marker_sheet(args.out, side_mm=args.side_mm, dpi=args.dpi, pdf=args.pdf)
     print(json.dumps({"sheet": str(out), "side_mm": args.side_mm}) if args.json else out)
@@ -109,7 +109,7 @@ def cmd_markers(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from calibration.table import TableCalibration
+    from tabletop.calibration.table import TableCalibration
 
     size = _size(args.table_mm)
     intrinsics = _intrinsics(args.intrinsics)
@@ -131,8 +131,8 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_zones(args: argparse.Namespace) -> int:
-    from engine.variants import find_variant
-    from live.zones import default_layout
+    from tabletop.calibration.zones import default_layout
+    from tabletop.engine.variants import find_variant
 
     variant = find_variant(args.variant)
     layout = default_layout(variant.id, args.players, _size(args.table_mm))

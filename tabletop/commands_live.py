@@ -10,7 +10,12 @@ import json
 import sys
 from typing import Any
 
-from tabletop.commands_vision import add_adapted_option, add_card_model_options, model_path
+from tabletop.commands_vision import (
+    add_adapted_option,
+    add_card_model_options,
+    detector_settings,
+    model_path,
+)
 
 
 def _table_mm(text: str | None) -> tuple[float, float] | None:
@@ -42,11 +47,11 @@ def _address(host: str) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from engine.variants import find_variant, parse_option_args
-    from live.game import GameOptions
-    from live.paths import corrections_file
-    from live.run import SCENARIO_PREFIX, TableSetup, parse_players, run
-    from live.status import StatusLine
+    from tabletop.engine.variants import find_variant, parse_option_args
+    from tabletop.live.game import GameOptions
+    from tabletop.live.run import SCENARIO_PREFIX, TableSetup, parse_players, run
+    from tabletop.live.status import StatusLine
+    from tabletop.paths import corrections_file
 
     variant = find_variant(args.variant, parse_option_args(args.option or []))
     players = parse_players(args.players)
@@ -60,19 +65,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     scripted = args.source.startswith(SCENARIO_PREFIX)
     model = None if scripted else model_path(args.model, args.adapted)
+    model_settings = None if scripted else detector_settings(args)
     quiet = getattr(args, "verbosity", 0) < 0
     status = None if quiet else StatusLine(players, sys.stderr)
     board = None if args.headless else args.board
     panel = None
     frame_path = None
-    from live.bus import EventBus
+    from tabletop.live.bus import EventBus
 
     bus = EventBus()
     if not args.headless:
         import tempfile
 
-        from panel.embed import start_panel
-        from panel.settings import PanelSettings
+        from tabletop.panel.embed import start_panel
+        from tabletop.panel.settings import PanelSettings
 
         frame_path = Path(tempfile.mkdtemp(prefix="tabletop-")) / "frame.jpg"
         given = {"port": args.port, "host": args.host, "token": args.token}
@@ -107,12 +113,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     keys = None
     if not args.source.startswith(SCENARIO_PREFIX):
-        from live.keys import HELP, KeyReader
+        from tabletop.live.keys import HELP, KeyReader
 
         if KeyReader.available():
             import _thread
 
-            from live.corrections import inbox_for
+            from tabletop.live.corrections import inbox_for
 
             def say(text: str) -> None:
                 if status is not None:
@@ -133,10 +139,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             events_jsonl=args.events_jsonl,
             model=model,
             keep_corrections=None if scripted else corrections_file(),
-            zoom=args.zoom,
-            card_finder=args.card_finder,
-            card_reader=args.card_reader,
-            card_shrink=args.card_shrink,
+            detector_settings=model_settings,
             options=options if not args.source.startswith(SCENARIO_PREFIX) else None,
             on_event=show,
             board_url=board,

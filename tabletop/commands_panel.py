@@ -23,7 +23,7 @@ from typing import Any
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    from panel.settings import PanelSettings
+    from tabletop.panel.settings import PanelSettings
 
     given = {
         "database_url": args.database,
@@ -38,8 +38,8 @@ def _settings(args: argparse.Namespace) -> Any:
 
 
 def cmd_panel(args: argparse.Namespace) -> int:
-    from panel.service import PanelService
-    from panel.store import EventStore
+    from tabletop.panel.service import PanelService
+    from tabletop.panel.store import EventStore
 
     settings = _settings(args)
     service = PanelService(EventStore(settings.database_url), settings.turn_seconds)
@@ -65,7 +65,7 @@ def serve(settings: Any, service: Any = None, bus: Any = None, match_id: int | N
     """Run the panel until interrupted; with ``bus``, log its events to the match first."""
     import uvicorn
 
-    from panel.app import create_app
+    from tabletop.panel.app import create_app
 
     app = create_app(settings, service)
     if bus is not None:

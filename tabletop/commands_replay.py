@@ -62,7 +62,7 @@ def _players(text: str) -> tuple[str, ...]:
 
 
 def cmd_compose(args: argparse.Namespace) -> int:
-    replay = importlib.import_module("vision.replay")
+    replay = importlib.import_module("tabletop.vision.replay")
     if args.fps <= 0:
         raise ValueError(f"--fps must be positive, not {args.fps!r}")
     extra: dict[str, Any] = {}

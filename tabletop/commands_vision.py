@@ -32,11 +32,6 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                         help="name card indices with the model's card reader "
                              "(NAME.cards.reader.onnx; default: on when the file is there) "
                              "or with the reader that names tiles (off)")
-    parser.add_argument("--card-shrink", dest="card_shrink", type=float, default=None,
-                        help="a third card-finder pass at this fraction of the input size, "
-                             "for card indices too large for the other two (a close camera; "
-                             "0.25..1, default 1: off; 0.667 read 0.004-0.008 more rendered "
-                             "card indices at a little less precision)")
 
 
 def add_adapted_option(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +63,7 @@ def model_path(model: str | None, adapted: str | None) -> Any:
 def _vision(module: str) -> Any:
     """A vision module, imported when a command runs.  Through importlib, so that
     type-checking the command line does not need numpy, OpenCV or torch."""
-    return importlib.import_module(f"vision.{module}")
+    return importlib.import_module(f"tabletop.vision.{module}")
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
@@ -101,22 +96,30 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
+DETECTOR_OPTIONS = ("imgsz", "confidence", "views", "zoom", "card_turns", "card_finder",
+                    "card_reader")
+"""The ``vision.detector.DetectorSettings`` fields that model options set (each option's
+``dest`` is its field's name)."""
+
+
+def detector_settings(args: argparse.Namespace) -> Any:
+    """The ``vision.detector.DetectorSettings`` of the model options in ``args`` (those a
+    command has and was given; the rest keep the settings' defaults)."""
+    given = {name: getattr(args, name) for name in DETECTOR_OPTIONS
+             if getattr(args, name, None) is not None}
+    return _vision("detector").DetectorSettings(**given)
+
+
 def _detector(args: argparse.Namespace) -> Any:
-    """The model the --model, --imgsz, --conf, --views, --zoom, --card-turns,
-    --card-scorer, --card-finder, --card-reader and --card-shrink options name."""
+    """The model the --model and --adapted options name, run as the other model options
+    say (:func:`detector_settings`)."""
     model = model_path(args.model, getattr(args, "adapted", None))
-    return _vision("detector").Detector(model, imgsz=args.imgsz, confidence=args.conf,
-                                        views=args.views, zoom=args.zoom,
-                                        card_turns=args.card_turns,
-                                        card_scorer=args.card_scorer,
-                                        card_finder=args.card_finder,
-                                        card_reader=args.card_reader,
-                                        card_shrink=args.card_shrink)
+    return _vision("detector").Detector(model, detector_settings(args))
 
 
 def _run_facts(detector: Any) -> dict[str, Any]:
     return {"model": str(detector.path), "card_finder": detector.card_finder_way,
-            "card_reader": detector.card_reader_way, "card_shrink": detector.card_shrink}
+            "card_reader": detector.card_reader_way}
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -178,8 +181,8 @@ def cmd_detect(args: argparse.Namespace) -> int:
 def cmd_train(args: argparse.Namespace) -> int:
     if args.stage == "reader":
         return _train_reader(args)
-    train = _vision("detector").train
-    best = train(
+    training = _vision("training")
+    best = training.train(
         args.data,
         args.out,
         epochs=args.epochs,
@@ -197,7 +200,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         warmup_epochs=args.warmup,
     )
     if args.export:
-        best = _vision("detector").export_onnx(best)
+        best = training.export_onnx(best)
     print(json.dumps({"weights": str(best)}) if args.json else f"weights: {best}")
     return 0
 
@@ -254,7 +257,8 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     def model_args(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--model", default=None, help="a .pt or .onnx file (default: models/)")
         sub.add_argument("--imgsz", type=int, default=None, help="inference size")
-        sub.add_argument("--conf", type=float, default=0.25, help="confidence threshold")
+        sub.add_argument("--conf", dest="confidence", type=float, default=0.25,
+                         help="confidence threshold")
         sub.add_argument("--views", type=int, default=1,
                          help="nudged crops the reader averages per box (1..5, default "
                               "1; more costs that many times the reader's time)")
@@ -266,10 +270,6 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                               "or 4; default 2: as found and upside down; 4 read 0.004-0.009 "
                               "more rendered card indices at higher precision but one "
                               "fewer real one, and is about 7%% slower)")
-        sub.add_argument("--card-scorer", dest="card_scorer", action="store_true",
-                         help="keep faint card indices by the model's card scorer "
-                              "(NAME.scorer.json; more found on rendered sets, fewer on "
-                              "the real photos, so off by default)")
         add_card_model_options(sub)
         add_adapted_option(sub)
         sub.add_argument("--json", action="store_true")
@@ -327,9 +327,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                        "exported reader .onnx (models/tabletop.reader.onnx: fine-tune the "
                        "shipped one)")
     train.add_argument("--widths", type=_widths, default=None,
-                       help="reader: the seven conv blocks' channels, comma-separated (default: "
-                       "--init's, else 16,32,48,48,96,96,128); wider than --init's, the "
-                       "run starts from --init widened, reading as it did")
+                       help="reader: the seven conv blocks' channels of a reader trained "
+                       "afresh, comma-separated (default 16,32,48,48,96,96,128); a run from "
+                       "--init keeps --init's")
     train.add_argument("--export", action="store_true", help="also write an ONNX copy")
     train.add_argument("--resume", action="store_true", help="go on from OUT/train/weights/last.pt")
     train.add_argument("--json", action="store_true")

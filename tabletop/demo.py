@@ -24,10 +24,10 @@ import json
 from importlib import resources
 from typing import Any
 
-from engine.match import Match
-from engine.rounds import RoundInput, RoundResult, round_from_json, score_round
-from engine.variants import find_variant
-from live.events import describe_event
+from tabletop.engine.match import Match
+from tabletop.engine.rounds import RoundInput, RoundResult, round_from_json, score_round
+from tabletop.engine.variants import find_variant
+from tabletop.live.events import describe_event
 
 SAMPLES = ("remi-evening.json", "rommee-club.json", "sabra-kitchen.json")
 SCENARIOS = ("sabra.json", "rommee.json")
@@ -37,7 +37,7 @@ SAMPLE_VIDEO = "sabra"
 
 
 def play_scenario(name: str) -> tuple[Any, list[dict[str, Any]]]:
-    from live.scenario import replay
+    from tabletop.live.scenario import replay
 
     scenario = load_scenario_sample(name)
     _, events = replay(scenario)
@@ -107,11 +107,11 @@ def run_demo_with_panel(speed: float = 1.0, linger: bool = True, scripted: bool 
     import time
     from pathlib import Path
 
-    from live.bus import EventBus
-    from live.game import Game
-    from live.scenario import apply_step
-    from panel.embed import start_panel
-    from panel.settings import PanelSettings
+    from tabletop.live.bus import EventBus
+    from tabletop.live.game import Game
+    from tabletop.live.scenario import apply_step, game_options
+    from tabletop.panel.embed import start_panel
+    from tabletop.panel.settings import PanelSettings
 
     names = SCENARIOS if scripted else (f"{SAMPLE_VIDEO}.json",)
     for name in names:
@@ -128,7 +128,7 @@ def run_demo_with_panel(speed: float = 1.0, linger: bool = True, scripted: bool 
         )
         print(f"{scenario.variant.name}: open {panel.url} (playing at {speed}x)", flush=True)
         if scripted:
-            game = Game(scenario.variant, scenario.players, bus, options=scenario.options)
+            game = Game(scenario.variant, scenario.players, bus, options=game_options(scenario))
             clock = 0.0
             for step in scenario.steps:
                 time.sleep(max(0.0, (step.t - clock) / speed))
@@ -145,7 +145,7 @@ def run_demo_with_panel(speed: float = 1.0, linger: bool = True, scripted: bool 
 
 
 def load_scenario_sample(name: str) -> Any:
-    from live.scenario import scenario_from_json
+    from tabletop.engine.scenario import scenario_from_json
 
     text = resources.files("tabletop").joinpath("samples", "scenarios", name).read_text("utf-8")
     return scenario_from_json(json.loads(text))
@@ -159,20 +159,21 @@ def play_sample_video(bus: Any, *, frame_path: Any = None, speed: float | None =
                       status: Any = None, model: str | None = None) -> Any:
     """The sample video through the camera pipeline with the shipped model (or ``model``);
     every event goes to ``bus``.  ``speed``: pace the frames at that many times the video's
-    clock (None: as fast as the model reads).  ``status``: a :class:`live.status.StatusLine`
-    told of every frame.  Returns the :class:`live.oracle.Replay`."""
+    clock (None: as fast as the model reads).  ``status``: a
+    :class:`tabletop.live.status.StatusLine` told of every frame.  Returns the
+    :class:`tabletop.live.oracle.Replay`."""
     import importlib
     import time
 
-    from live.oracle import replay_video
-    from live.run import FrameWriter
+    from tabletop.live.oracle import replay_video
+    from tabletop.live.run import FrameWriter
 
     scenario = load_scenario_sample(f"{SAMPLE_VIDEO}.json")
     # imported by name, as tabletop.commands_vision does: the type checker stays out of the
     # model adapter's optional backends
     # the live pipeline's detector: the model looks only where the table changed
-    detector = importlib.import_module("vision.incremental").IncrementalDetector(
-        importlib.import_module("vision.detector").Detector(model))
+    detector = importlib.import_module("tabletop.vision.incremental").IncrementalDetector(
+        importlib.import_module("tabletop.vision.detector").Detector(model))
     write_frame = FrameWriter(frame_path) if frame_path is not None else None
     started = time.monotonic()
 
@@ -204,8 +205,8 @@ def run_demo_video(as_json: bool = False, quiet: bool = False) -> int:
     """``tabletop demo``: the sample video through the model to a scored round."""
     import sys
 
-    from live.bus import EventBus
-    from live.status import StatusLine
+    from tabletop.live.bus import EventBus
+    from tabletop.live.status import StatusLine
 
     scenario = load_scenario_sample(f"{SAMPLE_VIDEO}.json")
     players = scenario.players

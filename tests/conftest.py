@@ -21,7 +21,7 @@ def _data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 def emulator_built() -> None:
     """The board firmware and its simavr runner, built; skipped where the AVR toolchain
     is missing (CI installs it and must not skip)."""
-    from device.emulator import build, toolchain_missing
+    from tabletop.device.emulator import build, toolchain_missing
 
     missing = toolchain_missing()
     if missing:

@@ -3,7 +3,7 @@
 Tile sets and decks differ in fonts and colours; a few labelled photos of the set
 on the table teach the shipped model what it looks like.  :func:`adapt` works on
 the CPU in a few minutes, starting from the shipped ONNX files, and writes a
-complete model folder that :class:`vision.detector.Detector` loads as
+complete model folder that :class:`tabletop.vision.detector.Detector` loads as
 ``Detector(DIR / "tabletop.onnx")``:
 
 * ``tabletop.onnx``, ``tabletop.cards.onnx``: the base model's finders, their
@@ -16,7 +16,6 @@ complete model folder that :class:`vision.detector.Detector` loads as
   base's when the photos label no tile;
 * ``tabletop.cards.reader.onnx``: the card reader fine-tuned on the photos'
   card indices, or the base's when they label none;
-* ``tabletop.scorer.json``: the base's, copied;
 * ``adapted.json``: what was done (base model, photos, label counts, box fits,
   steps, time, date).
 
@@ -25,11 +24,11 @@ What the readers are taught, per labelled photo (:func:`photo_crops`):
 * a crop of every labelled box, cut as the reader's training crops are
   (:data:`vision.reader_training.STORED_CONTEXT` around the box, re-cut to the
   reader's 64 x 64 crop at :data:`vision.crops.CONTEXT` with random jitter while
-  training, :func:`vision.reader_training._augment`), card indices also at a
+  training, :func:`tabletop.vision.reader_training._augment`), card indices also at a
   random quarter turn (:data:`TURNED_KINDS`);
 * a crop of every box the base finder gives on the photo (at confidence
   :data:`FINDER_CONFIDENCE`), labelled by its overlap with the labels
-  (:func:`vision.reader_training.label_found`): the boxes the reader will be
+  (:func:`tabletop.vision.reader_training.label_found`): the boxes the reader will be
   handed, slightly off the labelled ones, and the finder's false alarms as
   ``none`` so that the adapted reader keeps rejecting them;
 * a few crops of bare table (``none``), as in the reader's training;
@@ -75,9 +74,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.detections import Detections, ImageDetections, read_jsonl
-from vision.labels import CARD_RANKS, CARD_SUITS, JOKER, TILE_COLOURS, Kind, class_id, kind_of
-from vision.reader import NONE_INDEX, READER_CLASSES
+from tabletop.paths import adapted_models_dir
+from tabletop.vision.detections import Detections, ImageDetections, read_jsonl
+from tabletop.vision.labels import (
+    CARD_RANKS,
+    CARD_SUITS,
+    JOKER,
+    TILE_COLOURS,
+    Kind,
+    class_id,
+    kind_of,
+)
+from tabletop.vision.reader import NONE_INDEX, READER_CLASSES
 
 MODEL_NAME = "tabletop"
 """The stem of the files of an adapted model folder: ``DIR/tabletop.onnx`` and its siblings."""
@@ -223,7 +231,7 @@ class CropSet:
         return len(self.labels)
 
     def arrays(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-        from vision.reader_training import STORED_SIZE
+        from tabletop.vision.reader_training import STORED_SIZE
 
         if not self.images:
             return np.zeros((0, STORED_SIZE, STORED_SIZE, 3), np.uint8), np.zeros(0, np.int64)
@@ -239,7 +247,7 @@ def _kind_of_class(index: int) -> str | None:
     """The kind a reader class belongs to (None for ``none``)."""
     if index == NONE_INDEX:
         return None
-    from vision.labels import label_of
+    from tabletop.vision.labels import label_of
 
     return label_of(index)[1]
 
@@ -248,8 +256,13 @@ def photo_crops(image: npt.NDArray[np.uint8], truth: Detections, found: Detectio
                 seed: int, partial: bool = False) -> dict[str, CropSet]:
     """The crops one labelled photo gives each reader (see the module's docstring):
     ``{"tile": ..., "card": ...}``.  ``found``: the base finder's boxes on it."""
-    from vision.crops import crop
-    from vision.reader_training import STORED_CONTEXT, STORED_SIZE, label_found, stored_crops
+    from tabletop.vision.crops import crop
+    from tabletop.vision.reader_training import (
+        STORED_CONTEXT,
+        STORED_SIZE,
+        label_found,
+        stored_crops,
+    )
 
     out = {"tile": CropSet(), "card": CropSet()}
     classes = [class_id(label, kind) for label, kind in zip(truth.labels, truth.kinds,
@@ -296,10 +309,10 @@ def _torch() -> Any:
 def rehearsal_crops(kind: str, scenes: int = REHEARSAL_SCENES, seed: int = REHEARSAL_SEED,
                     size: tuple[int, int] = REHEARSAL_SIZE) -> CropSet:
     """Stored crops of rendered scenes of ``kind`` (``tile`` or ``card``): every labelled
-    item and some bare table, as :mod:`vision.reader_training` cuts them.  The same
+    item and some bare table, as :mod:`tabletop.vision.reader_training` cuts them.  The same
     arguments give the same crops."""
-    from vision.reader_training import stored_crops
-    from vision.synth.scene import render_scene
+    from tabletop.vision.reader_training import stored_crops
+    from tabletop.vision.synth.scene import render_scene
 
     out = CropSet()
     for index in range(scenes):
@@ -320,14 +333,14 @@ def fine_tune(reader: str | Path, images: npt.NDArray[np.uint8], labels: npt.NDA
     """Fine-tune the exported reader at ``reader`` on stored crops and export the result
     to ``out``; returns it and the number of training steps.
 
-    The net starts as the file reads (:func:`vision.reader_training.net_from_onnx`,
+    The net starts as the file reads (:func:`tabletop.vision.reader_training.net_from_onnx`,
     its batchnorm statistics taken from these crops and then kept: a few hundred crops
     give batches too small to re-estimate them), and every batch is re-cut with the
     reader's training jitter; with ``turns`` each crop is also turned by a random
     quarter turn (:data:`TURNED_KINDS`).  Each step takes ``batch`` of the crops and,
     with ``rehearsal``, as many of those (rendered crops of every label, so that labels
     the photos lack are not forgotten)."""
-    from vision.reader_training import _as_tensor, _augment, export_onnx, net_from_onnx
+    from tabletop.vision.reader_training import _as_tensor, _augment, export_onnx, net_from_onnx
 
     torch = _torch()
     torch.set_num_threads(os.cpu_count() or 1)
@@ -439,7 +452,7 @@ def box_pairs(found: Detections, truth: Detections, kind: str
               ) -> list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]:
     """(finder box, labelled box) of every labelled item of ``kind`` that a finder box of
     its kind overlaps by :data:`BOX_PAIR_IOU` or more (the one overlapping most)."""
-    from vision.detections import iou_matrix
+    from tabletop.vision.detections import iou_matrix
 
     mine, labelled = found.of_kind(kind), truth.of_kind(kind)  # type: ignore[arg-type]
     if not len(mine) or not len(labelled):
@@ -471,7 +484,7 @@ def fit_boxes(pairs: Sequence[tuple[Any, Any]]) -> BoxFit:
 
 def _overlaps(pairs: Sequence[tuple[Any, Any]], fit: BoxFit) -> npt.NDArray[np.float64]:
     """Each pair's IoU once ``fit`` moves the finder's box."""
-    from vision.detections import iou_matrix
+    from tabletop.vision.detections import iou_matrix
 
     if not pairs:
         return np.zeros(0)
@@ -484,8 +497,8 @@ def _overlaps(pairs: Sequence[tuple[Any, Any]], fit: BoxFit) -> npt.NDArray[np.f
 def fitted_boxes(pairs: Sequence[tuple[Any, Any]]) -> BoxFit:
     """:func:`fit_boxes`, kept only where it helps: where the pairs overlap more on
     average with the fit than without, and no fewer of them by IoU 0.5 (what
-    :mod:`vision.evaluate` counts as found)."""
-    from vision.evaluate import IOU_THRESHOLD
+    :mod:`tabletop.vision.evaluate` counts as found)."""
+    from tabletop.vision.evaluate import IOU_THRESHOLD
 
     fit = fit_boxes(pairs)
     if fit.is_identity:
@@ -515,7 +528,7 @@ def fitted_finder(source: str | Path, out: str | Path, fits: dict[str, BoxFit]) 
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
-    from vision.detector import FINDER_NAMES
+    from tabletop.vision.detector import FINDER_NAMES
 
     model = onnx.load(str(source))
     graph = model.graph
@@ -591,17 +604,15 @@ def constant_split(graph: Any, pieces: int) -> str:
 # --- the model folder ------------------------------------------------------------------------
 def model_files(finder: Path) -> dict[str, Path]:
     """The files of the two-stage model whose finder is ``finder``, by role."""
-    from vision.detector import card_finder_path, card_reader_path, reader_path
-    from vision.scoring import scorer_path
+    from tabletop.vision.detector import card_finder_path, card_reader_path, reader_path
 
     return {"finder": finder, "reader": reader_path(finder),
-            "card_finder": card_finder_path(finder), "card_reader": card_reader_path(finder),
-            "scorer": scorer_path(finder)}
+            "card_finder": card_finder_path(finder), "card_reader": card_reader_path(finder)}
 
 
 def adapted_model(folder: str | Path) -> Path:
     """The finder file of an adapted model folder (``DIR/tabletop.onnx``, what
-    :class:`vision.detector.Detector` takes); AdaptError when ``folder`` is not one."""
+    :class:`tabletop.vision.detector.Detector` takes); AdaptError when ``folder`` is not one."""
     folder = Path(folder)
     finder = folder / f"{MODEL_NAME}.onnx"
     if not (folder / ADAPTED_INFO).is_file() or not finder.is_file():
@@ -612,9 +623,7 @@ def adapted_model(folder: str | Path) -> Path:
 
 def default_adapted_dir() -> Path:
     """Where ``tabletop adapt`` writes without ``--out``: the active set's model in the
-    user data folder (``live.paths.adapted_models_dir()``)."""
-    from live.paths import adapted_models_dir
-
+    user data folder (``tabletop.paths.adapted_models_dir()``)."""
     return adapted_models_dir() / DEFAULT_ADAPTED_NAME
 
 
@@ -638,7 +647,7 @@ def _check_out(out: Path) -> None:
 def base_finder(base_model: str | Path | None = None) -> Path:
     """The finder file of the model to adapt: ``base_model`` (a two-stage ``.onnx``
     finder, or an adapted model folder) or the shipped ``models/tabletop.onnx``."""
-    from vision.detector import DEFAULT_MODELS
+    from tabletop.vision.detector import DEFAULT_MODELS
 
     finder = Path(base_model) if base_model is not None else DEFAULT_MODELS[0]
     if finder.is_dir():
@@ -726,9 +735,9 @@ def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
     _check_out(out)
     base = _base_files(base_model)
     photos = read_labelled(annotation_files)
-    from vision.detector import DEFAULT_CONFIDENCE, Detector
+    from tabletop.vision.detector import DEFAULT_CONFIDENCE, Detector, DetectorSettings
 
-    finder = Detector(base["finder"], confidence=FINDER_CONFIDENCE)
+    finder = Detector(base["finder"], DetectorSettings(confidence=FINDER_CONFIDENCE))
     labels: Counter[str] = Counter()
     items: Counter[str] = Counter()
     seen: list[tuple[Detections, Detections]] = []
@@ -783,11 +792,11 @@ def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
             shares[role] = round(share, 3)
             crop_counts[role] = len(images)
         moved = any(not fit.is_identity for fit in fits.values())
-        for role in ("finder", "card_finder", "scorer"):
+        for role in ("finder", "card_finder"):
             if not base[role].is_file():
                 continue
             target = staging / model_files(staging / f"{MODEL_NAME}.onnx")[role].name
-            if moved and role != "scorer":
+            if moved:
                 fitted_finder(base[role], target, fits)
                 steps.setdefault(role, 0)
             else:
@@ -969,7 +978,7 @@ def layout_record(photo: str | Path, order: str | Sequence[Sequence[str]] = "til
     if image is None:
         raise AdaptError(f"cannot read the layout photo {str(photo)!r}")
     if detector is None:
-        from vision.detector import Detector
+        from tabletop.vision.detector import Detector
 
         detector = Detector()
     try:
@@ -988,7 +997,7 @@ def layout_to_jsonl(photos: Sequence[str | Path], out: str | Path,
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     if detector is None:
-        from vision.detector import Detector
+        from tabletop.vision.detector import Detector
 
         detector = Detector()
     lines = [json.dumps(layout_record(photo, order, detector, kind, out.parent).to_json(

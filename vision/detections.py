@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.labels import KINDS, Kind, normalise_label
+from tabletop.vision.labels import KINDS, Kind, normalise_label
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -125,7 +125,7 @@ class Detections:
     the labels of its kind it found most probable and :data:`NONE_LABEL` (read-only
     mappings, largest first).  Each lies in [0, 1], they sum to at most 1, and the
     item's label is among them and no other label is more probable (``none`` may be:
-    a card scorer keeps an index its reader doubted).  A confidence is not one of
+    an item's label need not be the one its reader chose).  A confidence is not one of
     them: the detector's is the finder's times the reader's.  None: the items were
     not read so (ground truth, the oracle, a one-stage model).  Joined with read
     items (:meth:`concatenate`, :meth:`from_items`), an item without alternatives
@@ -351,7 +351,7 @@ def _parse_alternatives(listed: Any) -> dict[str, Any]:
 
 
 def _guess_kind(label: str) -> str:
-    from vision.labels import kind_of
+    from tabletop.vision.labels import kind_of
 
     try:
         return kind_of(label)

@@ -1,13 +1,14 @@
 """The one adapter to the detection model: ultralytics (.pt) or ONNX Runtime (.onnx).
 
 Nothing here downloads anything: ``YOLO_OFFLINE=1`` is set before ultralytics
-is imported, models are local files, training starts from a yaml architecture.
-The rest of the project sees only :class:`Detector` and :class:`Detections`.
+is imported and models are local files.  The rest of the project sees only
+:class:`Detector`, its :class:`DetectorSettings` and :class:`Detections`;
+training and export are in :mod:`tabletop.vision.training`.
 
-A model is one-stage (a YOLO with every label of :mod:`vision.labels`) or
+A model is one-stage (a YOLO with every label of :mod:`tabletop.vision.labels`) or
 two-stage, as shipped: a YOLO *finder* with the classes ``tile`` and ``card``
 and, beside it as ``NAME.reader.onnx``, the crop classifier of
-:mod:`vision.reader` that names each found box.  A two-stage model may also
+:mod:`tabletop.vision.reader` that names each found box.  A two-stage model may also
 have a card finder (``NAME.cards.onnx``, more card-index boxes) and a card
 reader (``NAME.cards.reader.onnx``, which names the card-index boxes while the
 reader names the tiles).
@@ -19,18 +20,30 @@ import ast
 import math
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from vision.detections import EDGE_PX, Detections, iou_matrix, without_duplicates
-from vision.labels import CLASS_NAMES, label_of
+from tabletop.vision.detections import EDGE_PX, Detections, iou_matrix, without_duplicates
+from tabletop.vision.labels import CLASS_NAMES, label_of
+from tabletop.vision.reader import (
+    DEFAULT_CARD_TURNS,
+    READER_CLASSES,
+    Reader,
+    alternatives,
+    check_card_turns,
+    check_views,
+    decide,
+)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_MODELS = (REPO_ROOT / "models" / "tabletop.onnx", REPO_ROOT / "models" / "tabletop.pt")
-"""Looked for in this order when no ``--model`` is given."""
+SHIPPED_MODELS = Path(__file__).resolve().parent.parent / "models"
+"""The package ``tabletop.models``: ``models/`` in a checkout, ``tabletop/models`` installed."""
+DEFAULT_MODELS = (SHIPPED_MODELS / "tabletop.onnx", SHIPPED_MODELS / "tabletop.pt")
+"""Looked for in this order when no ``--model`` is given (the ``.pt`` file, for training,
+is only in a checkout)."""
 DEFAULT_CONFIDENCE = 0.25
 LOOK_AGAIN_REGION = 5.0
 """How many item sizes across the region is that :meth:`Detector.look_again` runs the
@@ -53,23 +66,8 @@ DEFAULT_ZOOM = 1.5
 passes' boxes are merged.  A YOLO finds well only a band of object sizes: at
 960 the shipped finder misses most card indices under 16 pixels of the frame
 and two fifths of those at 16-32, while at 1440 it finds more of them but fewer of
-the largest tiles (models/README.md, "Session 12").  1 turns the second pass off."""
+the largest tiles (models/README.md).  1 turns the second pass off."""
 MAX_ZOOM = 3.0
-DEFAULT_CARD_SHRINK = 1.0
-"""The card finder's third pass, at this fraction of the input size, is off by
-default (1).  At 2/3 (640 for 960) it boxes card indices too large for the other
-two passes: both finders box 0.97-0.98 of rendered card indices 14-50 pixels
-across, but 0.94 of those 50-70 and 0.75 of larger ones (close-ups).  On two
-fresh rendered sets it gained 0.0045 and 0.0042 of identity but lost 0.0004 of
-precision on one, so the rule written before it ran kept it off
-(models/README.md, session 17); ``--card-shrink 0.667`` turns it on."""
-MIN_CARD_SHRINK = 0.25
-SHRUNK_CARD_MIN_SIDE = 30.0
-"""The shrunk pass keeps card-index boxes at least this many frame pixels across
-(on their shorter side): smaller ones are the other passes' to find."""
-SHRUNK_CARD_MIN_CONFIDENCE = 0.4
-"""... and of at least this finder confidence, so that it replaces the other
-passes' boxes or adds its own only where it is sure."""
 ZOOM_TILE_LIMIT = 128
 """The zoomed pass keeps tile boxes shorter than this many pixels of its own
 input: larger ones are the base pass's to find, and there the zoomed pass
@@ -80,7 +78,8 @@ class ModelError(ValueError):
     """A model that is missing, unreadable or trained on other labels."""
 
 
-def _offline() -> None:
+def offline_ultralytics() -> None:
+    """Keep ultralytics from reaching the network (and quiet); call before importing it."""
     os.environ["YOLO_OFFLINE"] = "1"
     os.environ.setdefault("YOLO_VERBOSE", "False")
 
@@ -177,26 +176,6 @@ def check_zoom(zoom: float) -> float:
     if not 1.0 <= zoom <= MAX_ZOOM:
         raise ValueError(f"zoom must be from 1 (no second pass) to {MAX_ZOOM:g}, not {zoom!r}")
     return float(zoom)
-
-
-def check_card_shrink(shrink: float) -> float:
-    """``shrink`` if it is a usable third-pass fraction, else ValueError."""
-    if not MIN_CARD_SHRINK <= shrink <= 1.0:
-        raise ValueError(f"card shrink must be from {MIN_CARD_SHRINK:g} to 1 (no third "
-                         f"pass), not {shrink!r}")
-    return float(shrink)
-
-
-def large_card_boxes(shrunk: Detections, min_side: float = SHRUNK_CARD_MIN_SIDE,
-                     min_confidence: float = SHRUNK_CARD_MIN_CONFIDENCE) -> Detections:
-    """The shrunk pass's card-index boxes worth joining to the other passes' (frame
-    pixels): at least ``min_side`` across and ``min_confidence`` sure."""
-    if len(shrunk) == 0:
-        return shrunk
-    sides = np.minimum(shrunk.boxes[:, 2] - shrunk.boxes[:, 0],
-                       shrunk.boxes[:, 3] - shrunk.boxes[:, 1])
-    return shrunk[(np.asarray(shrunk.kinds) == "card") & (sides >= min_side)
-                  & (shrunk.confidences >= min_confidence)]
 
 
 def merge_zoomed(base: Detections, zoomed: Detections, zoomed_scale: float,
@@ -312,14 +291,14 @@ class UltralyticsFinder:
     """A YOLO's ultralytics weights (.pt), run by ultralytics' ``predict`` on PyTorch."""
 
     def __init__(self, path: Path, device: str | None) -> None:
-        _offline()
+        offline_ultralytics()
         try:
             from ultralytics import YOLO
         except ImportError:
             raise ModelError(
                 "a .pt model needs the 'train' extra: pip install 'tabletop[train]'") from None
         try:
-            self.yolo = YOLO(str(path), task="detect")
+            self.yolo: Any = YOLO(str(path), task="detect")
         except Exception as error:  # torch raises many kinds for a broken file
             raise ModelError(f"cannot load {str(path)!r}: {error}") from None
         self.device = device
@@ -341,80 +320,92 @@ class UltralyticsFinder:
                             image.shape[1], image.shape[0], finder)
 
 
+@dataclass(frozen=True)
+class DetectorSettings:
+    """How a :class:`Detector` runs its model; the defaults are the shipped pipeline's.
+    Each field is checked when the settings are made (ValueError)."""
+
+    imgsz: int | None = None
+    """The finder's input size on the frame's long side (None: the size stamped in the
+    model, else :data:`DEFAULT_IMGSZ`).  An ONNX model exported with a fixed input size
+    always runs at that size."""
+    confidence: float = DEFAULT_CONFIDENCE
+    """The least confidence a detection keeps: the finder's, and for a two-stage model
+    the finder's times the reader's as well."""
+    views: int = 1
+    """How many nudged crops the reader of a two-stage model averages per box
+    (:data:`vision.reader.VIEW_SHIFTS`), at that many times the reader's cost."""
+    zoom: float = DEFAULT_ZOOM
+    """The second finder pass's input size as a multiple of ``imgsz`` (1: one pass only,
+    as always for an ONNX model exported with a fixed input size)."""
+    card_turns: int = DEFAULT_CARD_TURNS
+    """How many turns of each card index's crop the reader averages (1, 2 or 4)."""
+    card_finder: str | None = None
+    """How the boxes of a second finder trained for card indices
+    (:func:`card_finder_path`) join the finder's (:data:`CARD_FINDER_WAYS`; None:
+    :data:`DEFAULT_CARD_FINDER` when the model has one, else ``off``).  It runs only on
+    frames where the finder boxed a card index, so tile-only tables neither pay for it
+    nor get its false card boxes."""
+    card_reader: str | None = None
+    """``on`` to name card-index boxes with the model's card reader
+    (:func:`card_reader_path`, a reader fine-tuned on card indices alone), ``off`` to
+    name them with the reader that names tiles (None: ``on`` when the model has one)."""
+    device: str | None = None
+    """The torch device a ``.pt`` model runs on (None: the CPU); ONNX Runtime runs on
+    the CPU."""
+
+    def __post_init__(self) -> None:
+        check_views(self.views)
+        check_card_turns(self.card_turns)
+        object.__setattr__(self, "zoom", check_zoom(self.zoom))
+        if self.card_finder is not None:
+            check_card_finder(self.card_finder)
+        if self.card_reader is not None:
+            check_card_reader(self.card_reader)
+
+
 class Detector:
     """A loaded model: ``detector(image_bgr) -> Detections`` in the image's pixels,
     with each item's ``alternatives`` when a reader named it (a two-stage model).
 
-    ``views``: how many nudged crops the reader of a two-stage model averages per
-    box (:data:`vision.reader.VIEW_SHIFTS`), at that many times the reader's cost.
-    ``zoom``: the second finder pass's input size as a multiple of ``imgsz``
-    (None for :data:`DEFAULT_ZOOM`; 1 for one pass only, and always 1 for an ONNX model
-    exported with a fixed input size).
-    ``card_turns``: how many turns of each card index's crop the reader averages
-    (None for :data:`vision.reader.DEFAULT_CARD_TURNS`; 1, 2 or 4).
-    ``card_scorer``: judge faint card-index boxes by the model's card scorer
-    (``NAME.scorer.json``, :mod:`vision.scoring`) when it has one.  Off by default:
-    it gained on rendered sets but lost real card indices (models/README.md).
-    ``card_finder``: how the boxes of a second finder trained for card indices
-    (:func:`card_finder_path`) join the finder's (:data:`CARD_FINDER_WAYS`; None for
-    :data:`DEFAULT_CARD_FINDER`, or ``off`` when the model has none).  It runs only
-    on frames where the finder boxed a card index, so tile-only tables neither pay
-    for it nor get its false card boxes.
-    ``card_shrink``: the card finder's third pass's input size as a fraction of
-    ``imgsz`` (None for :data:`DEFAULT_CARD_SHRINK`; 1 for none, as always for an
-    ONNX model exported with a fixed input size); its large, sure card-index boxes
-    (:func:`large_card_boxes`) join the others by non-maximum suppression.
-    ``card_reader``: ``on`` to name card-index boxes with the model's card reader
-    (:func:`card_reader_path`, a reader fine-tuned on card indices alone), ``off`` to
-    name them with the reader that names tiles (None: ``on`` when the model has one).
+    ``path``: the model file (None: the shipped one, :func:`default_model`); a
+    two-stage model's reader, card finder and card reader are found beside it.
+    ``settings``: how it runs (None: :class:`DetectorSettings`' defaults).
     """
 
-    def __init__(self, path: str | Path | None = None, imgsz: int | None = None,
-                 confidence: float = DEFAULT_CONFIDENCE, device: str | None = None,
-                 views: int = 1, zoom: float | None = None,
-                 card_turns: int | None = None, card_scorer: bool = False,
-                 card_finder: str | None = None, card_reader: str | None = None,
-                 card_shrink: float | None = None) -> None:
+    def __init__(self, path: str | Path | None = None,
+                 settings: DetectorSettings | None = None) -> None:
         self.path = Path(path) if path is not None else default_model()
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
-        self.confidence = confidence
-        self.device = device
-        from vision.reader import DEFAULT_CARD_TURNS, check_card_turns, check_views
-
-        self.views = check_views(views)
-        self.card_turns = check_card_turns(DEFAULT_CARD_TURNS if card_turns is None
-                                           else card_turns)
-        self.zoom = check_zoom(DEFAULT_ZOOM if zoom is None else zoom)
-        self.card_shrink = check_card_shrink(DEFAULT_CARD_SHRINK if card_shrink is None
-                                             else card_shrink)
-        self.use_scorer = card_scorer
-        self._card_reader_way = None if card_reader is None else check_card_reader(card_reader)
+        self.settings = settings if settings is not None else DetectorSettings()
         self._fixed_input = False
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
-            self._load_onnx(imgsz)
+            self._load_onnx()
         elif self.path.suffix == ".pt":
             self.backend = "ultralytics"
-            self._load_ultralytics(imgsz)
+            self._load_ultralytics()
         else:
             raise ModelError(f"model {str(self.path)!r}: want a .pt or .onnx file")
-        self._load_card_finder(card_finder)
+        self._load_card_finder(self.settings.card_finder)
 
-    def _load_ultralytics(self, imgsz: int | None) -> None:
-        self._finder: OnnxFinder | UltralyticsFinder = UltralyticsFinder(self.path, self.device)
+    def _load_ultralytics(self) -> None:
+        self._finder: OnnxFinder | UltralyticsFinder = UltralyticsFinder(
+            self.path, self.settings.device)
         self.classes = len(self._finder.names)
         self._load_reader(_check_names(self._finder.names, self.path))
-        self.imgsz = int(imgsz or self._finder.imgsz or DEFAULT_IMGSZ)
+        self.imgsz = int(self.settings.imgsz or self._finder.imgsz or DEFAULT_IMGSZ)
 
-    def _load_onnx(self, imgsz: int | None) -> None:
+    def _load_onnx(self) -> None:
         finder = OnnxFinder(self.path)
         self._finder = finder
         self.classes = len(finder.names) if finder.names is not None else len(CLASS_NAMES)
         self._load_reader(_check_names(finder.names, self.path) if finder.names is not None
                           else False)
         self._fixed_input = finder.fixed_input is not None
-        self.imgsz = int(finder.fixed_input or imgsz or finder.imgsz or DEFAULT_IMGSZ)
+        self.imgsz = int(finder.fixed_input or self.settings.imgsz or finder.imgsz
+                         or DEFAULT_IMGSZ)
 
     # --- the card finder of a two-stage model ------------------------------------------
     def _load_card_finder(self, way: str | None) -> None:
@@ -432,7 +423,7 @@ class Detector:
             raise ModelError(f"card finder {str(path)!r} is missing (or pass "
                              "--card-finder off)")
         self._card_finder = (OnnxFinder(path) if path.suffix == ".onnx"
-                             else UltralyticsFinder(path, self.device))
+                             else UltralyticsFinder(path, self.settings.device))
         if self._card_finder.names != list(FINDER_NAMES):
             raise ModelError(f"card finder {str(path)!r} has classes "
                              f"{self._card_finder.names}, not {list(FINDER_NAMES)}")
@@ -454,20 +445,12 @@ class Detector:
             return Detections.empty()
         return self._passes(image, self._card_finder_pass)
 
-    @property
-    def shrunk_imgsz(self) -> int | None:
-        """The card finder's third pass's input size, or None when there is none."""
-        if self._card_finder is None or self.card_shrink == 1.0 or self._fixed_input:
-            return None
-        return int(round(self.imgsz * self.card_shrink / 32) * 32)
-
     # --- the reader of a two-stage model ----------------------------------------------
     def _load_reader(self, two_stage: bool) -> None:
         self.reader: Any = None
         self.card_reader: Any = None
-        self.scorer: Any = None
         if not two_stage:
-            if self._card_reader_way == "on":
+            if self.settings.card_reader == "on":
                 raise ModelError(f"{str(self.path)!r} is a one-stage model; a card reader "
                                  "works beside a two-stage finder only")
             self.card_reader_way = "off"
@@ -476,26 +459,15 @@ class Detector:
         if not path.is_file():
             raise ModelError(f"{str(self.path)!r} is a two-stage finder, but its reader "
                              f"{str(path)!r} is missing")
-        from vision.reader import Reader
-
         try:
             self.reader = Reader(path)
         except Exception as error:
             raise ModelError(f"cannot load reader {str(path)!r}: {error}") from None
         self._load_card_reader()
-        from vision.scoring import CardScorer, ScorerError, scorer_path
-
-        if self.use_scorer and scorer_path(self.path).is_file():
-            try:
-                self.scorer = CardScorer.load(scorer_path(self.path))
-            except ScorerError as error:
-                raise ModelError(str(error)) from None
 
     def _load_card_reader(self) -> None:
-        from vision.reader import Reader
-
         path = card_reader_path(self.path)
-        way = self._card_reader_way or ("on" if path.is_file() else "off")
+        way = self.settings.card_reader or ("on" if path.is_file() else "off")
         self.card_reader_way = way
         if way == "off":
             return
@@ -518,53 +490,38 @@ class Detector:
         kinds = list(found.kinds)
         if self.card_reader is None:
             return self.reader.probabilities(  # type: ignore[no-any-return]
-                image, found.boxes, kinds, self.views, self.card_turns, shifts)
+                image, found.boxes, kinds, self.settings.views, self.settings.card_turns,
+                shifts)
         is_card = np.array([kind == "card" for kind in kinds])
-        from vision.reader import READER_CLASSES
-
         probabilities = np.zeros((len(kinds), len(READER_CLASSES)))
         for reader, rows in ((self.reader, ~is_card), (self.card_reader, is_card)):
             if rows.any():
                 probabilities[rows] = reader.probabilities(
                     image, found.boxes[rows], [k for k, r in zip(kinds, rows, strict=True)
-                                               if r], self.views, self.card_turns, shifts)
+                                               if r], self.settings.views,
+                    self.settings.card_turns, shifts)
         return probabilities
 
     def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:
         """Name every found box (:meth:`named`)."""
         if len(found) == 0:
             return found
-        return self.named(found, self.probabilities(image, found), image.shape[:2])
+        return self.named(found, self.probabilities(image, found))
 
-    def named(self, found: Detections, probabilities: npt.NDArray[np.float64],
-              frame_shape: tuple[int, ...]) -> Detections:
+    def named(self, found: Detections, probabilities: npt.NDArray[np.float64]
+              ) -> Detections:
         """The found boxes named by their reader ``probabilities``; those the reader calls
         ``none`` dropped.  The confidence is the finder's times the reader's, and must
-        pass the same threshold as the finder's alone; with a card scorer, a card
-        index's confidence is its score (:mod:`vision.scoring`) and it keeps its best
-        label.  Each box's alternatives are the reader's alone
-        (:func:`vision.reader.alternatives`), without the finder's confidence."""
+        pass the same threshold as the finder's alone.  Each box's alternatives are the
+        reader's alone (:func:`tabletop.vision.reader.alternatives`), without the finder's
+        confidence."""
         if len(found) == 0:
             return found
-        from vision.reader import alternatives, decide
-
         kinds = list(found.kinds)
         labels, scores = decide(probabilities, kinds)
         confidences = found.confidences * scores
         keep = np.array([label is not None for label in labels]) & (
-            confidences >= self.confidence)
-        cards = np.flatnonzero([kind == "card" for kind in kinds])
-        if self.scorer is not None and len(cards):
-            from vision.scoring import best_labels, card_features
-
-            card_labels, _ = best_labels(probabilities[cards], [kinds[i] for i in cards])
-            card_confidences = self.scorer(
-                card_features(found[cards], probabilities[cards], frame_shape[:2]),
-                DEFAULT_CONFIDENCE)
-            for i, label in zip(cards, card_labels, strict=True):
-                labels[i] = label
-            confidences[cards] = card_confidences
-            keep[cards] = card_confidences >= self.confidence
+            confidences >= self.settings.confidence)
         kept_kinds = tuple(k for k, kept in zip(found.kinds, keep, strict=True) if kept)
         return without_duplicates(Detections(
             found.boxes[keep],
@@ -625,9 +582,9 @@ class Detector:
     @property
     def zoom_imgsz(self) -> int | None:
         """The second pass's input size, or None when there is none."""
-        if self.zoom == 1.0 or self._fixed_input:
+        if self.settings.zoom == 1.0 or self._fixed_input:
             return None
-        return int(round(self.imgsz * self.zoom / 32) * 32)
+        return int(round(self.imgsz * self.settings.zoom / 32) * 32)
 
     def find(self, image: npt.NDArray[np.uint8]) -> Detections:
         """The first stage's boxes (a one-stage model's final ones), both passes
@@ -637,14 +594,8 @@ class Detector:
             return found
         cards = self.card_finder_boxes(image)
         if self.card_finder_way == "replace":
-            joined = Detections.concatenate([found[np.asarray(found.kinds) == "tile"], cards])
-        else:
-            joined = merge_boxes([found, cards])
-        shrunk_size = self.shrunk_imgsz
-        if shrunk_size is None:
-            return joined
-        large = large_card_boxes(self._card_finder_pass(image, shrunk_size))
-        return merge_boxes([joined, large]) if len(large) else joined
+            return Detections.concatenate([found[np.asarray(found.kinds) == "tile"], cards])
+        return merge_boxes([found, cards])
 
     def find_in(self, image: npt.NDArray[np.uint8], rect: Sequence[float]) -> Detections:
         """:meth:`find`'s boxes (frame pixels) of the items lying wholly inside ``rect``
@@ -672,11 +623,6 @@ class Detector:
                         [found[np.asarray(found.kinds) == "tile"], cards])
                 else:
                     found = merge_boxes([found, cards])
-                if self.shrunk_imgsz is not None:
-                    size = max(32, round(max(region.shape[:2]) * self.shrunk_imgsz
-                                         / frame_long))
-                    large = large_card_boxes(self._card_finder_pass(region, size))
-                    found = merge_boxes([found, large]) if len(large) else found
             if len(found):
                 found = Detections(found.boxes + np.array([x1, y1, x1, y1], np.float64),
                                    found.labels, found.kinds, found.confidences)
@@ -711,222 +657,12 @@ class Detector:
         return self._finder(image, size, self._floors(), self.reader is not None)
 
     def _floors(self) -> npt.NDArray[np.float64]:
-        """The least finder confidence kept, per class: the threshold, but a card
-        scorer's floor for card indices (it judges the faint ones itself)."""
-        floors = np.full(self.classes, self.confidence)
-        if self.scorer is not None:
-            floors[FINDER_NAMES.index("card")] = min(self.confidence,
-                                                     self.scorer.finder_floor)
-        return floors
-
-
-FINDER_YAML = Path(__file__).resolve().parent / "models" / "finder.yaml"
-
-
-MIN_CROPPED_SHARE = 0.6
-"""An item cut by a finder crop stays labelled when this much of its box is inside."""
-
-
-def kind_dataset(data: Path, out: Path, scale: float = 1.0, crop: int | None = None,
-                 seed: int = 0) -> Path:
-    """A copy of a rendered set for the finder, labels reduced to the kind (0 tile,
-    1 card).  Returns the new folder.
-
-    With ``scale`` and ``crop`` every image is resized by ``scale`` and one
-    ``crop``-pixel window of it (at a seeded random place) is kept: ultralytics
-    fits each training image into ``imgsz``, so a crop of that size trains the
-    finder at ``scale`` of the rendered resolution for the price of ``imgsz``.
-    Small card indices stay large enough to find.  Items cut by the window keep
-    their label when ``MIN_CROPPED_SHARE`` of their box is inside it.
-    """
-    import shutil
-
-    from vision.detections import read_jsonl
-    from vision.synth.dataset import yolo_lines
-
-    def class_of(_label: str, kind: str) -> int:
-        return FINDER_NAMES.index(kind)
-
-    target = out / data.name
-    (target / "labels").mkdir(parents=True, exist_ok=True)
-    (target / "images").mkdir(parents=True, exist_ok=True)
-    records = read_jsonl(data / "annotations.jsonl")
-    if crop is None:
-        # Hard links, not a linked folder: ultralytics resolves links and would
-        # find the item labels beside the real images.
-        for image in (data / "images").iterdir():
-            copy = target / "images" / image.name
-            if not copy.exists():
-                try:
-                    copy.hardlink_to(image)
-                except OSError:
-                    shutil.copy2(image, copy)
-        for record in records:
-            lines = yolo_lines(record.detections, record.width, record.height, class_of)
-            stem = Path(record.image).stem
-            (target / "labels" / f"{stem}.txt").write_text("".join(f"{x}\n" for x in lines))
-        return target
-    import cv2
-
-    rng = np.random.default_rng(seed)
-    for record in records:
-        picture = cv2.imread(str(data / record.image), cv2.IMREAD_COLOR)
-        if picture is None:
-            raise ValueError(f"cannot read {str(data / record.image)!r}")
-        if scale != 1.0:
-            picture = cv2.resize(picture, (round(picture.shape[1] * scale),
-                                           round(picture.shape[0] * scale)),
-                                 interpolation=cv2.INTER_AREA)
-        h, w = picture.shape[:2]
-        cw, ch = min(crop, w), min(crop, h)
-        x0 = int(rng.integers(0, w - cw + 1))
-        y0 = int(rng.integers(0, h - ch + 1))
-        window = picture[y0 : y0 + ch, x0 : x0 + cw]
-        found = record.detections
-        shifted = found.boxes * scale - [x0, y0, x0, y0]
-        clipped = shifted.copy()
-        clipped[:, [0, 2]] = clipped[:, [0, 2]].clip(0, cw)
-        clipped[:, [1, 3]] = clipped[:, [1, 3]].clip(0, ch)
-        inside = (clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1])
-        keep = inside >= MIN_CROPPED_SHARE * np.maximum(found.areas * scale * scale, 1e-9)
-        chosen = found.filter(keep)
-        kept = Detections(clipped[keep], chosen.labels, chosen.kinds, chosen.confidences)
-        stem = Path(record.image).stem
-        cv2.imwrite(str(target / "images" / f"{stem}.jpg"), window,
-                    [cv2.IMWRITE_JPEG_QUALITY, 95])
-        lines = yolo_lines(kept, cw, ch, class_of)
-        (target / "labels" / f"{stem}.txt").write_text("".join(f"{x}\n" for x in lines))
-    return target
-
-
-def training_yaml(data: Path | Sequence[Path], out: Path, val: Path | None,
-                  names: Sequence[str] = CLASS_NAMES) -> Path:
-    """A data.yaml with absolute paths (ultralytics resolves relative ones elsewhere);
-    several training folders are listed together."""
-    import json
-
-    folders = [data] if isinstance(data, Path) else list(data)
-    if not folders:
-        raise ValueError("no training folder given")
-    for folder in (*folders, *( [val] if val else [])):
-        if not (folder / "images").is_dir():
-            raise ValueError(f"{str(folder)!r} has no images/ folder (make one with "
-                             "'tabletop synth')")
-    listed = "\n".join(f"  {i}: {json.dumps(name)}" for i, name in enumerate(names))
-    train_images = [str(folder / "images") for folder in folders]
-    text = (f"train: {json.dumps(train_images[0] if len(folders) == 1 else train_images)}\n"
-            f"val: {json.dumps(str((val or folders[0]) / 'images'))}\n"
-            f"nc: {len(names)}\nnames:\n{listed}\n")
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / "data.yaml"
-    path.write_text(text)
-    return path
-
-
-def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int = 100,
-          imgsz: int = 960, model: str | None = None, resume: bool = False,
-          val: str | Path | None = None, batch: int = 16, workers: int | None = None,
-          device: str | None = None, seed: int = 0, patience: int = 50, finder: bool = False,
-          cache: bool = False, scale: float = 1.0, warmup_epochs: float | None = None) -> Path:
-    """Train (or resume) a detector; returns the best weights' path.
-
-    ``finder`` trains the two-class finder of the two-stage model (its reader is
-    trained by :mod:`vision.reader_training`); otherwise one detector with every
-    label.  Starts from an architecture yaml, so no weights are downloaded.
-    Flips are off: a mirrored numeral is not a numeral.  Runs on CUDA when it is
-    there.  ``data`` may be several rendered folders, trained on together.
-
-    A finder with ``scale`` below 1 trains on ``imgsz`` crops of its images
-    resized by ``scale`` (see :func:`kind_dataset`); the frame size it should
-    then be run at (the rendered frame's long side times ``scale``) is stamped
-    into the weights and read by :class:`Detector` and :func:`export_onnx`.
-
-    ``warmup_epochs`` overrides ultralytics' three epochs of warm-up, whose
-    bias learning rate starts at 0.1: right for a net that starts from
-    nothing, but in a short fine-tune of trained weights it unsettles their
-    confidences (0 or a fraction of an epoch there).
-    """
-    import json
-
-    _offline()
-    try:
-        import torch
-        from ultralytics import YOLO
-    except ImportError:
-        raise ModelError(
-            "training needs the 'train' extra: pip install 'tabletop[train]'") from None
-    if device == "cpu" or (device is None and not torch.cuda.is_available()):
-        # ultralytics keeps one core free for its data loader (cpu_count - 1
-        # threads), but loads on the main thread on CPU: a 2-core machine at half.
-        torch.set_num_threads(os.cpu_count() or 1)
-    out = Path(out).resolve()
-    run_dir = out / "train"
-    last = run_dir / "weights" / "last.pt"
-    if resume:
-        if not last.is_file():
-            raise ModelError(f"nothing to resume: {str(last)!r} does not exist")
-        YOLO(str(last)).train(resume=True)
-    else:
-        data_dirs = [Path(folder).resolve() for folder in
-                     ([data] if isinstance(data, (str, Path)) else data)]
-        if not data_dirs:
-            raise ValueError("no training folder given")
-        val_dir = Path(val).resolve() if val is not None else None
-        names: Sequence[str] = CLASS_NAMES
-        if finder:
-            names = FINDER_NAMES
-            crop = imgsz if scale != 1.0 else None
-            if crop is not None:
-                from vision.detections import read_jsonl
-
-                sizes = {(first.width, first.height) for first in
-                         (read_jsonl(folder / "annotations.jsonl")[0] for folder in data_dirs)}
-                if len(sizes) > 1:
-                    raise ValueError(f"the training folders have frames of different sizes "
-                                     f"{sorted(sizes)}: a scaled finder runs at one size")
-                frame = max(next(iter(sizes))) * scale
-                (out / "inference.json").parent.mkdir(parents=True, exist_ok=True)
-                (out / "inference.json").write_text(
-                    json.dumps({"imgsz": int(round(frame / 32) * 32)}))
-            # folder i is cropped with seed + 2i (the validation folder has seed + 1);
-            # each gets its own place, as two may share a name
-            data_dirs = [kind_dataset(folder, out / "finder-data" / (str(i) if i else ""),
-                                      scale, crop, seed + 2 * i)
-                         for i, folder in enumerate(data_dirs)]
-            val_dir = (kind_dataset(val_dir, out / "finder-data", scale, crop, seed + 1)
-                       if val_dir else None)
-        data_path = training_yaml(data_dirs, out, val_dir, names)
-        device = device or ("0" if torch.cuda.is_available() else "cpu")
-        YOLO(model or str(FINDER_YAML if finder else "yolov8n.yaml")).train(
-            data=str(data_path), epochs=epochs, imgsz=imgsz, batch=batch, device=device,
-            project=str(out), name="train", exist_ok=True, plots=False, seed=seed,
-            deterministic=True, fliplr=0.0, flipud=0.0, cache="ram" if cache else False,
-            workers=workers if workers is not None else min(8, os.cpu_count() or 1),
-            patience=patience, amp=device != "cpu", verbose=True,
-            # the last third without mosaic, as the camera sees whole frames
-            close_mosaic=min(10, max(1, epochs // 3)),
-            **({} if warmup_epochs is None else {"warmup_epochs": warmup_epochs}),
-        )
-    best = run_dir / "weights" / "best.pt"
-    stamp = out / "inference.json"
-    if stamp.is_file():
-        for weights in (best, last):
-            if weights.is_file():
-                stamp_inference(weights, int(json.loads(stamp.read_text())["imgsz"]))
-    return best if best.is_file() else last
+        """The least finder confidence kept, per class: the threshold for every one."""
+        return np.full(self.classes, self.settings.confidence)
 
 
 INFERENCE_KEY = "tabletop_inference"
 """Checkpoint entry with the frame size a scaled finder is to be run at."""
-
-
-def stamp_inference(weights: str | Path, imgsz: int) -> None:
-    """Record in a checkpoint the frame size its finder is to be run at."""
-    import torch
-
-    checkpoint = torch.load(weights, map_location="cpu", weights_only=False)
-    checkpoint[INFERENCE_KEY] = {"imgsz": int(imgsz)}
-    torch.save(checkpoint, weights)
 
 
 def inference_imgsz(model: Any) -> int | None:
@@ -935,18 +671,3 @@ def inference_imgsz(model: Any) -> int | None:
     if isinstance(checkpoint, dict) and isinstance(checkpoint.get(INFERENCE_KEY), dict):
         return int(checkpoint[INFERENCE_KEY]["imgsz"])
     return None
-
-
-def export_onnx(weights: str | Path, imgsz: int | None = None) -> Path:
-    """An ONNX copy of trained weights beside them (same stem), for ONNX Runtime.
-    A finder's reader is looked up beside the ``.onnx`` as beside the ``.pt``."""
-    _offline()
-    from ultralytics import YOLO
-
-    weights = Path(weights)
-    model = YOLO(str(weights))
-    trained = getattr(model.model, "args", {}) or {}
-    size = int(imgsz or inference_imgsz(model) or trained.get("imgsz") or DEFAULT_IMGSZ)
-    written = Path(model.export(format="onnx", imgsz=size, dynamic=True, simplify=True,
-                                opset=17, device="cpu", verbose=False))
-    return written

@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.detections import Detections, ImageDetections, iou_matrix, read_jsonl
-from vision.labels import KINDS
+from tabletop.vision.detections import Detections, ImageDetections, iou_matrix, read_jsonl
+from tabletop.vision.labels import KINDS
 
 IOU_THRESHOLD = 0.5
 SIZE_EDGES = (16, 32, 64, 128)

@@ -6,7 +6,7 @@
 
 A table is still most of the time and changes in one place at a time, under one
 hand.  :class:`IncrementalDetector` gives every frame the whole table's
-detections, as :class:`vision.detector.Detector` does, but runs the model only
+detections, as :class:`tabletop.vision.detector.Detector` does, but runs the model only
 where the picture changed:
 
 * every frame, a small grey copy of it is compared with the previous frame
@@ -17,7 +17,7 @@ where the picture changed:
 * once nothing has moved in a changed region for ``settle_s`` (the hand has left
   it), the region, grown by a margin of about one item, is looked at: the finder
   runs on that region alone at the frame's own scales
-  (:meth:`vision.detector.Detector.find_in`); the items there that did not change
+  (:meth:`tabletop.vision.detector.Detector.find_in`); the items there that did not change
   keep their reading, those whose crop changed around them are read again, the
   others are replaced by what the finder found now, and the reference takes the
   region as it is now; the region is looked at on ``looks_per_change`` quiet
@@ -49,8 +49,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.crops import CONTEXT
-from vision.detections import (
+from tabletop.vision.crops import CONTEXT
+from tabletop.vision.detections import (
     DUPLICATE_OVERLAP,
     EDGE_PX,
     Detections,
@@ -58,7 +58,7 @@ from vision.detections import (
     overlap_of_smaller,
     without_duplicates,
 )
-from vision.reader import VIEW_SHIFTS
+from tabletop.vision.reader import VIEW_SHIFTS
 
 Image = npt.NDArray[np.uint8]
 FloatArray = npt.NDArray[np.float64]
@@ -69,7 +69,7 @@ SAME_SPOT_IOU = 0.7
 
 
 def crop_boxes(boxes: FloatArray) -> FloatArray:
-    """The squares the reader crops around ``boxes`` (:func:`vision.crops.crop`)."""
+    """The squares the reader crops around ``boxes`` (:func:`tabletop.vision.crops.crop`)."""
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
     half = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) * CONTEXT / 2
     cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
@@ -99,7 +99,7 @@ class IncrementalSettings:
     """Grey levels a blurred pixel must change by to count (sensor noise is ~2)."""
     motion_threshold: float = 0.004
     """Share of the view's pixels changing from one frame to the next above which a hand
-    is moving (as :class:`live.reading.StillnessRule` counts it)."""
+    is moving (as :class:`tabletop.live.reading.StillnessRule` counts it)."""
     settle_s: float = 0.06
     """How long nothing may have moved in a changed region (with its margin) before it is
     looked at: the hand has left it (two frames at 30 a second); the whole view, before
@@ -167,7 +167,7 @@ class IncrementalDetector:
     """``looker(image) -> Detections`` for every frame of one camera (see the module)."""
 
     def __init__(self, detector: Any, settings: IncrementalSettings | None = None) -> None:
-        """``detector``: a two-stage :class:`vision.detector.Detector` (``find_in``,
+        """``detector``: a two-stage :class:`tabletop.vision.detector.Detector` (``find_in``,
         ``probabilities``, ``named``, ``look_again``).  Time is the frames' own, fed by
         ``set_time`` (without it, a count of frames at 30 a second), so a replay's
         decisions do not depend on how fast it runs."""
@@ -461,7 +461,7 @@ class IncrementalDetector:
         for i in range(len(found)):
             item = _Item(found.boxes[i].copy(), found.kinds[i], float(found.confidences[i]),
                          logs[i].copy(), 1, Detections.empty(), self.counts.frames)
-            item.named = self._name(item, image.shape)
+            item.named = self._name(item)
             self._items.append(item)
 
     def _read_again(self, image: Image, changed: npt.NDArray[np.bool_], now: float) -> None:
@@ -496,17 +496,17 @@ class IncrementalDetector:
             item.log_sum = row if item.reads == 0 else item.log_sum + row
             item.reads += 1
             item.read_frame = self.counts.frames
-            item.named = self._name(item, image.shape)
+            item.named = self._name(item)
         self._emitted = None
 
-    def _name(self, item: _Item, shape: tuple[int, ...]) -> Detections:
+    def _name(self, item: _Item) -> Detections:
         assert item.log_sum is not None
         mean = item.log_sum / item.reads
         fused = np.exp(mean - mean.max())
         fused /= fused.sum()
         one = Detections(item.box[None], ("JK",), (item.kind,),  # type: ignore[arg-type]
                          np.array([item.finder_confidence]))
-        return self.detector.named(one, fused[None], shape)  # type: ignore[no-any-return]
+        return self.detector.named(one, fused[None])  # type: ignore[no-any-return]
 
     # --- what the frame gives ----------------------------------------------------------
     def _emit(self, changed: npt.NDArray[np.bool_]) -> Detections:

@@ -1,14 +1,14 @@
 """The reader: a small crop classifier that names what the finder found.
 
 The shipped model is two-stage: a two-class YOLO finder (tile, card index)
-and this reader, run on a square crop of every found box (:mod:`vision.crops`).
+and this reader, run on a square crop of every found box (:mod:`tabletop.vision.crops`).
 Its classes are :data:`READER_CLASSES`, the detector's classes plus ``none``
 (the finder's false alarms).  The finder's kind restricts the reading to that
 kind's labels, so a tile is never read as a card: :func:`decide` names each box,
 :func:`alternatives` gives its most probable labels with their probabilities.
 
 Inference runs in ONNX Runtime (no torch needed); the model is trained by
-:mod:`vision.reader_training`.
+:mod:`tabletop.vision.reader_training`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.crops import CROP_SIZE, crops
-from vision.detections import NONE_LABEL
-from vision.labels import CLASS_NAMES, TILE_LABELS, Kind, label_of
+from tabletop.vision.crops import CROP_SIZE, crops
+from tabletop.vision.detections import NONE_LABEL
+from tabletop.vision.labels import CLASS_NAMES, TILE_LABELS, Kind, label_of
 
 NONE_CLASS = NONE_LABEL
 READER_CLASSES: tuple[str, ...] = (*CLASS_NAMES, NONE_CLASS)
@@ -72,11 +72,11 @@ reader, trained on items at every angle, errs differently at each turn."""
 
 DEFAULT_CARD_TURNS = 2
 """Card indices are read as found and upside down, the probabilities averaged.
-Chosen on rendered sets (models/README.md, session 13): held-out crops of card
+Chosen on rendered sets (models/README.md): held-out crops of card
 indices and false alarms went 0.943 -> 0.950 read right, and two fresh rendered
 sets gained identity (mixed 0.832 -> 0.836, cards 0.704 -> 0.714) and precision.
 Tiles are read once: averaging their turns lowered their confidences, so fewer
-were found.  Four turns (session 18) read 0.004-0.009 more card indices right on
+were found.  Four turns read 0.004-0.009 more card indices right on
 two fresh rendered sets at higher precision, but one fewer on the real card photos,
 so it is an option (``card_turns=4``, about 7 % slower on a card table)."""
 
@@ -124,7 +124,7 @@ def alternatives(probabilities: npt.NDArray[np.float64], kinds: Any,
     """Per crop, from its class probabilities: its kind's ``top`` most probable labels
     and ``none``, each with its probability among the kind's labels (as :func:`decide`
     gives the label's), largest first: the ``alternatives`` of
-    :class:`vision.detections.Detections`."""
+    :class:`tabletop.vision.detections.Detections`."""
     within = within_kind(probabilities, kinds)
     labelled = within.copy()
     labelled[:, NONE_INDEX] = -1.0  # never among the labels

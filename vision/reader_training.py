@@ -9,7 +9,7 @@
    turn: the finder's boxes are never exact) and photometric jitter, so each
    epoch sees new crops.  Resumable from ``OUT/last.pt``.
 3. The best epoch (by held-out accuracy) is exported to ONNX for
-   :class:`vision.reader.Reader`.
+   :class:`tabletop.vision.reader.Reader`.
 
 Mirroring is never used: a mirrored numeral is not a numeral.
 """
@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from vision.crops import CONTEXT, CROP_SIZE, crop
-from vision.detections import Detections, iou_matrix, read_jsonl
-from vision.labels import class_id
-from vision.reader import NONE_INDEX, READER_CLASSES
+from tabletop.vision.crops import CONTEXT, CROP_SIZE, crop
+from tabletop.vision.detections import Detections, iou_matrix, read_jsonl
+from tabletop.vision.labels import class_id
+from tabletop.vision.reader import NONE_INDEX, READER_CLASSES
 
 STORED_SIZE = 96
 STORED_CONTEXT = 1.8
@@ -144,11 +144,12 @@ def label_found(found: Detections, truth: Detections) -> list[int | None]:
 def extract_found(data: str | Path, out: str | Path,
                   find: Callable[[npt.NDArray[np.uint8]], Detections],
                   kinds: Sequence[str] = ("card",), limit: int | None = None) -> Path:
-    """Crops of the boxes ``find`` (a finder, e.g. ``Detector(confidence=0.1).find``)
+    """Crops of the boxes ``find`` (a finder, e.g.
+    ``Detector(settings=DetectorSettings(confidence=0.1)).find``)
     gives on a rendered set, labelled by :func:`label_found`: the boxes a reader will
     be given, with the finder's own false alarms as ``none``.  Only boxes of ``kinds``
     are kept.  Runs in this process: the finder uses the cores itself."""
-    from vision.evaluate import labelled_images
+    from tabletop.vision.evaluate import labelled_images
 
     images: list[npt.NDArray[np.uint8]] = []
     labels: list[int] = []
@@ -174,7 +175,7 @@ def _torch() -> Any:
 
 
 READER_WIDTHS = (16, 32, 48, 48, 96, 96, 128)
-"""Output channels of the reader's seven conv blocks (sessions 1-5: 0.29 M parameters)."""
+"""Output channels of the reader's seven conv blocks (0.29 M parameters)."""
 WIDE_READER_WIDTHS = (16, 32, 48, 48, 144, 192, 256)
 """The same layout with the three 8x8 blocks wider (0.82 M parameters, about 62 M
 multiply-adds per crop): the narrow net had levelled off below its training data."""
@@ -208,43 +209,6 @@ def net_widths(state: dict[str, Any]) -> tuple[int, ...]:
     """The block widths of a :func:`build_net` state dict (a ``best.pt``)."""
     return tuple(int(value.shape[0]) for key, value in state.items()
                  if key.endswith(".weight") and value.dim() == 4)
-
-
-def widen_net(net: Any, widths: Sequence[int], seed: int = 0) -> Any:
-    """A wider :func:`build_net` computing the same function as ``net`` (Net2WiderNet).
-
-    Each new channel copies a randomly drawn old one (its filter and batchnorm);
-    the next layer's weights for a channel and its copies are split between them
-    with random shares summing to one, so the output is unchanged, yet the copies
-    get different gradients and grow apart in training."""
-    torch = _torch()
-    old_widths = net_widths(net.state_dict())
-    widths = _checked(widths)
-    if any(new < old for new, old in zip(widths, old_widths, strict=True)):
-        raise ValueError(f"cannot widen a reader of widths {old_widths} to {widths!r}: "
-                         "every block must keep at least its channels")
-    wide = build_net(net[-1].out_features, widths)
-    generator = torch.Generator().manual_seed(seed)
-    old_convs = [m for m in net if isinstance(m, torch.nn.Conv2d)]
-    old_norms = [m for m in net if isinstance(m, torch.nn.BatchNorm2d)]
-    new_convs = [m for m in wide if isinstance(m, torch.nn.Conv2d)]
-    new_norms = [m for m in wide if isinstance(m, torch.nn.BatchNorm2d)]
-    with torch.no_grad():
-        # source[i]: the old channel that new channel i copies; share[i]: its
-        # part of that channel's outgoing weight
-        source = torch.arange(3)
-        share = torch.ones(3)
-        for index, (old, new) in enumerate(zip(old_convs, new_convs, strict=True)):
-            weight = old.weight[:, source] * share.view(1, -1, 1, 1)
-            source_out, share_out = _copies(old_widths[index], widths[index], generator)
-            new.weight.copy_(weight[source_out])
-            for name in ("weight", "bias", "running_mean", "running_var"):
-                getattr(new_norms[index], name).copy_(getattr(old_norms[index], name)[source_out])
-            new_norms[index].num_batches_tracked.copy_(old_norms[index].num_batches_tracked)
-            source, share = source_out, share_out
-        wide[-1].weight.copy_(net[-1].weight[:, source] * share.view(1, -1))
-        wide[-1].bias.copy_(net[-1].bias)
-    return wide
 
 
 def net_from_onnx(path: str | Path, calibration: npt.NDArray[np.uint8]) -> Any:
@@ -313,17 +277,6 @@ def net_from_onnx(path: str | Path, calibration: npt.NDArray[np.uint8]) -> Any:
             norm.weight.copy_(torch.sqrt(var + norm.eps))
             norm.bias.copy_(torch.from_numpy(bias.copy()) + mean)
     return net
-
-
-def _copies(old: int, new: int, generator: Any) -> tuple[Any, Any]:
-    """For ``new`` channels made of ``old`` ones: which old channel each copies
-    (the first ``old`` copy themselves), and shares that sum to one per old channel."""
-    torch = _torch()
-    extra = torch.randint(0, old, (new - old,), generator=generator)
-    source = torch.cat([torch.arange(old), extra])
-    raw = 0.5 + torch.rand(new, generator=generator)
-    totals = torch.zeros(old).index_add_(0, source, raw)
-    return source, raw / totals[source]
 
 
 def _augment(stored: Any, generator: Any, train: bool) -> Any:
@@ -418,9 +371,9 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
     ``reader.onnx`` such as the shipped one, see :func:`net_from_onnx`) to
     start from, with a fresh schedule: a second, longer run goes on from the
     first's result.
-    ``widths``: the blocks' channels (default: ``init``'s, else
-    :data:`READER_WIDTHS`); wider than ``init``'s, the net starts as
-    :func:`widen_net` of it, reading exactly as ``init`` did."""
+    ``widths``: the blocks' channels of a net started afresh (default
+    :data:`READER_WIDTHS`); a run from ``init`` keeps ``init``'s, and other
+    ``widths`` are refused (ValueError)."""
     torch = _torch()
     if threads:
         torch.set_num_threads(threads)
@@ -448,8 +401,8 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
             net.load_state_dict(start)
         start_widths = net_widths(net.state_dict())
         if widths is not None and tuple(widths) != start_widths:
-            net = widen_net(net, widths, seed)
-            log(f"widened {init} from {start_widths} to {tuple(widths)}")
+            raise ValueError(f"{str(init)!r} has widths {start_widths}, not "
+                             f"{tuple(widths)}")
     else:
         net = build_net(widths=widths if widths is not None else READER_WIDTHS)
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
@@ -490,53 +443,3 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
                     "schedule": schedule.state_dict(), "epoch": epoch, "best": best}, last)
     net.load_state_dict(torch.load(out / "best.pt"))
     return export_onnx(net, out / "reader.onnx")
-
-
-def average_readers(paths: Sequence[str | Path], out: str | Path) -> Path:
-    """One reader file that reads as the mean of several exported readers.
-
-    Each member's logits become probabilities (softmax); the file's output is
-    the log of their mean, so :class:`vision.reader.Reader`'s softmax of it
-    gives back the mean probabilities exactly, and the file is read like any
-    other reader.  The members must take the same input and name the same
-    classes; they keep their own weights (the file is their sizes summed)."""
-    import onnx
-    from onnx import compose, helper
-
-    if len(paths) < 2:
-        raise ValueError(f"averaging readers needs at least two, not {len(paths)}")
-    models = [onnx.load(str(path)) for path in paths]
-    named = [{entry.key: entry.value for entry in model.metadata_props}.get("classes")
-             for model in models]
-    for path, model, classes in zip(paths, models, named, strict=True):
-        if classes is None or [i.name for i in model.graph.input] != ["crops"] or \
-                [o.name for o in model.graph.output] != ["logits"]:
-            raise ValueError(f"reader {str(path)!r} is not an exported reader (one input "
-                             "'crops', one output 'logits', its classes named)")
-        if classes != named[0]:
-            raise ValueError(f"reader {str(path)!r} names other classes than "
-                             f"{str(paths[0])!r}")
-    graph = helper.make_graph([], "averaged_reader", [models[0].graph.input[0]], [])
-    merged = helper.make_model(graph, opset_imports=list(models[0].opset_import))
-    merged.ir_version = models[0].ir_version
-    member_outputs = []
-    for index, model in enumerate(models):
-        # every member reads the shared input; the rest of its names get a prefix
-        prefixed = compose.add_prefix(model, f"m{index}_", rename_inputs=False)
-        merged.graph.node.extend(prefixed.graph.node)
-        merged.graph.initializer.extend(prefixed.graph.initializer)
-        merged.graph.node.append(helper.make_node(
-            "Softmax", [f"m{index}_logits"], [f"m{index}_probabilities"], axis=1))
-        member_outputs.append(f"m{index}_probabilities")
-    merged.graph.node.append(helper.make_node("Mean", member_outputs, ["mean_probabilities"]))
-    merged.graph.node.append(helper.make_node("Log", ["mean_probabilities"], ["logits"]))
-    merged.graph.output.append(helper.make_tensor_value_info(
-        "logits", onnx.TensorProto.FLOAT, ["n", len(READER_CLASSES)]))
-    entry = merged.metadata_props.add()
-    entry.key, entry.value = "classes", str(named[0])
-    entry = merged.metadata_props.add()
-    entry.key, entry.value = "averages", json.dumps([Path(p).name for p in paths])
-    onnx.checker.check_model(merged)
-    out = Path(out)
-    onnx.save(merged, str(out))
-    return out

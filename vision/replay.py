@@ -31,8 +31,8 @@ What a replay is made of:
   other meld (new, rearranged, or grown past its room) is laid with new tiles in the
   meld area, on the line with the fewest melds that has room for it (lines
   ``LINE_PITCH`` tile heights apart), a seeded distance after the melds there.
-* **Zones** (:class:`live.zones.ZoneLayout`, in image pixels, ``table_size`` =
-  the frame size): ``live.zones.default_layout`` on a flat table the size of the
+* **Zones** (:class:`tabletop.calibration.zones.ZoneLayout`, in image pixels, ``table_size`` =
+  the frame size): ``calibration.zones.default_layout`` on a flat table the size of the
   frame (seat 0 at the bottom edge, then clockwise as seen from above: with four
   players seat 1 left, seat 2 top, seat 3 right; with two, seat 1 at the top), seen
   through the camera.  Racks lie in a row (or more, where the band is deep enough)
@@ -89,8 +89,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from live.zones import Zone, ZoneLayout, default_layout
-from vision.labels import CARD_LABELS, JOKER, TILE_LABELS
+from tabletop.calibration.zones import Zone, ZoneLayout, default_layout
+from tabletop.engine.scenario import PRESSES
+from tabletop.vision.labels import CARD_LABELS, JOKER, TILE_LABELS
 
 Image = npt.NDArray[np.uint8]
 Point = tuple[float, float]
@@ -106,8 +107,6 @@ ZONES_NAME = "zones.json"
 CODECS = ("mp4v", "avc1")
 """Tried in this order: opencv-python's FFmpeg writes ``mp4v``; ``avc1`` needs an H.264
 encoder that most builds lack."""
-PRESSES = ("end_turn", "out", "exhausted", "score", "undo")
-"""The board's buttons (``live.scenario.PRESSES``) a step may ask to be pressed."""
 SIDEWAYS_ASPECT = 1.1
 """A box this many times wider than tall holds a tile lying on its side."""
 UPRIGHT_ASPECT = 0.9
@@ -499,7 +498,7 @@ class _PlayMeld:
 
 
 def _meld_ok(tokens: Sequence[str], variant: Any) -> bool:
-    from engine.items import parse_items
+    from tabletop.engine.items import parse_items
 
     return bool(variant.analyse(parse_items(list(tokens))).valid)
 
@@ -528,7 +527,7 @@ def random_sabra_script(rng: np.random.Generator, players: int = 2, *,
     (the melds do not fit the meld area: :func:`layout_problem`) is not played, and where
     nothing fits any more the game ends early.  Numbers and colours are drawn evenly (the
     first moves' 30 points favour high numbers), so over many seeds every tile turns up."""
-    from engine.variants import find_variant
+    from tabletop.engine.variants import find_variant
 
     variant = find_variant("sabra")
     lowest, highest = steps
@@ -620,7 +619,7 @@ def random_sabra_script(rng: np.random.Generator, players: int = 2, *,
             if not grow and any(sorted(m.tokens) == sorted(meld.tokens) for m in table):
                 continue  # legal, but a table seldom shows one meld twice
             if seat not in opened and need > 0:
-                from engine.items import parse_items
+                from tabletop.engine.items import parse_items
 
                 if not variant.check_initial_meld([parse_items(meld.tokens)]).meets:
                     continue

@@ -24,10 +24,10 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, status
 
-from live.actions import Action
-from live.corrections import Correction, Inbox, LiveTableGone, Request
-from panel.dependencies import MatchId, ServiceDep, TokenDep
-from panel.schemas import (
+from tabletop.live.actions import Action
+from tabletop.live.corrections import Correction, Inbox, LiveTableGone, Request
+from tabletop.panel.dependencies import MatchId, ServiceDep, TokenDep
+from tabletop.panel.schemas import (
     ActionDone,
     ActionIn,
     Appended,
@@ -40,7 +40,7 @@ from panel.schemas import (
     SetupIn,
     UndoIn,
 )
-from panel.store import StoredEvent
+from tabletop.panel.store import StoredEvent
 
 router = APIRouter(prefix="/api", tags=["changes"], dependencies=[TokenDep])
 CREATED = status.HTTP_201_CREATED

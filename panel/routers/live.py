@@ -11,8 +11,8 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
-from panel.service import PanelService
-from panel.store import StoreError
+from tabletop.panel.service import PanelService
+from tabletop.panel.store import StoreError
 
 router = APIRouter(tags=["live"])
 POLL_SECONDS = 1.0

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
-from engine.variants import VARIANTS
-from panel.dependencies import MatchId, ServiceDep, SettingsDep
-from panel.schemas import MatchOut
+from tabletop.engine.variants import VARIANTS
+from tabletop.panel.dependencies import MatchId, ServiceDep, SettingsDep
+from tabletop.panel.schemas import MatchOut
 
 router = APIRouter(prefix="/api", tags=["matches"])
 

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.synth.shapes import (
+from tabletop.vision.synth.shapes import (
     FONTS,
     Mask,
     Points,

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.detections import Detections, ImageDetections
-from vision.labels import CLASS_NAMES, class_id
+from tabletop.vision.detections import Detections, ImageDetections
+from tabletop.vision.labels import CLASS_NAMES, class_id
 
 
 def image_seed(master_seed: int, index: int) -> int:
@@ -66,7 +66,7 @@ class _Job:
 def _render_one(job: _Job) -> str:
     import cv2
 
-    from vision.synth.scene import render_scene
+    from tabletop.vision.synth.scene import render_scene
 
     cv2.setNumThreads(1)
     scene = render_scene(image_seed(job.seed, job.index), job.width, job.height, job.kind)
@@ -93,7 +93,7 @@ def generate_dataset(out: str | Path, images: int, seed: int, kind: str = "mixed
                      size: tuple[int, int] = (1280, 720), workers: int | None = None,
                      progress: Callable[[int, int, float], None] | None = None) -> Path:
     """Render ``images`` photos into ``out`` on ``workers`` processes (default: all cores)."""
-    from vision.synth.scene import SCENE_KINDS
+    from tabletop.vision.synth.scene import SCENE_KINDS
 
     if kind not in SCENE_KINDS:
         raise ValueError(f"--kind must be one of {', '.join(SCENE_KINDS)}, not {kind!r}")

@@ -1,6 +1,6 @@
 """A scripted game rendered into a video: the table as each snapshot has it, a hand between.
 
-    python -m vision.synth.scripted tabletop/samples/scenarios/sabra.json \\
+    python -m tabletop.vision.synth.scripted tabletop/samples/scenarios/sabra.json \\
         --out tabletop/samples/videos/sabra.mp4
 
 writes the video and, beside it, ``sabra.truth.jsonl``: a header line (size,
@@ -9,7 +9,7 @@ on the video's clock) and one line per frame with the renderer's true boxes.
 ``live.oracle.OracleDetector`` reads that file in place of the detection
 model, so the whole pipeline after the model runs on the video now.
 
-The table is ``TABLE_MM`` millimetres with ``live.zones.default_layout`` on
+The table is ``TABLE_MM`` millimetres with ``calibration.zones.default_layout`` on
 it: shared melds one per line in the meld area (in table order, top to
 bottom), a seat's items in its band, read along its player's reading
 direction, the discards overlapping in a row in the discard zone.  The camera
@@ -38,14 +38,20 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from engine.items import Family, Item, format_items
-from live.scenario import Press, Scenario, load_scenario
-from live.snapshot import TableSnapshot
-from live.zones import ZoneLayout, default_layout
-from vision.synth.cards import DeckDesign, random_design, render_back, render_card
-from vision.synth.scene import INDEX_MIN_VISIBLE, TILE_MIN_VISIBLE, _affine, _apply, _Entity, _Plane
-from vision.synth.textures import table_surface
-from vision.synth.tiles import TileStyle, random_style, render_tile
+from tabletop.calibration.zones import ZoneLayout, default_layout
+from tabletop.engine.items import Family, Item, format_items
+from tabletop.engine.scenario import Press, Scenario, ScenarioError, TableStep, scenario_from_json
+from tabletop.vision.synth.cards import DeckDesign, random_design, render_back, render_card
+from tabletop.vision.synth.scene import (
+    INDEX_MIN_VISIBLE,
+    TILE_MIN_VISIBLE,
+    _affine,
+    _apply,
+    _Entity,
+    _Plane,
+)
+from tabletop.vision.synth.textures import table_surface
+from tabletop.vision.synth.tiles import TileStyle, random_style, render_tile
 
 TABLE_MM = (1000.0, 600.0)
 """The table the videos show; its default zones (3 players) leave a 158 mm wide strip
@@ -127,7 +133,7 @@ def _row(start: tuple[float, float], along: tuple[float, float], labels: Sequenc
     return out
 
 
-def layout_snapshot(scenario: Scenario, snapshot: TableSnapshot, style: TileStyle,
+def layout_snapshot(scenario: Scenario, snapshot: TableStep, style: TileStyle,
                     design: DeckDesign) -> list[Placement]:
     """Every item of ``snapshot`` placed in the zone the watcher reads it from."""
     layout = table_layout(scenario)
@@ -302,9 +308,9 @@ def _changed_centre(before: Sequence[Placement], after: Sequence[Placement]
     return (float(np.mean([m[1] for m in moved])), float(np.mean([m[2] for m in moved])))
 
 
-def _steps_with_seats(scenario: Scenario) -> Iterator[tuple[TableSnapshot | Press, int]]:
+def _steps_with_seats(scenario: Scenario) -> Iterator[tuple[TableStep | Press, int]]:
     """Each step with the seat whose hand does it (turn order from the presses)."""
-    seat = scenario.options.start_seat if hasattr(scenario.options, "start_seat") else 0
+    seat = scenario.start_seat
     n = len(scenario.players)
     for step in scenario.steps:
         yield step, seat
@@ -312,7 +318,7 @@ def _steps_with_seats(scenario: Scenario) -> Iterator[tuple[TableSnapshot | Pres
             seat = ((step.seat if step.seat is not None else seat) + 1) % n
 
 
-def renderable(scenario: Scenario, snapshot: TableSnapshot) -> bool:
+def renderable(scenario: Scenario, snapshot: TableStep) -> bool:
     """Whether every item is of the variant's material (else it is an injected misreading)."""
     items: list[Item] = [it for m in snapshot.melds for it in m]
     items += [it for rows in snapshot.seats.values() for m in rows for it in m]
@@ -322,11 +328,20 @@ def renderable(scenario: Scenario, snapshot: TableSnapshot) -> bool:
                for it in items if hasattr(it, "family"))
 
 
+def read_scenario(path: str | Path) -> Scenario:
+    """The scenario in the JSON file at ``path``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ScenarioError(f"cannot read scenario {str(path)!r}: {error}") from None
+    return scenario_from_json(data)
+
+
 def render_video(scenario_path: str | Path, out: str | Path,
                  settings: VideoSettings | None = None) -> dict[str, Any]:
     """Render the scenario to ``out`` and its truth to ``out`` with TRUTH_SUFFIX; the header."""
     settings = settings or VideoSettings()
-    scenario = load_scenario(scenario_path)
+    scenario = read_scenario(scenario_path)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     painter = _Painter(scenario, settings)
@@ -436,7 +451,7 @@ def render_video(scenario_path: str | Path, out: str | Path,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.synth.scripted",
+    parser = argparse.ArgumentParser(prog="python -m tabletop.vision.synth.scripted",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("scenario")
     parser.add_argument("--out", required=True, help="the video file (.mp4 or .avi)")

@@ -1,0 +1,1 @@
+"""The shipped model files (package data of ``tabletop.models``)."""

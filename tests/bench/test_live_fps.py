@@ -1,0 +1,65 @@
+"""bench/live_fps.py's camera clock: a slow pipeline gets the newest frame, never an old one;
+every frame without the clock; spans of video counted once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.live_fps import PacedFrames, _covered
+
+FPS = 30.0
+FRAMES = 45
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("paced") / "count.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), FPS, (64, 48))
+    for index in range(FRAMES):
+        frame = np.zeros((48, 64, 3), np.uint8)
+        frame[:, :] = (index * 5) % 256  # the frame's number in its grey level
+        writer.write(frame)
+    writer.release()
+    return path
+
+
+@pytest.mark.parametrize(("work_s", "least_step"), [(0.0, 1), (0.1, 3), (0.2, 6)])
+def test_a_slow_pipeline_gets_the_newest_frame(video: Path, work_s: float,
+                                               least_step: int) -> None:
+    frames = PacedFrames(video, FPS)
+    indices = []
+    for frame in frames:
+        indices.append(frame.index)
+        assert abs(float(frame.image.mean()) - (frame.index * 5) % 256) < 3
+        assert frame.t == pytest.approx(frame.index / FPS)
+        time.sleep(work_s)
+    steps = np.diff(indices)
+    assert indices[0] == 0 and steps.min() >= least_step
+    assert [c.index for c in frames.costs] == indices
+    assert all(c.wall_s >= work_s for c in frames.costs)
+    assert frames.decoded >= indices[-1] + 1
+
+
+def test_without_the_clock_every_frame_comes(video: Path) -> None:
+    frames = PacedFrames(video, FPS, paced=False)
+    indices = []
+    for frame in frames:
+        indices.append(frame.index)
+        time.sleep(0.01)
+    assert indices == list(range(FRAMES))
+
+
+@pytest.mark.parametrize(("spans", "end", "seconds"), [
+    ([], 10.0, 0.0),
+    ([(1.0, 2.0), (3.0, 4.5)], 10.0, 2.5),
+    ([(1.0, 3.0), (2.0, 4.0)], 10.0, 3.0),   # overlapping spans count once
+    ([(-1.0, 1.0), (9.0, 12.0)], 10.0, 2.0),  # cut to the video
+])
+def test_spans_are_counted_once(spans: list[tuple[float, float]], end: float,
+                                seconds: float) -> None:
+    assert _covered(spans, end) == pytest.approx(seconds)

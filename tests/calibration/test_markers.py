@@ -1,0 +1,164 @@
+"""Calibration: markers found in a synthetic view, mm accuracy, JSON, a moved camera noticed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tabletop.calibration import (
+    CalibrationError,
+    CameraDriftMonitor,
+    TableCalibration,
+    find_markers,
+    marker_image,
+    marker_sheet,
+    write_marker_sheet,
+)
+
+TABLE_MM = (900.0, 600.0)
+MARGIN_MM = 60.0
+MARKER_MM = 50.0
+PX_PER_MM = 2.0
+
+
+def plane_image(seed: int = 0) -> np.ndarray:
+    """A table seen straight from above, 2 px a mm, markers centred on the corners, some
+    texture (wood grain stand-in) so corner features exist too."""
+    rng = np.random.default_rng(seed)
+    w = round((TABLE_MM[0] + 2 * MARGIN_MM) * PX_PER_MM)
+    h = round((TABLE_MM[1] + 2 * MARGIN_MM) * PX_PER_MM)
+    small = rng.integers(90, 200, (h // 16, w // 16, 3)).astype(np.uint8)
+    image = cv2.resize(small, (w, h), interpolation=cv2.INTER_NEAREST)
+    side = round(MARKER_MM * PX_PER_MM)
+    pad = side // 5
+    for marker_id, (x, y) in enumerate([(0, 0), (TABLE_MM[0], 0), TABLE_MM, (0, TABLE_MM[1])]):
+        cx, cy = round((x + MARGIN_MM) * PX_PER_MM), round((y + MARGIN_MM) * PX_PER_MM)
+        x0, y0 = cx - side // 2, cy - side // 2
+        image[y0 - pad:y0 + side + pad, x0 - pad:x0 + side + pad] = 255
+        image[y0:y0 + side, x0:x0 + side] = cv2.cvtColor(marker_image(marker_id, side),
+                                                          cv2.COLOR_GRAY2BGR)
+    return image
+
+
+def plane_to_table_mm() -> np.ndarray:
+    """Plane pixels -> table mm."""
+    return np.array([[1 / PX_PER_MM, 0, -MARGIN_MM], [0, 1 / PX_PER_MM, -MARGIN_MM], [0, 0, 1]])
+
+
+def camera_view(tilt: float, shift: tuple[float, float] = (0, 0), seed: int = 0
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Warp the plane into a 1280x720 camera view; returns the image and the true
+    image -> table-mm homography."""
+    plane = plane_image(seed)
+    h, w = plane.shape[:2]
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    inset = 1280 * tilt
+    dst = np.float32([[60 + inset, 40], [1220 - inset, 40], [1240, 690], [40, 690]])
+    dst += np.float32(shift)
+    plane_to_image = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+    image = cv2.warpPerspective(plane, plane_to_image, (1280, 720),
+                                borderValue=(60, 60, 60))
+    image_to_mm = plane_to_table_mm() @ np.linalg.inv(plane_to_image)
+    return image, image_to_mm
+
+
+def true_mm(image_to_mm: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return cv2.perspectiveTransform(points.reshape(-1, 1, 2), image_to_mm).reshape(-1, 2)
+
+
+@pytest.mark.parametrize("tilt", [0.0, 0.08, 0.16])
+def test_markers_give_table_mm_within_two_mm(tilt: float) -> None:
+    image, image_to_mm = camera_view(tilt)
+    calibration = TableCalibration.from_markers(image, TABLE_MM)
+    assert calibration.source == "markers"
+    rng = np.random.default_rng(1)
+    # points all over the table (in mm), to the image through the truth, back through ours
+    table_points = rng.uniform([0, 0], TABLE_MM, (200, 2))
+    image_points = cv2.perspectiveTransform(table_points.reshape(-1, 1, 2),
+                                            np.linalg.inv(image_to_mm)).reshape(-1, 2)
+    error = np.linalg.norm(calibration.to_table(image_points) - table_points, axis=1)
+    assert error.max() < 2.0, error.max()
+    assert np.allclose(true_mm(image_to_mm, calibration.to_image(table_points)), table_points,
+                       atol=2.0)
+
+
+def test_manual_corners_and_json_round_trip(tmp_path: Path) -> None:
+    _image, image_to_mm = camera_view(0.1)
+    corners = cv2.perspectiveTransform(
+        np.array([[[0, 0]], [[900, 0]], [[900, 600]], [[0, 600]]], np.float64),
+        np.linalg.inv(image_to_mm)).reshape(-1, 2)
+    calibration = TableCalibration.from_corners(corners.tolist(), TABLE_MM, (1280, 720))
+    path = calibration.save(tmp_path / "setup.calibration.json")
+    text = json.loads(path.read_text())
+    assert text["table_mm"] == [900.0, 600.0] and len(text["image_corners"]) == 4
+    again = TableCalibration.load(path)
+    centre = again.to_table([corners.mean(axis=0)])[0]
+    assert np.allclose(centre, true_mm(image_to_mm, corners.mean(axis=0))[0], atol=0.05)
+
+
+@pytest.mark.parametrize("corners", [
+    [[0, 0], [100, 0], [0, 100], [100, 100]],  # crossed: not in corner order
+    [[0, 0], [100, 0]],  # too few
+    [[0, 0], [0, 0], [0, 0], [0, 0]],  # no area
+])
+def test_bad_corners_are_refused(corners: list[list[float]]) -> None:
+    with pytest.raises(CalibrationError):
+        TableCalibration.from_corners(corners, TABLE_MM)
+
+
+def test_missing_markers_are_named() -> None:
+    image, _ = camera_view(0.05)
+    image[:, :400] = 60  # the left markers (ids 0 and 3) covered
+    with pytest.raises(CalibrationError, match=r"id 0 \(top left\).*id 3 \(bottom left\)"):
+        TableCalibration.from_markers(image, TABLE_MM)
+
+
+def test_marker_sheet_holds_the_four_markers(tmp_path: Path) -> None:
+    sheet = marker_sheet(side_mm=50, dpi=150)
+    assert sorted(find_markers(sheet)) == [0, 1, 2, 3]
+    png = write_marker_sheet(tmp_path / "sheet.png")
+    pdf = write_marker_sheet(tmp_path / "sheet.png", pdf=True)
+    assert png.stat().st_size > 1000
+    assert pdf.suffix == ".pdf" and pdf.read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("shift, hide_markers, moved", [
+    ((0, 0), False, False),
+    ((12, 6), False, True),  # markers drifted 13 px
+    ((0, 0), True, False),  # no markers in sight: features say it stayed
+    ((12, 6), True, True),  # no markers: the features drifted
+])
+def test_a_moved_camera_is_noticed(shift: tuple[float, float], hide_markers: bool,
+                                   moved: bool) -> None:
+    reference, _ = camera_view(0.08)
+    calibration = TableCalibration.from_markers(reference, TABLE_MM)
+    monitor = CameraDriftMonitor(calibration, reference, threshold_px=4.0, patience=3)
+    frame, _ = camera_view(0.08, shift)
+    if hide_markers:
+        for x, y in calibration.image_corners:
+            cv2.circle(frame, (round(x + shift[0]), round(y + shift[1])), 70, (60, 60, 60), -1)
+    readings = [monitor.check(frame) for _ in range(3)]
+    assert readings[-1].witness == ("features" if hide_markers else "markers")
+    assert readings[-1].moved is moved
+    assert not readings[0].moved  # one frame is never enough (a hand passing)
+
+
+def test_calibration_commands(tmp_path: Path) -> None:
+    from tabletop.cli import main
+
+    assert main(["calibration", "markers", "--out", str(tmp_path / "sheet.png"), "--pdf"]) == 0
+    assert (tmp_path / "sheet.pdf").read_bytes().startswith(b"%PDF")
+    image, _ = camera_view(0.05)
+    cv2.imwrite(str(tmp_path / "frame.png"), image)
+    out = tmp_path / "setup.json"
+    assert main(["calibration", "table", "--image", str(tmp_path / "frame.png"),
+                 "--table-mm", "900x600", "--out", str(out)]) == 0
+    assert TableCalibration.load(out).source == "markers"
+    assert main(["calibration", "zones", "--variant", "sabra", "--players", "4",
+                 "--out", str(tmp_path / "zones.json")]) == 0
+    assert main(["calibration", "table", "--corners", "1,2;3", "--table-mm", "900x600",
+                 "--out", str(out)]) == 2  # bad input: exit 2 with the reason

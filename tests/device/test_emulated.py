@@ -1,0 +1,259 @@
+"""The real firmware (device/firmware/board.c) in simavr, driven by the host.
+
+Each test starts the runner (device/simavr_runner) on the built .elf and talks
+to it through the pty, as to a board on USB: LEDs are read from the pins,
+the display from the bytes shifted into the MAX7219, buttons are pins driven
+low.  CI installs the toolchain (.ci/run); elsewhere the tests skip when it
+is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+
+import pytest
+import serial  # type: ignore[import-untyped]
+
+from tabletop.device.adapter import BoardAction, BoardAdapter, BoardState
+from tabletop.device.driver import Board
+from tabletop.device.emulator import EmulatedBoard, wait_until
+from tabletop.device.protocol import ButtonEvent, ErrorReply, FrameDecoder, Reply, encode_command
+
+pytestmark = pytest.mark.usefixtures("emulator_built")
+
+
+@pytest.fixture
+def emulator() -> Iterator[EmulatedBoard]:
+    with EmulatedBoard() as emulated:
+        yield emulated
+
+
+@pytest.fixture
+def board(emulator: EmulatedBoard) -> Iterator[Board]:
+    with Board(str(emulator.link)) as host:
+        host.wait_connected(5)
+        yield host
+
+
+class RawPort:
+    """The pty without the driver: to send what no driver would."""
+
+    def __init__(self, path: str) -> None:
+        self.port = serial.serial_for_url(path, baudrate=115200, timeout=0.05)
+        self.decoder = FrameDecoder()
+
+    def read_until(self, wanted: type, seconds: float = 2.0) -> list[object]:
+        seen: list[object] = []
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for message in self.decoder.feed(self.port.read(4096)):
+                seen.append(message)
+                if isinstance(message, wanted):
+                    return seen
+        return seen
+
+    def errors(self, data: bytes) -> list[str]:
+        self.port.write(data + encode_command(0x42, "PING"))
+        seen = self.read_until(Reply)
+        assert isinstance(seen[-1], Reply) and seen[-1].command == "PONG", seen
+        return [m.code for m in seen if isinstance(m, ErrorReply)]
+
+
+def test_handshake(board: Board) -> None:
+    info = board.info
+    assert info is not None
+    assert (info.model, info.firmware, info.protocol, info.seats, info.buttons) == (
+        "TTB1", "1.0", 1, 4, 7)
+    assert info.reset_cause & 0x01  # power-on
+    assert info.next_event == 1 and info.oldest_pending is None
+
+
+@pytest.mark.parametrize("seat", [0, 1, 2, 3, None])
+def test_seat_led(board: Board, emulator: EmulatedBoard, seat: int | None) -> None:
+    board.set_seat(seat)
+    expected = [] if seat is None else [seat]
+    assert emulator.wait_for(lambda: emulator.lit_seats() == expected, 1)
+
+
+@pytest.mark.parametrize(
+    ("flags", "lit"),
+    [(0, (False, False, False)), (1, (True, False, False)), (2, (False, True, False)),
+     (4, (False, False, True)), (7, (True, True, True))],
+)
+def test_status_leds(board: Board, emulator: EmulatedBoard, flags: int,
+                     lit: tuple[bool, bool, bool]) -> None:
+    board.set_flags(flags)
+    assert emulator.wait_for(lambda: tuple(emulator.lit_flags().values()) == lit, 1)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [(42, "  42"), (-999, "-999"), (8888, "8888"), ("HELP", "HELP"), ("", "    ")],
+)
+def test_display(board: Board, emulator: EmulatedBoard, value: int | str, shown: str) -> None:
+    board.show(value)
+    assert emulator.wait_display(shown), emulator.display()
+    assert board.status().display == shown
+
+
+def test_brightness_and_status(board: Board, emulator: EmulatedBoard) -> None:
+    board.set_brightness(3)
+    assert emulator.wait_for(lambda: emulator.intensity == 3, 1)
+    board.set_seat(2)
+    board.set_flags(5)
+    status = board.status()
+    assert (status.seat, status.flags, status.brightness, status.pending_events) == (2, 5, 3, 0)
+
+
+@pytest.mark.parametrize(
+    ("command", "argument", "code"),
+    [("SEAT", "4", "ARG"), ("SEAT", "", "ARG"), ("FLAGS", "8", "ARG"), ("SHOW", "ABCD", "ARG"),
+     ("SHOW", "12345", "ARG"), ("ACK", "12", "ARG"), ("DANCE", "", "UNK"),
+     ("PING", "1", "UNK")],
+)
+def test_bad_commands_answered_with_errors(board: Board, command: str, argument: str,
+                                           code: str) -> None:
+    from tabletop.device.errors import BoardRejected
+
+    with pytest.raises(BoardRejected, match=code):
+        board.command(command, argument)
+    assert board.ping() < 0.5  # and the board goes on
+
+
+def test_buttons_become_game_actions(board: Board, emulator: EmulatedBoard) -> None:
+    actions: list[BoardAction] = []
+    adapter = BoardAdapter(board, actions.append)
+    adapter.update(BoardState(seats=3, current_seat=1, scores=(0, 15, 0), initial_meld=True))
+    assert emulator.wait_display("  15") and emulator.lit_seats() == [1]
+    for button in ("END", "UNDO", "OUT", "S3"):
+        emulator.press(button)
+        time.sleep(0.1)
+    assert wait_until(lambda: len(actions) == 4, 3)
+    time.sleep(0.6)  # heartbeats resend unacknowledged events: none doubled
+    assert actions == [BoardAction("end_turn"), BoardAction("undo"), BoardAction("out"),
+                       BoardAction("seat", 3)]
+    assert board.status().pending_events == 0
+
+
+def test_bounce_shorter_than_debounce_is_ignored(board: Board, emulator: EmulatedBoard) -> None:
+    seen: list[ButtonEvent] = []
+    board.on_event(seen.append)
+    for _ in range(5):
+        emulator.press("END", hold_ms=5)  # contact bounce, 5 ms < 20 ms
+        time.sleep(0.02)
+    time.sleep(0.3)
+    assert seen == []
+    emulator.press("END", hold_ms=50)
+    assert wait_until(lambda: len(seen) == 1, 2)
+
+
+def test_garbage_answered_and_stream_recovers(emulator: EmulatedBoard) -> None:
+    raw = RawPort(str(emulator.link))
+    good = encode_command(1, "SEAT", "1")
+    assert raw.errors(b"\x00\xff\x13\x11junk\n") == ["BYTE"]
+    assert raw.errors(b"Z" * 200 + b"\n") == ["LONG"]
+    assert raw.errors(good[:-3] + b"00\n") == ["CRC"]  # a wrong checksum
+    assert raw.errors(b"hello world\n") == ["SYN"]
+    # a partial line runs into the next frame: both are lost as one bad line,
+    # answered with an error; the host's retry of the frame then goes through
+    raw.port.write(good[:6] + encode_command(0x42, "PING"))
+    assert [m for m in raw.read_until(ErrorReply) if isinstance(m, ErrorReply)] == [
+        ErrorReply(None, "CRC")]
+    assert raw.errors(b"\r\n\n") == []  # empty lines are ignored
+    raw.port.write(good)
+    assert emulator.wait_for(lambda: emulator.lit_seats() == [1], 1)
+
+
+def test_flood_of_random_bytes(emulator: EmulatedBoard) -> None:
+    import random
+
+    raw = RawPort(str(emulator.link))
+    noise = random.Random(7).randbytes(20_000).replace(b"\x05", b"")
+    started = time.monotonic()
+    raw.port.write(noise + b"\n")
+    raw.port.write(encode_command(2, "PING"))
+    seen = raw.read_until(Reply, seconds=8)
+    assert isinstance(seen[-1], Reply) and seen[-1].seq == 2, seen[-5:]
+    assert time.monotonic() - started < 8
+    assert emulator.running
+
+
+def test_unplug_and_replug_mid_game(board: Board, emulator: EmulatedBoard) -> None:
+    actions: list[BoardAction] = []
+    links: list[bool] = []
+    board.on_link(links.append)
+    adapter = BoardAdapter(board, actions.append)
+    adapter.update(BoardState(seats=4, current_seat=0, scores=(7, 0, 0, 0)))
+    emulator.press("END")
+    assert wait_until(lambda: len(actions) == 1, 2)
+
+    emulator.kill()  # unplugged
+    assert wait_until(lambda: not board.connected, 1.0)
+    # the game goes on: the turn passes, a warning comes up
+    adapter.update(BoardState(seats=4, current_seat=2, scores=(7, 0, 31, 0), warning=True))
+
+    emulator.start()  # replugged: a fresh board, blank, counting events from 1 again
+    assert wait_until(lambda: board.connected, 3)
+    assert emulator.wait_display("  31", 2)
+    assert emulator.lit_seats() == [2]
+    assert emulator.lit_flags() == {"meld": False, "warning": True, "round_over": False}
+    emulator.press("UNDO")  # event number 1 of the new boot: not taken for a duplicate
+    assert wait_until(lambda: len(actions) == 2, 2)
+    assert actions == [BoardAction("end_turn"), BoardAction("undo")]
+    assert wait_until(lambda: links == [False, True], 1)
+
+
+def test_hung_board_noticed_and_resumed(board: Board, emulator: EmulatedBoard) -> None:
+    assert emulator._process is not None
+    seen: list[ButtonEvent] = []
+    board.on_event(seen.append)
+    emulator.press("S0")
+    assert wait_until(lambda: len(seen) == 1, 2)
+    os.kill(emulator._process.pid, signal.SIGSTOP)  # the board stops answering
+    try:
+        started = time.monotonic()
+        assert wait_until(lambda: not board.connected, 2)
+        assert time.monotonic() - started < 1.0
+        board.show(5)
+    finally:
+        os.kill(emulator._process.pid, signal.SIGCONT)
+    assert wait_until(lambda: board.connected, 3)
+    assert emulator.wait_display("   5", 2)
+    emulator.press("S1")  # same boot: counting goes on, nothing lost or doubled
+    assert wait_until(lambda: len(seen) == 2, 2)
+    time.sleep(0.4)
+    assert [(e.number, e.button) for e in seen] == [(1, "S0"), (2, "S1")]
+
+
+def test_presses_while_host_away_are_delivered_later(emulator: EmulatedBoard) -> None:
+    with Board(str(emulator.link)) as first:
+        first.wait_connected(5)
+        first.show(1)
+    # host gone; the board keeps the presses until someone acknowledges them
+    emulator.press("OUT")
+    time.sleep(0.1)
+    emulator.press("UNDO")
+    time.sleep(0.1)
+    seen: list[ButtonEvent] = []
+    with Board(str(emulator.link)) as second:
+        second.on_event(seen.append)
+        second.wait_connected(5)
+        assert wait_until(lambda: len(seen) == 2, 2)
+        time.sleep(0.4)
+        assert [e.button for e in seen] == ["OUT", "UNDO"]
+        assert second.status().pending_events == 0
+
+
+def test_board_shows_host_lost(emulator: EmulatedBoard) -> None:
+    with Board(str(emulator.link)) as host:
+        host.wait_connected(5)
+        host.show(77)
+        assert emulator.wait_display("  77")
+    # no host for 2 s: the display says so
+    assert emulator.wait_display("----", 4)
+    with Board(str(emulator.link)) as host:
+        host.wait_connected(5)
+        assert emulator.wait_display("  77", 2)  # the board's own state comes back

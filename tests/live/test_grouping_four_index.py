@@ -1,0 +1,204 @@
+"""Card indices of decks printed in two or in all four corners (live.grouping).
+
+Many decks, most German Rommé decks among them, print an index in every corner.
+A meld laid on the table (each card over the right part of the one before)
+then shows each card's top-left and bottom-left index, and the last card all
+four: a second row of indices beside the first, the same labels in the same
+order, and a repeat of the last label at each row's end.  A two-index deck
+shows each card's top-left index and the last card's bottom-right one.  Either
+way the meld must read once, each card once, and the other corners must be
+dropped as second corners.
+
+Sizes are a real deck's, in table millimetres: cards 57 x 89 mm, a corner
+index 10 x 25 mm, 3 mm from the card's edges.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tabletop.live.grouping import Placed, group_items, loose_corner_partners
+
+CARD_MM = (57.0, 89.0)
+INDEX_MM = (10.0, 25.0)
+MARGIN_MM = 3.0
+NEAR_X, FAR_X = MARGIN_MM + INDEX_MM[0] / 2, CARD_MM[0] - MARGIN_MM - INDEX_MM[0] / 2
+TOP_Y, BOTTOM_Y = MARGIN_MM + INDEX_MM[1] / 2, CARD_MM[1] - MARGIN_MM - INDEX_MM[1] / 2
+
+
+def box_side(angle_deg: float) -> float:
+    """The smaller side of the axis-aligned box round an index turned by ``angle_deg``."""
+    a = math.radians(angle_deg)
+    w, h = INDEX_MM
+    return min(w * abs(math.cos(a)) + h * abs(math.sin(a)),
+               w * abs(math.sin(a)) + h * abs(math.cos(a)))
+
+
+def laid_meld(labels: str, *, corners: int, angle_deg: float = 0.0, pitch: float = 20.0,
+              origin: tuple[float, float] = (200.0, 200.0), first_key: int = 0,
+              jitter_mm: float = 0.0, seed: int = 0) -> tuple[list[Placed], list[int]]:
+    """The index boxes a camera sees of ``labels`` laid as a meld along ``angle_deg``
+    (clockwise as the camera sees the table), and the keys of each card's top-left index."""
+    rng = np.random.default_rng(seed)
+    a = math.radians(angle_deg)
+    along, across = (math.cos(a), math.sin(a)), (-math.sin(a), math.cos(a))
+    cards = labels.split()
+    seen: list[Placed] = []
+    top_left: list[int] = []
+    key = first_key
+    for i, label in enumerate(cards):
+        spots = [(NEAR_X, TOP_Y)]
+        if corners == 4:
+            spots.append((NEAR_X, BOTTOM_Y))
+        if i == len(cards) - 1:
+            spots += [(FAR_X, TOP_Y), (FAR_X, BOTTOM_Y)] if corners == 4 else [(FAR_X, BOTTOM_Y)]
+        for n, (x, y) in enumerate(spots):
+            x += i * pitch
+            centre = (origin[0] + x * along[0] + y * across[0] + rng.normal(0, jitter_mm),
+                      origin[1] + x * along[1] + y * across[1] + rng.normal(0, jitter_mm))
+            seen.append(Placed(key, "card", centre, box_side(angle_deg), label))
+            if n == 0:
+                top_left.append(key)
+            key += 1
+    return seen, top_left
+
+
+def labels_of(row: tuple[int, ...], items: list[Placed]) -> str:
+    by_key = {it.key: it.label for it in items}
+    return " ".join(by_key[k] for k in row)
+
+
+MELDS = [
+    # labels, the row's angle, the pitch between cards
+    ("10H JH QH", 0.0, 20.0),
+    ("8C 9C 10C JK", 0.0, 22.0),
+    ("JK 5H 6H 7H", 180.0, 18.0),
+    ("AS AH AD AC", 90.0, 18.0),
+    ("9H 10H JH QH KH", 33.0, 24.0),
+    ("7D 8D JK JK", -60.0, 21.0),
+    ("QS QD JK", 270.0, 19.0),
+]
+
+
+@pytest.mark.parametrize("corners", [2, 4])
+@pytest.mark.parametrize(("labels", "angle_deg", "pitch"), MELDS)
+def test_a_laid_meld_reads_once_whatever_corners_its_deck_prints(
+        labels: str, angle_deg: float, pitch: float, corners: int) -> None:
+    for seed in range(4):
+        items, top_left = laid_meld(labels, corners=corners, angle_deg=angle_deg, pitch=pitch,
+                                    jitter_mm=0.5, seed=seed)
+        a = math.radians(angle_deg)
+        grouping = group_items(items, (math.cos(a), math.sin(a)))
+        assert len(grouping.groups) == 1, (seed, grouping)
+        assert labels_of(grouping.groups[0], items) == labels, seed
+        assert grouping.singles == ()
+        kept = set(grouping.groups[0])
+        assert set(grouping.second_corners) == {it.key for it in items} - kept
+        if corners == 2:
+            assert grouping.groups[0] == tuple(top_left)
+
+
+@pytest.mark.parametrize(("labels", "angle_deg", "pitch"), MELDS)
+def test_each_dropped_corner_names_an_index_of_its_own_card(
+        labels: str, angle_deg: float, pitch: float) -> None:
+    items, _ = laid_meld(labels, corners=4, angle_deg=angle_deg, pitch=pitch)
+    card_of: dict[int, int] = {}
+    n = 0
+    for i, _card in enumerate(labels.split()):  # the keys laid_meld gives each card
+        count = 4 if i == len(labels.split()) - 1 else 2
+        for key in range(n, n + count):
+            card_of[key] = i
+        n += count
+    a = math.radians(angle_deg)
+    grouping = group_items(items, (math.cos(a), math.sin(a)))
+    partners = dict(grouping.corner_of)
+    assert set(partners) == set(grouping.second_corners)
+    kept = set(grouping.groups[0])
+    for corner, index in partners.items():
+        assert index in kept
+        assert card_of[corner] == card_of[index], (corner, index)
+
+
+@pytest.mark.parametrize("missing", [0, 1, 2])
+def test_a_four_index_meld_with_one_index_missed_still_reads_whole(missing: int) -> None:
+    items, top_left = laid_meld("9S 10S JS QS", corners=4, pitch=22.0)
+    items = [it for it in items if it.key != top_left[missing]]
+    grouping = group_items(items)
+    assert [labels_of(row, items) for row in grouping.groups] == ["9S 10S JS QS"]
+
+
+@pytest.mark.parametrize(("card", "as_label"), [(1, "KH"), (2, "9S"), (2, "JC")])
+def test_a_misread_in_the_second_row_of_corners_does_not_make_a_meld(
+        card: int, as_label: str) -> None:
+    # seen by a camera: the second row of corners loses its first index and misreads one
+    items, top_left = laid_meld("9S 9H 9C", corners=4, angle_deg=90.0, pitch=22.0)
+    second_row = [it for it in items if it.key not in top_left][:3]  # each card's other
+    items = [it for it in items if it.key != second_row[0].key]
+    wrong = second_row[card]
+    items = [Placed(it.key, it.kind, it.position, it.size, as_label) if it.key == wrong.key
+             else it for it in items]
+    grouping = group_items(items, (0.0, 1.0))
+    assert [labels_of(row, items) for row in grouping.groups] == ["9S 9H 9C"]
+
+
+def test_two_melds_side_by_side_sharing_one_label_stay_two() -> None:
+    # a player's two melds, one a card's length below the other, one label in common
+    upper, _ = laid_meld("9S 9H 9C", corners=2)
+    lower, _ = laid_meld("9H 10H JH", corners=2, origin=(200.0 - 20.0, 200.0 + CARD_MM[1]),
+                         first_key=100)
+    grouping = group_items(upper + lower)
+    assert sorted(labels_of(row, upper + lower) for row in grouping.groups) == [
+        "9H 10H JH", "9S 9H 9C"]
+
+
+def test_two_equal_melds_one_below_the_other_stay_two() -> None:
+    # a two-deck game: the same run twice, the second a card's length and 15 mm lower
+    upper, _ = laid_meld("10H JH QH", corners=4)
+    lower, _ = laid_meld("10H JH QH", corners=4, origin=(200.0, 200.0 + CARD_MM[1] + 15.0),
+                         first_key=100)
+    grouping = group_items(upper + lower)
+    assert [labels_of(row, upper + lower) for row in grouping.groups] == ["10H JH QH"] * 2
+
+
+def test_two_jokers_side_by_side_in_a_two_index_meld_both_count() -> None:
+    items, top_left = laid_meld("5C 6C JK JK", corners=2, pitch=20.0)
+    grouping = group_items(items)
+    assert grouping.groups == (tuple(top_left),)
+
+
+def test_a_lone_four_index_card_is_one_item() -> None:
+    items, _ = laid_meld("KD", corners=4)
+    grouping = group_items(items)
+    assert grouping.groups == ()
+    assert len(grouping.singles) == 1
+    assert len(grouping.second_corners) == 3
+
+
+# --- corners outside every meld (live.grouping.loose_corner_partners) ---------------
+def test_a_discards_other_corners_in_the_stock_are_dropped() -> None:
+    # the top discard lies across the discard zone's edge: two corners in the pile, two in
+    # the stock beside it; the pile's first (along its reading direction) stays
+    pile = [Placed(1, "card", (856.5, 319.7), 8.6, "4D"), Placed(2, "card", (910.6, 319.9),
+                                                                     8.6, "4D")]
+    stock = [Placed(3, "card", (910.8, 280.3), 8.6, "4D"), Placed(4, "card", (856.7, 280.1),
+                                                                      8.6, "4D")]
+    assert loose_corner_partners(pile + stock, []) == {2: 1, 3: 1, 4: 1}
+
+
+def test_a_loose_index_near_its_card_in_a_meld_is_dropped_and_far_copies_stay() -> None:
+    meld, _ = laid_meld("10H JH QH", corners=2)
+    near = Placed(50, "card", (meld[-1].position[0] + 40.0, meld[-1].position[1]), 10.0, "QH")
+    far_copy = Placed(51, "card", (900.0, 500.0), 10.0, "QH")
+    other = Placed(52, "card", (near.position[0] + 5.0, near.position[1]), 10.0, "5S")
+    assert loose_corner_partners([near, far_copy, other], meld) == {50: meld[-1].key}
+
+
+def test_loose_corners_ignore_tiles_and_unread_indices() -> None:
+    tile = Placed(1, "tile", (100.0, 100.0), 20.0, "R5")
+    twin_tile = Placed(2, "tile", (110.0, 100.0), 20.0, "R5")
+    unread = Placed(3, "card", (120.0, 100.0), 10.0, "")
+    unread_twin = Placed(4, "card", (125.0, 100.0), 10.0, "")
+    assert loose_corner_partners([tile, twin_tile, unread, unread_twin], []) == {}

@@ -1,0 +1,40 @@
+"""The panel's OpenAPI schema fuzzed with schemathesis (bounded: a few examples per operation).
+
+Every generated request must get an answer that is not a server error and
+that matches the documented schema where one is documented.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import schemathesis
+from hypothesis import HealthCheck, settings
+
+from tabletop.panel.app import create_app
+from tabletop.panel.settings import PanelSettings
+
+_folder = Path(tempfile.mkdtemp(prefix="tabletop-fuzz-"))
+_app = create_app(PanelSettings(database_url=f"sqlite:///{_folder / 'fuzz.db'}"))
+# One match with a setup and a round, so that match ids 1 and the corrections have a target.
+_service = _app.state.service
+_match = _service.current_match()
+_service.correction(_match.id, "setup", "fuzz", variant="sabra", players=["Ana", "Ben"])
+_service.record(
+    _match.id, {"type": "round_scored", "seq": 1, "seat": None, "scores": {"Ana": 3, "Ben": -3}}
+)
+schema = schemathesis.openapi.from_asgi("/openapi.json", _app)
+
+
+@schema.parametrize()
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+def test_api_never_fails_on_generated_input(case: schemathesis.Case) -> None:
+    response = case.call()
+    assert response.status_code < 500, (case.method, case.formatted_path, response.text)
+    if response.status_code in (200, 201) and case.path != "/api/frame.jpg":
+        case.validate_response(response, checks=[schemathesis.checks.response_schema_conformance])

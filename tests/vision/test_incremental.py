@@ -1,0 +1,217 @@
+"""The incremental detector (vision.incremental) on a game composed from the real tile photos:
+it reads what the whole frame's pass reads, runs the model only where the table changed,
+hides what a hand covers, looks at the whole frame when the camera moved or a while
+went by, and keeps what a second look found; ``tabletop run`` with it commits the same
+tables as with the model on every frame."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tabletop.engine.variants import find_variant
+from tabletop.live.run import TableSetup, run
+from tabletop.vision.detections import iou_matrix
+from tabletop.vision.detector import Detector
+from tabletop.vision.incremental import IncrementalDetector, IncrementalSettings
+from tabletop.vision.replay import (
+    CropBank,
+    Replay,
+    ReplaySettings,
+    ReplayStep,
+    compose,
+)
+from tests.shared import REALDATA
+
+pytestmark = [
+    pytest.mark.skipif(REALDATA is None, reason="the real photos are missing"),
+]
+
+STEPS = [ReplayStep((("R10", "R11", "R12"),), seat=0),
+         ReplayStep((("R10", "R11", "R12"), ("B3", "B4", "B5", "B6")), seat=1)]
+NEVER = 1e9
+
+
+@pytest.fixture(scope="module")
+def detector() -> Detector:
+    return Detector()
+
+
+@pytest.fixture(scope="module")
+def game() -> Replay:
+    return compose(STEPS, settings=ReplaySettings(seed=5), bank=CropBank.load(REALDATA),
+                   realdata=REALDATA)
+
+
+def _played(game: Replay, looker: IncrementalDetector, last: int | None = None
+            ) -> list[object]:
+    out = []
+    for index in range(game.frame_count if last is None else last):
+        looker.set_time(index / game.settings.fps)
+        out.append(looker(game.frame(index)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def played(game: Replay, detector: Detector) -> tuple[IncrementalDetector, list[object]]:
+    looker = IncrementalDetector(detector, IncrementalSettings(refresh_s=NEVER))
+    return looker, _played(game, looker)
+
+
+def test_it_reads_what_the_whole_frame_pass_reads(
+        game: Replay, detector: Detector,
+        played: tuple[IncrementalDetector, list[object]]) -> None:
+    _, frames = played
+    last = frames[-1]
+    whole = detector(game.frame(game.frame_count - 1))
+    assert len(last) == len(whole) == 7  # type: ignore[arg-type]
+    overlap = iou_matrix(whole.boxes, last.boxes)  # type: ignore[attr-defined]
+    assert overlap.max(axis=1).min() >= 0.8
+    assert Counter(last.labels) == Counter(whole.labels)  # type: ignore[attr-defined]
+    assert last.alternatives is not None  # type: ignore[attr-defined]
+
+
+def test_the_model_runs_only_where_and_when_the_table_changed(
+        game: Replay, played: tuple[IncrementalDetector, list[object]]) -> None:
+    looker, _ = played
+    counts = looker.counts
+    assert counts.frames == game.frame_count
+    assert counts.whole_looks == 1 and counts.whole_reasons == {"first frame": 1}
+    # a region or two per step, each looked at on a few quiet frames, around the hand's
+    # place, not the whole frame
+    per_change = looker.settings.looks_per_change
+    assert per_change <= counts.region_looks <= 2 * per_change * len(STEPS)
+    area = game.settings.width * game.settings.height
+    assert counts.region_pixels < (1 + 0.4 * counts.region_looks) * area
+    # each of the 7 tiles read its few times (and a false alarm or two): no rereading
+    assert counts.reads <= looker.settings.reads * 9
+
+
+def test_a_still_table_costs_no_model_run(
+        game: Replay, detector: Detector) -> None:
+    looker = IncrementalDetector(detector, IncrementalSettings(refresh_s=NEVER))
+    _played(game, looker)
+    before = (looker.counts.region_looks, looker.counts.whole_looks, looker.counts.reads)
+    still = game.frame(game.frame_count - 1)
+    first = looker(still)
+    for _ in range(10):
+        assert looker(still) is first  # the same items, not even rebuilt
+    assert (looker.counts.region_looks, looker.counts.whole_looks,
+            looker.counts.reads) == before
+
+
+def test_what_a_hand_covers_is_hidden_and_the_rest_stays(
+        game: Replay, played: tuple[IncrementalDetector, list[object]]) -> None:
+    _, frames = played
+    step = game.timings[1]
+    fps = game.settings.fps
+    before = frames[round(step.hand_in_t * fps) - 1]
+    assert len(before) == 3  # type: ignore[arg-type]
+    hidden = 0
+    for index in range(round(step.hand_in_t * fps), round(step.settled_t * fps)):
+        hand = game.hand_mask(index)
+        shown = frames[index]
+        for box in shown.boxes:  # type: ignore[attr-defined]
+            x1, y1, x2, y2 = (int(v) for v in box)
+            assert hand[y1:y2, x1:x2].mean() < 0.5
+        for box in before.boxes:  # type: ignore[attr-defined]
+            if len(shown) and iou_matrix(box[None], shown.boxes).max() >= 0.5:  # type: ignore
+                continue
+            hidden += 1
+            # hidden only where the hand (or its shadow, a box's side around it) is
+            side = int(max(box[2] - box[0], box[3] - box[1]))
+            x1, y1, x2, y2 = (int(v) for v in box)
+            assert hand[max(0, y1 - side):y2 + side, max(0, x1 - side):x2 + side].any()
+    assert hidden > 0  # the hand passed over the first meld
+    # the hand gone, all three are back
+    after = frames[round(step.settled_t * fps) + 5]
+    assert iou_matrix(before.boxes, after.boxes).max(axis=1).min() >= 0.5  # type: ignore
+
+
+def test_a_moved_camera_is_looked_at_whole(game: Replay, detector: Detector) -> None:
+    looker = IncrementalDetector(detector, IncrementalSettings(refresh_s=NEVER))
+    _played(game, looker)
+    last = game.frame(game.frame_count - 1)
+    before = looker(last)
+    moved = np.roll(last, (40, 60), axis=(0, 1))
+    for index in range(3):
+        looker.set_time(game.duration_s + index / game.settings.fps)
+        after = looker(moved)
+    assert looker.counts.whole_reasons.get("camera moved") == 1
+    assert len(after) == len(before)  # type: ignore[arg-type]
+    shift = np.median(after.boxes[:, :2], axis=0) - np.median(  # type: ignore[attr-defined]
+        before.boxes[:, :2], axis=0)  # type: ignore[attr-defined]
+    assert abs(shift[0] - 60) < 8 and abs(shift[1] - 40) < 8
+
+
+def test_a_still_table_is_looked_at_whole_every_refresh(
+        game: Replay, detector: Detector) -> None:
+    looker = IncrementalDetector(detector, IncrementalSettings(refresh_s=1.0))
+    still = game.frame(game.frame_count - 1)
+    for index in range(26):  # 2.5 s at 10 frames a second
+        looker.set_time(index / 10)
+        looker(still)
+    assert looker.counts.whole_reasons == {"first frame": 1, "refresh": 2}
+
+
+def test_what_a_second_look_finds_is_kept(game: Replay, detector: Detector) -> None:
+    looker = IncrementalDetector(detector)
+    empty = game.frame(0)
+    assert len(looker(empty)) == 0
+    laid = game.frame(game.frame_count - 1)
+    truth = detector(laid)
+    found = looker.look_again(laid, truth.boxes[:2], list(truth.kinds[:2]))
+    assert len(found) == 2
+    kept = looker(empty)
+    assert Counter(kept.labels) == Counter(found.labels)
+
+
+def test_find_in_a_region_finds_what_the_whole_frame_finds_there(
+        game: Replay, detector: Detector) -> None:
+    image = game.frame(game.frame_count - 1)
+    whole = detector.find(image)
+    x1, y1 = whole.boxes[:, :2].min(axis=0) - 50
+    x2, y2 = whole.boxes[:, 2:].max(axis=0) + 50
+    part = detector.find_in(image, (x1, y1, x2, y2))
+    assert len(part) == len(whole)
+    assert iou_matrix(whole.boxes, part.boxes).max(axis=1).min() >= 0.8
+    # a region cutting a meld through keeps only the tiles wholly inside it
+    mid = float(np.median((whole.boxes[:, 0] + whole.boxes[:, 2]) / 2))
+    cut = detector.find_in(image, (0, 0, mid, image.shape[0]))
+    assert all(box[2] < mid for box in cut.boxes)
+    assert 0 < len(cut) < len(whole)
+
+
+def test_run_commits_the_same_tables_as_the_model_on_every_frame(
+        game: Replay, tmp_path: Path) -> None:
+    game.write(tmp_path / "game")
+    tables = {}
+    for every_frame in (False, True):
+        events = tmp_path / f"{every_frame}.jsonl"
+        run(str(tmp_path / "game" / "video.mp4"), find_variant("sabra"), game.players,
+            events_jsonl=events, every_frame=every_frame,
+            table=TableSetup(zones=tmp_path / "game" / "zones.json", find_markers=False))
+        tables[every_frame] = [e["melds"] for e in map(json.loads, events.read_text()
+                                                        .splitlines()) if e["type"] == "table"]
+    assert tables[False] == tables[True]
+    assert sorted(tables[False][-1]) == ["B3 B4 B5 B6", "R10 R11 R12"]
+
+
+def test_it_says_when_the_frame_is_not_the_table_yet(game: Replay, detector: Detector) -> None:
+    looker = IncrementalDetector(detector, IncrementalSettings(refresh_s=NEVER))
+    fps = game.settings.fps
+    settling = []
+    for index in range(game.frame_count):
+        looker.set_time(index / fps)
+        looker(game.frame(index))
+        settling.append(looker.settling())
+    for step in game.timings:
+        # while the hand moves over the change, and until its region was looked at
+        assert any(settling[round(step.hand_in_t * fps):round(step.settled_t * fps) + 1])
+        # a second after the hand left, the frame is the table
+        assert not settling[round(step.settled_t * fps) + round(fps)]
+    assert not any(settling[:round(game.timings[0].hand_in_t * fps)])
