@@ -23,6 +23,7 @@ renderer (``vision.synth.scripted``) lays out its tables.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -114,6 +115,15 @@ def table_step_from_json(t: float, raw: Mapping[str, Any],
         discards=tuple(parse_items(discard_text)),
         unplaced=tuple(parse_items(unplaced_text)),
     )
+
+
+def scenario_from_text(text: str, source: str) -> Scenario:
+    """A Scenario from a scenario file's text; ``source`` names the file in errors."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ScenarioError(f"scenario {source!r} is not JSON: {error}") from None
+    return scenario_from_json(data)
 
 
 def scenario_from_json(data: Any) -> Scenario:

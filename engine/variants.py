@@ -15,6 +15,7 @@ rules/rummikub-sabra-american-international.de.txt, Sabra part.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from tabletop.engine.base import (
@@ -168,13 +169,13 @@ class AmericanRummikub(RummikubVariant):
         )
 
 
-class InternationalRummikub(RummikubVariant):
-    """[international]: like American, opening 50, wins Open/Foot/Closed."""
+class InternationalRummikub(AmericanRummikub):
+    """[international]: "Der Spielablauf ist derselbe wie beim Amerikanischen Spiel", but
+    the opening is 50, a discard may always be taken, and wins are Open, Foot or Closed."""
 
     id = "rummikub-international"
     name = "International Rummikub"
     initial_meld_minimum = 50  # [international] "mindestens 50 Punkte"
-    deal_direction = -1
     option_specs = (
         OptionSpec(
             "joker_penalty",
@@ -191,16 +192,12 @@ class InternationalRummikub(RummikubVariant):
 
     @property
     def table_rules(self) -> TableRules:
-        return TableRules(
-            rearrange=False,
-            discard_pile=True,
-            opening=True,
-            exchange=True,
-            freed_with_hand_tiles=True,
-            deeper_discard="never",
-            # [international] "dass die Spieler immer den vom vorigen Spieler abgelegten
+        return replace(
+            super().table_rules,
+            # "mit der Ausnahme, dass die Spieler immer den vom vorigen Spieler abgelegten
             # Spielstein aufnehmen dürfen"
             discard_before_opening="allowed",
+            discard_before_opening_rule="",
             foot=True,
         )
 

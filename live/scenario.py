@@ -9,7 +9,6 @@ as the :class:`tabletop.live.snapshot.TableSnapshot` the camera side would commi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from tabletop.engine.scenario import (
     ScenarioError,
     Step,
     TableStep,
-    scenario_from_json,
+    scenario_from_text,
     table_step_from_json,
 )
 from tabletop.live.bus import Event, EventBus
@@ -30,10 +29,10 @@ from tabletop.live.snapshot import TableSnapshot
 
 def load_scenario(path: str | Path) -> Scenario:
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
         raise ScenarioError(f"cannot read scenario {str(path)!r}: {error}") from None
-    return scenario_from_json(data)
+    return scenario_from_text(text, str(path))
 
 
 def game_options(scenario: Scenario) -> GameOptions:

@@ -9,7 +9,7 @@ import pytest
 
 from tabletop.calibration.auto import TableFinder, table_size_from_markers
 from tabletop.calibration.markers import find_markers
-from tests.calibration.test_markers import MARKER_MM, TABLE_MM, camera_view
+from tests.calibration.views import MARKER_MM, TABLE_MM, camera_view
 
 
 @pytest.mark.parametrize("tilt", [0.0, 0.08, 0.16])

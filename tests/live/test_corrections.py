@@ -39,7 +39,7 @@ from tabletop.live.watcher import TableWatcher, WatcherSettings
 from tabletop.panel.embed import start_panel
 from tabletop.panel.settings import PanelSettings
 from tabletop.vision.detections import Detections
-from tests.live.test_seeing import dets, table_frame
+from tests.live.frames import dets, table_frame
 from tests.shared import SCENARIOS
 
 Row = tuple[str, float, float, float]

@@ -17,6 +17,7 @@ from tabletop.live.sources import FolderSource, VideoFileSource, open_source
 from tabletop.live.tracking import Tracker, id_switches
 from tabletop.live.watcher import TableWatcher, WatcherSettings
 from tabletop.vision.detections import Detections
+from tests.live.frames import dets, table_frame
 
 # --- sources ------------------------------------------------------------------------
 
@@ -91,18 +92,6 @@ def test_seats_reading_directions_face_the_middle() -> None:
 
 
 # --- tracking ----------------------------------------------------------------------
-
-
-def dets(rows: list[tuple[str, float, float, float]], size: tuple[float, float] = (26, 35),
-         kind: str = "tile") -> Detections:
-    """Detections from (label, centre x, centre y, confidence)."""
-    if not rows:
-        return Detections.empty()
-    w, h = size
-    return Detections(np.array([[x - w / 2, y - h / 2, x + w / 2, y + h / 2]
-                                for _, x, y, _ in rows]),
-                      tuple(r[0] for r in rows), tuple(kind for _ in rows),  # type: ignore[misc]
-                      np.array([r[3] for r in rows]))
 
 
 def test_tracker_keeps_ids_through_jitter_and_occlusion() -> None:
@@ -210,13 +199,6 @@ def test_no_more_copies_than_exist() -> None:
 
 
 # --- the watcher ------------------------------------------------------------------
-
-
-def table_frame(hand_at: tuple[int, int] | None = None) -> np.ndarray:
-    frame = np.full((480, 640, 3), 90, np.uint8)
-    if hand_at is not None:
-        cv2.circle(frame, hand_at, 60, (120, 160, 220), -1)
-    return frame
 
 
 def run(watcher: TableWatcher, script: list[tuple[float, list[tuple[str, float, float, float]],

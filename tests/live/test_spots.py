@@ -12,8 +12,8 @@ from tabletop.engine.variants import find_variant
 from tabletop.live.spots import gap_spots
 from tabletop.live.watcher import TableWatcher, WatcherSettings
 from tabletop.vision.detections import Detections
-from tests.live.test_seeing import table_frame
-from tests.live.test_tracking_evidence import read
+from tests.live.frames import table_frame
+from tests.live.readings import read
 
 W, H = 24.0, 32.0
 

@@ -15,7 +15,7 @@ from tabletop.engine.variants import find_variant
 from tabletop.live.run import TableSetup
 from tabletop.live.table_view import NO_MARKERS_AFTER_S, TableView, fitted
 from tabletop.vision.detections import Detections
-from tests.calibration.test_markers import camera_view
+from tests.calibration.views import camera_view
 
 SABRA = find_variant("sabra")
 W, H = 1280, 720

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-import numpy as np
 import pytest
 
 from tabletop.engine.variants import find_variant
@@ -15,25 +14,12 @@ from tabletop.live.reading import candidates
 from tabletop.live.snapshot import TableSnapshot
 from tabletop.live.tracking import EVIDENCE_FLOOR, Tracker
 from tabletop.live.watcher import TableWatcher, WatcherSettings
-from tabletop.vision.detections import NONE_LABEL, Detections
-from tests.live.test_seeing import table_frame
+from tabletop.vision.detections import Detections
+from tests.live.frames import table_frame
+from tests.live.readings import Seen, read
 
-Seen = tuple[float, float, Mapping[str, float]]
-"""An item's centre and the reader's distribution of it."""
 R6_OR_R9 = {"R6": 0.55, "R9": 0.45}
 CLEARLY_R6 = {"R6": 0.95, "R9": 0.03, "none": 0.01}
-
-
-def read(items: list[Seen], size: tuple[float, float] = (24.0, 32.0)) -> Detections:
-    """Tiles read by a reader: each labelled with its distribution's most probable label."""
-    w, h = size
-    labels = tuple(max((kv for kv in d.items() if kv[0] != NONE_LABEL),
-                       key=lambda kv: kv[1])[0] for _, _, d in items)
-    return Detections(np.array([[x - w / 2, y - h / 2, x + w / 2, y + h / 2]
-                                for x, y, _ in items]).reshape(-1, 4),
-                      labels, tuple("tile" for _ in items),
-                      np.array([max(d.values()) for _, _, d in items]),
-                      alternatives=tuple(d for _, _, d in items))
 
 
 def log(p: float) -> float:

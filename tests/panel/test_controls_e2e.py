@@ -18,7 +18,7 @@ import pytest
 from tabletop.live.bus import EventBus
 from tabletop.panel.embed import start_panel
 from tabletop.panel.settings import PanelSettings
-from tests.panel.test_controls import BEN_OPENS, OPENING, LiveTable
+from tests.panel.live_table import BEN_OPENS, OPENING, LiveTable
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = next(

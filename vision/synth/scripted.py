@@ -40,7 +40,7 @@ import numpy.typing as npt
 
 from tabletop.calibration.zones import ZoneLayout, default_layout
 from tabletop.engine.items import Family, Item, format_items
-from tabletop.engine.scenario import Press, Scenario, ScenarioError, TableStep, scenario_from_json
+from tabletop.engine.scenario import Press, Scenario, ScenarioError, TableStep, scenario_from_text
 from tabletop.vision.synth.cards import DeckDesign, random_design, render_back, render_card
 from tabletop.vision.synth.scene import (
     INDEX_MIN_VISIBLE,
@@ -331,10 +331,10 @@ def renderable(scenario: Scenario, snapshot: TableStep) -> bool:
 def read_scenario(path: str | Path) -> Scenario:
     """The scenario in the JSON file at ``path``."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as error:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
         raise ScenarioError(f"cannot read scenario {str(path)!r}: {error}") from None
-    return scenario_from_json(data)
+    return scenario_from_text(text, str(path))
 
 
 def render_video(scenario_path: str | Path, out: str | Path,
