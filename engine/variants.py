@@ -146,7 +146,7 @@ class AmericanRummikub(RummikubVariant):
     name = "American Rummikub"
     initial_meld_minimum = 21  # [american] "mindestens 21 Punkten"
     deal_direction = -1  # [american] "nächste Spieler rechts"
-    option_specs = (_JOKER_PENALTY,)
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = (_JOKER_PENALTY,)
 
     @property
     def table_rules(self) -> TableRules:

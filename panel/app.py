@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from tabletop.panel.guards import RequestGuard
 from tabletop.panel.routers import changes, live, matches, pages
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
@@ -30,7 +33,8 @@ def create_app(
         )
     if service is None:
         service = PanelService(EventStore(settings.database_url), settings.turn_seconds)
-    app = FastAPI(title="tabletop panel", version="1")
+    # FastAPI's own /docs loads its scripts from a CDN; the panel's lists the API itself
+    app = FastAPI(title="tabletop panel", version="1", docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.service = service
 
@@ -58,4 +62,36 @@ def create_app(
     app.include_router(changes.router)
     app.include_router(live.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    def api_docs() -> str:
+        return api_page(app.openapi())
+
+    # outermost: sizes, hosts and origins are checked before anything else runs
+    app.add_middleware(
+        RequestGuard, hosts=settings.served_names(), max_body_bytes=settings.max_body_bytes
+    )
     return app
+
+
+def api_page(schema: dict[str, Any]) -> str:
+    """The API as one page of plain HTML (no script), from its OpenAPI description."""
+    rows = []
+    for path, operations in sorted(schema.get("paths", {}).items()):
+        for method, operation in operations.items():
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+            name = body.get("schema", {}).get("$ref", "").rsplit("/", 1)[-1]
+            rows.append(
+                f"<tr><td><code>{html.escape(method.upper())}</code></td>"
+                f"<td><code>{html.escape(path)}</code></td>"
+                f"<td>{html.escape(operation.get('summary', ''))}</td>"
+                f"<td>{html.escape(name)}</td></tr>"
+            )
+    return (
+        "<!doctype html><html lang='en'><meta charset='utf-8'><title>tabletop panel API</title>"
+        "<body style='font: 1rem system-ui; margin: 1.5rem'><h1>tabletop panel API</h1>"
+        "<p>The full description: <a href='/openapi.json'>/openapi.json</a>.  Changes need"
+        " the header <code>X-Panel-Token</code> where the panel has a token.</p>"
+        "<table><tr><th>method</th><th>path</th><th>what</th><th>body</th></tr>"
+        + "".join(rows) + "</table></body></html>"
+    )

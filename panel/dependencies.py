@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Annotated
 
-from fastapi import Depends, Header, HTTPException, Path, Query, Request, status
+from fastapi import Cookie, Depends, Header, HTTPException, Path, Request, status
 
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
@@ -28,21 +28,42 @@ SettingsDep = Annotated[PanelSettings, Depends(get_settings)]
 ServiceDep = Annotated[PanelService, Depends(get_service)]
 
 
+TOKEN_COOKIE = "tabletop_panel_token"
+"""Set by the first page opened with ``?token=``; the browser sends it from then on, so the
+token leaves the address bar (and the history) after that first visit."""
+
+
+def token_matches(settings: PanelSettings, given: str | None) -> bool:
+    expected = settings.token or ""
+    return bool(expected) and secrets.compare_digest((given or "").encode(), expected.encode())
+
+
 def require_token(
     settings: SettingsDep,
     x_panel_token: Annotated[str | None, Header(max_length=200)] = None,
-    token: Annotated[str | None, Query(max_length=200)] = None,
+    cookie: Annotated[str | None, Cookie(alias=TOKEN_COOKIE, max_length=200)] = None,
 ) -> None:
-    """Every change needs the token when one is set (always when on the network)."""
-    if not settings.token_required:
-        return
-    given = x_panel_token or token or ""
-    expected = settings.token or ""
-    if not expected or not secrets.compare_digest(given.encode(), expected.encode()):
+    """Every change needs the token when one is set (always when on the network): in the
+    header X-Panel-Token (programs) or the panel's cookie (its pages)."""
+    if settings.token_required and not token_matches(settings, x_panel_token or cookie):
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
             "this change needs the panel token (header X-Panel-Token)",
         )
 
 
+def require_reader_token(
+    settings: SettingsDep,
+    x_panel_token: Annotated[str | None, Header(max_length=200)] = None,
+    cookie: Annotated[str | None, Cookie(alias=TOKEN_COOKIE, max_length=200)] = None,
+) -> None:
+    """On the network reading needs the token too: the scores are the players' own."""
+    if settings.on_network and not token_matches(settings, x_panel_token or cookie):
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED,
+            "the panel on the network needs its token: open the link it printed",
+        )
+
+
 TokenDep = Depends(require_token)
+ReaderDep = Depends(require_reader_token)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -23,11 +25,21 @@ Who = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_
 Token = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=12)]
 OptionValue = Annotated[str, StringConstraints(max_length=20)] | int | bool
 EventType = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+IdempotencyKey = Annotated[
+    str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$")
+]
+"""A client's id for an event: printable ASCII, no spaces."""
 PANEL_TYPES = ("setup", "calibration", "item_corrected", "score_edited", "undo")
 
 
+EVENT_MAX_BYTES = 32 * 1024
+"""An event from elsewhere, as JSON; the largest the game writes (a table of 40 melds with
+their boxes) is a few kilobytes, and every viewer is sent the state it is part of."""
+EVENT_MAX_DEPTH = 8
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class MatchCreate(_Strict):
@@ -122,7 +134,7 @@ class ActionDone(BaseModel):
 class EventIn(BaseModel):
     """A game event as CONTRACT.md writes it (from a game running in another process)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
 
     type: EventType
     seq: Annotated[int, Field(ge=0)] | None = None
@@ -140,6 +152,10 @@ class EventIn(BaseModel):
     def _contract_fields(self) -> EventIn:
         """The fields CONTRACT.md fixes for its event types have their types."""
         extra = self.model_extra or {}
+        _check_json(extra, "the event", 1)
+        size = len(json.dumps(extra, ensure_ascii=False))
+        if size > EVENT_MAX_BYTES:
+            raise ValueError(f"the event is {size} bytes of JSON, over {EVENT_MAX_BYTES}")
         if self.type == "table":
             _MeldList.validate_python(extra.get("melds"))
         elif self.type == "round_scored":
@@ -147,6 +163,21 @@ class EventIn(BaseModel):
         elif self.type == "warning":
             _Message.validate_python(extra.get("message"))
         return self
+
+
+def _check_json(value: Any, where: str, depth: int) -> None:
+    """Finite numbers only (JSON has no NaN or Infinity, though Python's parser takes them)
+    and no nesting deeper than EVENT_MAX_DEPTH."""
+    if depth > EVENT_MAX_DEPTH:
+        raise ValueError(f"{where} nests deeper than {EVENT_MAX_DEPTH} levels")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where} holds {value!r}, which is not a JSON number")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_json(item, f"{where}[{key!r}]", depth + 1)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_json(item, f"{where}[{index}]", depth + 1)
 
 
 _MeldList: TypeAdapter[list[str]] = TypeAdapter(

@@ -34,10 +34,14 @@ class PanelService:
         opening, live, reconnecting, lost, ended; ``message``): set from the camera's own
         thread by :meth:`set_camera`."""
 
-    def record(self, match_id: int, event: Mapping[str, Any]) -> StoredEvent:
-        """Append to the log, then wake the match's live clients."""
-        stored = self.store.append(match_id, event)
-        self.hub.notify(match_id, stored.id)
+    def record(
+        self, match_id: int, event: Mapping[str, Any], *, key: str | None = None
+    ) -> StoredEvent:
+        """Append to the log, then wake the match's live clients (``key``: see
+        :meth:`EventStore.append`)."""
+        stored, new = self.store.appended(match_id, event, key=key)
+        if new:
+            self.hub.notify(match_id, stored.id)
         return stored
 
     def correction(self, match_id: int, kind: str, who: str, **fields: Any) -> StoredEvent:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -30,6 +31,21 @@ class PanelSettings(BaseSettings):
     turn_seconds: Annotated[int, Field(ge=5, le=3600)] = 120
     frame_path: Path | None = None
     """A JPEG the live table overwrites with its latest frame; none: no camera image."""
+    allowed_hosts: list[Annotated[str, Field(max_length=253)]] = []
+    """Names besides this machine's own that the panel answers to (a name a router hands
+    out, a club's server name); addresses written as numbers are always answered."""
+    max_body_bytes: Annotated[int, Field(ge=1024, le=16 * 1024 * 1024)] = 256 * 1024
+    """Larger request bodies are refused before they are read."""
+
+    def served_names(self) -> set[str]:
+        """The host names the panel answers to (see :mod:`tabletop.panel.guards`)."""
+        names = {"localhost", *(name.lower() for name in self.allowed_hosts)}
+        if self.host not in ("0.0.0.0", "::", ""):
+            names.add(self.host.lower())
+        if self.on_network:
+            machine = socket.gethostname().lower()
+            names |= {machine, f"{machine}.local", socket.getfqdn().lower()}
+        return names
 
     @property
     def on_network(self) -> bool:

@@ -37,6 +37,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
 
 Event = dict[str, Any]
 
@@ -59,6 +60,16 @@ events_table = Table(
     Column("recorded_at", Float, nullable=False),
     Column("payload", Text, nullable=False),
 )
+
+event_keys_table = Table(
+    "event_keys",
+    metadata,
+    Column("match_id", Integer, ForeignKey("matches.id"), primary_key=True),
+    Column("key", String(128), primary_key=True),
+    Column("event_id", Integer, ForeignKey("events.id"), nullable=False),
+)
+"""A client's own id for an event it posts: a repeat of the same id (a retry after a lost
+answer) is answered with the event already stored, and nothing is written twice."""
 
 _SQLITE_GUARDS: tuple[str, ...] = (
     "CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events"
@@ -151,25 +162,67 @@ class EventStore:
         return MatchInfo(int(row.id), str(row.name), float(row.created_at))
 
     # --- the log ---------------------------------------------------------------
-    def append(self, match_id: int, event: Mapping[str, Any]) -> StoredEvent:
-        """Write one event; when this returns, the event is committed (durable)."""
+    def append(
+        self, match_id: int, event: Mapping[str, Any], *, key: str | None = None
+    ) -> StoredEvent:
+        """Write one event; when this returns, the event is committed (durable).
+
+        ``key``: the client's id for it; an event already stored under the same key in
+        this match is returned instead, and nothing is written (see :meth:`appended`)."""
+        return self.appended(match_id, event, key=key)[0]
+
+    def appended(
+        self, match_id: int, event: Mapping[str, Any], *, key: str | None = None
+    ) -> tuple[StoredEvent, bool]:
+        """:meth:`append`, and whether the event is new (False: its key was seen before)."""
         if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
             raise StoreError(f"an event is an object with a string 'type', not {event!r}")
         self.match(match_id)
+        if key is not None:
+            earlier = self._keyed(match_id, key)
+            if earlier is not None:
+                return earlier, False
         payload = dict(event)
-        encoded = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+        encoded = json.dumps(payload, ensure_ascii=False, sort_keys=True, allow_nan=False)
         now = time.time()
-        with self.engine.begin() as connection:
-            result = connection.execute(
-                insert(events_table).values(
-                    match_id=match_id,
-                    type=str(payload["type"])[:64],
-                    recorded_at=now,
-                    payload=encoded,
+        try:
+            with self.engine.begin() as connection:
+                result = connection.execute(
+                    insert(events_table).values(
+                        match_id=match_id,
+                        type=str(payload["type"])[:64],
+                        recorded_at=now,
+                        payload=encoded,
+                    )
                 )
-            )
-            event_id = _inserted_id(result)
-        return StoredEvent(event_id, match_id, now, payload)
+                event_id = _inserted_id(result)
+                if key is not None:
+                    connection.execute(
+                        insert(event_keys_table).values(
+                            match_id=match_id, key=key, event_id=event_id
+                        )
+                    )
+        except IntegrityError:
+            # the same key from a retry that raced this one: the transaction wrote nothing
+            earlier = self._keyed(match_id, key) if key is not None else None
+            if earlier is None:
+                raise
+            return earlier, False
+        return StoredEvent(event_id, match_id, now, payload), True
+
+    def _keyed(self, match_id: int, key: str) -> StoredEvent | None:
+        query = (
+            select(events_table)
+            .join(event_keys_table, event_keys_table.c.event_id == events_table.c.id)
+            .where(event_keys_table.c.match_id == match_id, event_keys_table.c.key == key)
+        )
+        with self.engine.connect() as connection:
+            row = connection.execute(query).first()
+        if row is None:
+            return None
+        return StoredEvent(
+            int(row.id), int(row.match_id), float(row.recorded_at), json.loads(row.payload)
+        )
 
     def events(self, match_id: int, after: int = 0) -> list[StoredEvent]:
         """The match's events in log order (only those with id > ``after``)."""

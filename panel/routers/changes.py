@@ -20,9 +20,9 @@ answer in time: 503; no live table: 409, as there is no game to act on.
 from __future__ import annotations
 
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, Header, HTTPException, status
 
 from tabletop.live.actions import Action
 from tabletop.live.corrections import Correction, Inbox, LiveTableGone, Request
@@ -33,6 +33,7 @@ from tabletop.panel.schemas import (
     Appended,
     CalibrationIn,
     EventIn,
+    IdempotencyKey,
     ItemFix,
     MatchCreate,
     MatchOut,
@@ -144,6 +145,16 @@ def undo(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[str, Any]
 
 
 @router.post("/matches/{match_id}/events", response_model=Appended, status_code=CREATED)
-def publish(match_id: MatchId, body: EventIn, service: ServiceDep) -> dict[str, Any]:
-    """A game event from a game running elsewhere (the same shape as on the bus)."""
-    return _appended(service.record(match_id, body.model_dump(exclude_none=False)))
+def publish(
+    match_id: MatchId,
+    body: EventIn,
+    service: ServiceDep,
+    idempotency_key: Annotated[IdempotencyKey | None, Header()] = None,
+) -> dict[str, Any]:
+    """A game event from a game running elsewhere (the same shape as on the bus).
+
+    With the header ``Idempotency-Key`` (the client's id for the event), sending it again,
+    as a client does when an answer was lost, is answered with the stored event and
+    stores nothing."""
+    stored = service.record(match_id, body.model_dump(exclude_none=False), key=idempotency_key)
+    return _appended(stored)

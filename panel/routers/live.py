@@ -11,7 +11,9 @@ from typing import Any
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
+from tabletop.panel.dependencies import TOKEN_COOKIE, token_matches
 from tabletop.panel.service import PanelService
+from tabletop.panel.settings import PanelSettings
 from tabletop.panel.store import StoreError
 
 router = APIRouter(tags=["live"])
@@ -22,6 +24,10 @@ POLL_SECONDS = 1.0
 @router.websocket("/ws/matches/{match_id}")
 async def live_state(websocket: WebSocket, match_id: int) -> None:
     service: PanelService = websocket.app.state.service
+    settings: PanelSettings = websocket.app.state.settings
+    if settings.on_network and not token_matches(settings, websocket.cookies.get(TOKEN_COOKIE)):
+        await websocket.close(code=4401, reason="the panel on the network needs its token")
+        return
     await websocket.accept()
     if not 1 <= match_id < 2**31:
         await websocket.close(code=4404, reason="no such match")

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from tabletop.engine.variants import VARIANTS
-from tabletop.panel.dependencies import MatchId, ServiceDep, SettingsDep
+from tabletop.panel.dependencies import MatchId, ReaderDep, ServiceDep, SettingsDep
 from tabletop.panel.schemas import MatchOut
 
-router = APIRouter(prefix="/api", tags=["matches"])
+router = APIRouter(prefix="/api", tags=["matches"], dependencies=[ReaderDep])
 
 
 @router.get("/matches", response_model=list[MatchOut])

@@ -21,7 +21,6 @@
 
   // --- who and token -------------------------------------------------------------
   const params = new URLSearchParams(location.search);
-  if (params.get("token")) localStorage.setItem("panelToken", params.get("token"));
   const who = () => localStorage.getItem("panelWho") || "panel";
   // POST a change; the answer's JSON, or null (after a toast saying why) when refused.
   async function change(path, body) {

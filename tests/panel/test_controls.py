@@ -23,6 +23,9 @@ from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
 from tests.panel.live_table import BEN_OPENS, OPENING, LiveTable
 
+PANEL_URL = "http://127.0.0.1:8765"
+"""Where the panel serves by default: TestClient's own "testserver" is no name it answers to."""
+
 
 def _settings(tmp_path: Path, **more: Any) -> PanelSettings:
     return PanelSettings(database_url=f"sqlite:///{tmp_path / 'panel.db'}", **more)
@@ -36,7 +39,7 @@ def _match(service: PanelService, players: tuple[str, ...] = ("Ana", "Ben")) -> 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(_settings(tmp_path))) as client:
+    with TestClient(create_app(_settings(tmp_path)), base_url=PANEL_URL) as client:
         yield client
 
 
@@ -227,7 +230,9 @@ def test_an_unanswered_action_is_503_and_never_made(
 
 
 def test_an_action_needs_the_token_when_one_is_set(tmp_path: Path) -> None:
-    with TestClient(create_app(_settings(tmp_path, token="s3cret"))) as client:
+    with TestClient(
+        create_app(_settings(tmp_path, token="s3cret")), base_url=PANEL_URL
+    ) as client:
         match_id = _match(client.app.state.service)  # type: ignore[attr-defined]
         assert _act(client, match_id, "end_turn").status_code == 401
         answer = client.post(f"/api/matches/{match_id}/actions",
@@ -279,7 +284,7 @@ def test_the_cameras_drop_out_is_in_the_state_and_pushed(
     """The live table's camera state (``live.sources.SourceStatus``) reaches the pages."""
     client, match_id, _ = live
     service: PanelService = client.app.state.service  # type: ignore[attr-defined]
-    with client.websocket_connect(f"/ws/matches/{match_id}") as socket:
+    with client.websocket_connect(f"ws://127.0.0.1:8765/ws/matches/{match_id}") as socket:
         assert socket.receive_json()["live"]["camera"] is None
         service.set_camera(match_id, "reconnecting", "the stream dropped out; reconnecting")
         pushed = socket.receive_json()

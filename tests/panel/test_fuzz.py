@@ -16,7 +16,9 @@ from tabletop.panel.app import create_app
 from tabletop.panel.settings import PanelSettings
 
 _folder = Path(tempfile.mkdtemp(prefix="tabletop-fuzz-"))
-_app = create_app(PanelSettings(database_url=f"sqlite:///{_folder / 'fuzz.db'}"))
+# schemathesis calls the app as "testserver", a name the panel must be told it serves under
+_app = create_app(PanelSettings(database_url=f"sqlite:///{_folder / 'fuzz.db'}",
+                                allowed_hosts=["testserver"]))
 # One match with a setup and a round, so that match ids 1 and the corrections have a target.
 _service = _app.state.service
 _match = _service.current_match()
