@@ -17,5 +17,7 @@ def read_json(path: str | Path, error: type[ValueError], what: str) -> Any:
     """The file's JSON, or ``error`` naming ``what`` could not be read and why."""
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as problem:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as problem:
         raise error(f"cannot read the {what} {str(path)!r}: {problem}") from None
+    except RecursionError:
+        raise error(f"cannot read the {what} {str(path)!r}: nested too deep") from None

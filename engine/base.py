@@ -17,6 +17,7 @@ rules/rummikub-sabra-american-international.de.txt, Sabra part.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -39,6 +40,8 @@ class OptionSpec:
     default: Any
     help: str
     choices: tuple[Any, ...] | None = None
+    bounds: tuple[int, int] | None = None
+    """The smallest and largest whole number the option takes."""
 
     def parse(self, raw: Any, variant_id: str) -> Any:
         value: Any = raw
@@ -54,12 +57,12 @@ class OptionSpec:
                         f"option {self.name!r} of {variant_id} takes true or false, not {raw!r}"
                     )
             elif isinstance(self.default, int):
-                try:
-                    value = int(text)
-                except ValueError:
+                # ASCII digits only: int() also reads other scripts' digits ("٣" is 3)
+                if not re.fullmatch(r"[+-]?[0-9]{1,9}", text):
                     raise OptionError(
                         f"option {self.name!r} of {variant_id} takes a whole number, not {raw!r}"
-                    ) from None
+                    )
+                value = int(text)
             else:
                 value = text
         elif isinstance(self.default, bool) != isinstance(raw, bool) or not isinstance(
@@ -69,6 +72,12 @@ class OptionSpec:
                 f"option {self.name!r} of {variant_id} takes a {type(self.default).__name__}, "
                 f"not {raw!r}"
             )
+        if self.bounds is not None:
+            low, high = self.bounds
+            if not low <= value <= high:
+                raise OptionError(
+                    f"option {self.name!r} of {variant_id} takes {low} to {high}, not {raw!r}"
+                )
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(str(c) for c in self.choices)
             raise OptionError(

@@ -25,7 +25,7 @@ from tabletop.engine.base import (
     Variant,
     check_round,
 )
-from tabletop.engine.items import NotationError, parse_item, parse_items, parse_melds
+from tabletop.engine.items import Item, NotationError, parse_item, parse_items, parse_melds
 from tabletop.engine.variants import find_variant
 
 
@@ -39,14 +39,31 @@ def score_round(round_: RoundInput) -> RoundResult:
 _PLAYER_FLAGS = ("out", "all_at_once", "trump_declared", "knocked", "first_turn", "original_hand")
 
 
+MAX_PLAYERS = 12
+MAX_ITEMS = 216
+"""More items than any variant's material (two 52-card decks and twelve jokers)."""
+
+
+def _one_meld(text: str, where: str) -> tuple[Item, ...]:
+    melds = parse_melds(text) if text.strip() else ((),)
+    if len(melds) != 1:
+        raise RoundError(
+            f"{where}: a meld entry holds one meld, not {len(melds)} ('|' separates melds"
+            f" in a 'melds' string): {text!r}"
+        )
+    if len(melds[0]) > MAX_ITEMS:
+        raise RoundError(f"{where}: a meld of {len(melds[0])} items is more than any game has")
+    return melds[0]
+
+
 def _contribution(raw: Any, where: str) -> MeldContribution:
     if isinstance(raw, str):
-        (meld,) = parse_melds(raw) if raw.strip() else ((),)
+        meld = _one_meld(raw, where)
         return MeldContribution(meld, meld)
     if isinstance(raw, Mapping):
         if "meld" not in raw:
             raise RoundError(f"{where}: a meld entry needs a 'meld' string")
-        (meld,) = parse_melds(str(raw["meld"]))
+        meld = _one_meld(str(raw["meld"]), where)
         own = parse_items(str(raw["own"])) if "own" in raw else meld
         taken = raw.get("taken_jokers", 0)
         if not isinstance(taken, int) or taken < 0:
@@ -72,6 +89,8 @@ def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
     raw_players = data.get("players")
     if not isinstance(raw_players, Sequence) or isinstance(raw_players, str) or not raw_players:
         raise RoundError("'players' must be a non-empty list")
+    if len(raw_players) > MAX_PLAYERS:
+        raise RoundError(f"a round has at most {MAX_PLAYERS} players, not {len(raw_players)}")
     players = []
     for index, raw in enumerate(raw_players):
         where = f"player {index + 1}"
@@ -90,6 +109,8 @@ def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
             melds_raw = [part for part in melds_raw.split("|") if part.strip()]
         if not isinstance(melds_raw, Sequence):
             raise RoundError(f"{where}: 'melds' must be a list")
+        if len(melds_raw) > MAX_ITEMS:
+            raise RoundError(f"{where}: {len(melds_raw)} melds are more than any game has")
         try:
             contributions = tuple(_contribution(m, where) for m in melds_raw)
             hand = parse_items(str(raw.get("hand", "")))
@@ -97,6 +118,8 @@ def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
             last_item = parse_item(str(last)) if last else None
         except NotationError as error:
             raise NotationError(f"{where}: {error}", error.token) from None
+        if len(hand) > MAX_ITEMS:
+            raise RoundError(f"{where}: a hand of {len(hand)} items is more than any game has")
         flags = {}
         for flag in _PLAYER_FLAGS:
             value = raw.get(flag, False)

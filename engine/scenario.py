@@ -123,6 +123,8 @@ def scenario_from_text(text: str, source: str) -> Scenario:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ScenarioError(f"scenario {source!r} is not JSON: {error}") from None
+    except RecursionError:
+        raise ScenarioError(f"scenario {source!r} is nested too deep") from None
     return scenario_from_json(data)
 
 

@@ -156,13 +156,13 @@ def solve(
     rack_items = tuple(JOKER if isinstance(item, Joker) else item for item in rack)
     table_melds = tuple(tuple(meld) for meld in table)
     rules = variant.table_rules
+    _check_material(variant, rack_items, table_melds)
     if rules.rearrange:
         if keep:
             raise SolveError(f"keep is not supported for {variant.id}")
         return solve_rearrangement(
             variant, rack_items, table_melds, initial=initial, objective=objective
         )
-    _check_material(variant, rack_items, table_melds)
     if not rules.lays_out and table_melds:
         raise SolveError(
             f"{variant.id} lays nothing on the table during play, so there is no table to"

@@ -460,9 +460,21 @@ class WienerRummy(Rommee):
     initial_meld_minimum = 0
     hand_meld_waives_minimum = False
     option_specs = (
-        OptionSpec("knock_limit", 5, "deadwood at or below which a player may knock"),
-        OptionSpec("elimination", 101, "penalty points at which a player is out of the match"),
-        OptionSpec("buy_back_from", 81, "penalty points from which a player may buy back in once"),
+        OptionSpec(
+            "knock_limit", 5, "deadwood at or below which a player may knock", bounds=(0, 100)
+        ),
+        OptionSpec(
+            "elimination",
+            101,
+            "penalty points at which a player is out of the match",
+            bounds=(1, 100_000),
+        ),
+        OptionSpec(
+            "buy_back_from",
+            81,
+            "penalty points from which a player may buy back in once",
+            bounds=(1, 100_000),
+        ),
         OptionSpec("ace_around", False, "runs may go round the ace (K-A-2), a house rule"),
     )
 
@@ -516,7 +528,7 @@ class Rum500(CardVariant):
             "card values: standard (pips face, JQK 10, A and joker 15) or 5/10/15",
             ("standard", "5-10-15"),
         ),
-        OptionSpec("target", 500, "cumulative score that ends the match"),
+        OptionSpec("target", 500, "cumulative score that ends the match", bounds=(1, 1_000_000)),
         OptionSpec("must_go_out", False, "to win the match you must go out and reach the target"),
     )
 
@@ -592,7 +604,7 @@ class AmericanRummy(CardVariant):
             ("standard", "high", "flat"),
         ),
         OptionSpec("decks", 1, "two decks for more than six players", (1, 2)),
-        OptionSpec("target", 100, "points that end the match"),
+        OptionSpec("target", 100, "points that end the match", bounds=(1, 1_000_000)),
     )
 
     @property

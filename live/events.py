@@ -159,6 +159,8 @@ def read_jsonl(path: str | Path) -> list[Event]:
             event = json.loads(line)
         except json.JSONDecodeError as error:
             raise EventError(f"{path}:{number}: not JSON: {error}") from None
+        except RecursionError:
+            raise EventError(f"{path}:{number}: nested too deep") from None
         validate_event(event)
         if event["seq"] != len(events) + 1:
             raise EventError(f"{path}:{number}: seq {event['seq']}, expected {len(events) + 1}")

@@ -22,7 +22,6 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, NoReturn
 
 EXIT_OK = 0
@@ -30,6 +29,11 @@ EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 MAX_MELD_ITEMS = 14
 """No meld of any variant holds more (the longest run is 1..13..1)."""
+MAX_ARGUMENT_CHARS = 10_000
+"""Longer than any rack, table or option written out (216 items are under 1,000)."""
+MAX_FILE_BYTES = 1_000_000
+"""A round or scenario file; the largest real one is a few kilobytes."""
+MAX_JSON_DEPTH = 32
 
 
 class BadInput(ValueError):
@@ -231,15 +235,52 @@ def cmd_rules_table(args: argparse.Namespace) -> int:
 # --- rules score -------------------------------------------------------------
 def _load_json(path: str) -> Any:
     try:
-        raw = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            raw = sys.stdin.read(MAX_FILE_BYTES + 1)
+        else:
+            with open(path, encoding="utf-8") as file:
+                raw = file.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise BadInput(f"cannot read {path!r}: {error.strerror or error}") from None
     except UnicodeDecodeError:
         raise BadInput(f"{path!r} is not UTF-8 text") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise BadInput(f"{path!r} is over {MAX_FILE_BYTES} characters; a round is a few thousand")
+    return parse_json(raw, path)
+
+
+def parse_json(raw: str, source: str) -> Any:
+    """JSON as the standard defines it (no NaN or Infinity), nested at most MAX_JSON_DEPTH
+    deep; BadInput naming ``source`` otherwise."""
+
+    def no_constant(name: str) -> Any:
+        raise BadInput(f"{source!r} holds {name}, which is not a JSON number")
+
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in raw:  # nesting is measured before parsing, which recurses
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    if deepest > MAX_JSON_DEPTH:
+        raise BadInput(f"{source!r} nests {deepest} levels deep; at most {MAX_JSON_DEPTH}")
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_constant=no_constant)
     except json.JSONDecodeError as error:
-        raise BadInput(f"{path!r} is not valid JSON: {error.msg} at line {error.lineno}") from None
+        raise BadInput(
+            f"{source!r} is not valid JSON: {error.msg} at line {error.lineno}"
+        ) from None
 
 
 def format_round(result: Any) -> str:
@@ -410,7 +451,14 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        for argument in arguments:
+            if len(argument) > MAX_ARGUMENT_CHARS:
+                raise BadInput(
+                    f"an argument of {len(argument)} characters ({argument[:40]!r}...) is longer"
+                    f" than any rack, table or option ({MAX_ARGUMENT_CHARS})"
+                )
+        args = build_parser().parse_args(arguments)
         args.verbosity = min(args.verbosity, DEBUG)
         setup_logging(args.verbosity)
         return int(args.handler(args))
