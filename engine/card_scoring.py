@@ -118,7 +118,7 @@ def _priced(variant: Variant, items: Sequence[Item]) -> tuple[int, str]:
     return sum(values), f"{parts} -> {sum(values)}"
 
 
-def _check_material(
+def check_material(
     sheet: _Sheet, variant: Variant, cards: dict[str, tuple[Item, ...]]
 ) -> None:
     """Report items the game does not have: tiles, jokers too many, copies too many."""
@@ -274,7 +274,7 @@ def score_rum500(round_: RoundInput) -> RoundResult:
     variant = round_.variant
     sheet = _Sheet(round_)
     _report_flags(sheet, round_)
-    _check_material(
+    check_material(
         sheet,
         variant,
         {p.name: (*p.melded_items(), *p.hand) for p in round_.players},
@@ -310,7 +310,7 @@ def _open_sheet(round_: RoundInput) -> tuple[_Sheet, dict[str, tuple[Item, ...]]
     variant = round_.variant
     sheet = _Sheet(round_)
     _report_flags(sheet, round_)
-    _check_material(
+    check_material(
         sheet,
         variant,
         {p.name: (*p.melded_items(), *p.hand) for p in round_.players},
@@ -491,7 +491,7 @@ def score_wiener(round_: RoundInput) -> RoundResult:
     sheet = _Sheet(round_)
     _report_flags(sheet, round_)
     cards = {p.name: _wiener_cards(p) for p in round_.players}
-    _check_material(sheet, variant, cards)
+    check_material(sheet, variant, cards)
     for player in round_.players:
         if len(cards[player.name]) != WIENER_HAND_SIZE:
             sheet.problem(

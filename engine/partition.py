@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from tabletop.engine import budget
 from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Item, Joker, Natural
 from tabletop.engine.melds import MeldKind, MeldRules, Reading
@@ -88,6 +89,7 @@ class PartitionSearch:
     def _analyse(self, ordered: tuple[Item, ...]) -> tuple[Reading, ...]:
         cached = self._readings.get(ordered)
         if cached is None:
+            budget.check()
             cached = self.variant.analyse(ordered).readings
             self._readings[ordered] = cached
         return cached
@@ -113,6 +115,7 @@ class PartitionSearch:
     def candidates(self, remaining: _Multiset) -> tuple[_Candidate, ...]:
         """Every legal meld holding ``remaining[0]``, with what is left after it and
         a key that orders melds."""
+        budget.check()
         cached = self._candidates.get(remaining)
         if cached is not None:
             return cached

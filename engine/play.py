@@ -35,6 +35,9 @@ class Play:
     """What the placed items count (``variant.slot_value`` in the melds they lie in)."""
     meets_initial: bool
     """The play satisfies the initial-meld rule (True when it did not apply)."""
+    optimal: bool = True
+    """The search finished within its time budget, so no better play exists; False: the
+    budget ran out first and this is the best play found by then."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -42,6 +45,7 @@ class Play:
             "placed": [str(item) for item in self.placed],
             "value": self.value,
             "meets_initial": self.meets_initial,
+            "optimal": self.optimal,
         }
 
     def __str__(self) -> str:
@@ -54,4 +58,6 @@ class Play:
                 f"place {format_items(self.placed)}"
                 f" ({len(self.placed)} items, value {self.value})"
             )
+        if not self.optimal:
+            head += " (the time budget ran out: a better play may exist)"
         return "\n".join([head, *(f"  {format_items(meld)}" for meld in self.melds)])

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 
+from tabletop.engine import budget
 from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
 from tabletop.engine.melds import Reading
@@ -165,6 +166,7 @@ def _search(
         low = best[0]
     high = upper
     while low < high:
+        budget.check()
         target = (low + high + 1) // 2
         try:
             answer = _probe(core, arguments, target)

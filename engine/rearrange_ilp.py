@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from tabletop.engine import budget
 from tabletop.engine.items import Color, Item, Joker, Tile
 
 COLOURS = tuple(Color)
@@ -199,7 +200,10 @@ def arrange_ilp(
                 ]
             ),
         ),
+        options={} if budget.remaining() is None else {"time_limit": budget.remaining()},
     )
+    if result.status == 1:  # the time limit: the optimum was not proved
+        raise budget.OutOfTime
     if result.status != 0 or result.x is None:
         return None
     chosen = np.rint(result.x[:count]).astype(int)

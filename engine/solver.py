@@ -75,6 +75,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from tabletop.engine import budget
 from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Family, Item, Joker, Natural, format_items, natural
 from tabletop.engine.melds import MeldKind, Reading
@@ -95,6 +96,7 @@ __all__ = [
     "RackSplit",
     "SolveError",
     "best_rack_split",
+    "check_material",
     "knock_decision",
     "solve",
     "table_arrangeable",
@@ -133,6 +135,7 @@ def solve(
     initial: bool = False,
     objective: str = "tiles",
     keep: int = 0,
+    budget_s: float | None = None,
 ) -> Play:
     """The best legal play for ``rack`` on ``table`` (see the module docstring).
 
@@ -148,7 +151,31 @@ def solve(
     ``objective``: ``tiles`` places the most items (ties: the most value),
     ``value`` the most value (ties: the most items).  ``keep``: items that must
     stay on the rack (1 to keep a discard for going out).
+
+    ``budget_s``: the seconds the search may take (None: as long as it needs).  When they
+    run out the answer is the best play found by then with ``optimal`` False; the search
+    keeps no incumbent yet, so that play places nothing.
     """
+    if budget_s is not None and not budget_s > 0:
+        raise SolveError(f"the time budget is a positive number of seconds, not {budget_s!r}")
+    try:
+        with budget.limit(budget_s):
+            return _solve(variant, rack, table, initial, objective, keep)
+    except budget.OutOfTime:
+        table_melds = tuple(tuple(meld) for meld in table)
+        opening = variant.initial_meld_required > 0 or variant.initial_meld_needs_run
+        meets = not (initial and opening and variant.table_rules.lays_out)
+        return Play(table_melds, (), 0, meets_initial=meets, optimal=False)
+
+
+def _solve(
+    variant: Variant,
+    rack: Sequence[Item],
+    table: Sequence[Sequence[Item]],
+    initial: bool,
+    objective: str,
+    keep: int,
+) -> Play:
     if objective not in OBJECTIVES:
         raise SolveError(f"unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
     if keep < 0:
@@ -156,7 +183,7 @@ def solve(
     rack_items = tuple(JOKER if isinstance(item, Joker) else item for item in rack)
     table_melds = tuple(tuple(meld) for meld in table)
     rules = variant.table_rules
-    _check_material(variant, rack_items, table_melds)
+    check_material(variant, rack_items, table_melds)
     if rules.rearrange:
         if keep:
             raise SolveError(f"keep is not supported for {variant.id}")
@@ -231,7 +258,7 @@ def best_rack_split(variant: Variant, rack: Sequence[Item]) -> RackSplit:
     scoring from a photo of a rack): ``partition.best_split`` with
     ``variant.hand_value``."""
     items = tuple(rack)
-    _check_material(variant, items, ())
+    check_material(variant, items, ())
     readings, leftover = best_split(items, variant)
     return RackSplit(
         tuple(reading.resolved_items() for reading in readings),
@@ -243,7 +270,7 @@ def best_rack_split(variant: Variant, rack: Sequence[Item]) -> RackSplit:
 def table_arrangeable(variant: Variant, items: Sequence[Item]) -> bool:
     """Whether all of ``items`` can be arranged into legal melds of ``variant``."""
     items = tuple(items)
-    _check_material(variant, items, ())
+    check_material(variant, items, ())
     return can_be_melded(items, variant)
 
 
@@ -262,7 +289,7 @@ def knock_decision(
     if limit is None:
         raise SolveError(f"{variant.id} has no knocking; knock_decision is for wiener")
     items = tuple(hand)
-    _check_material(variant, items, ())
+    check_material(variant, items, ())
     if discard and not items:
         raise SolveError("an empty hand has nothing to discard")
     options: list[tuple[Item | None, tuple[Item, ...]]] = []
@@ -295,7 +322,9 @@ def knock_decision(
 
 
 # --- input checks --------------------------------------------------------------------
-def _check_material(variant: Variant, rack: Meld, table: tuple[Meld, ...]) -> None:
+def check_material(variant: Variant, rack: Meld, table: tuple[Meld, ...]) -> None:
+    """SolveError unless the rack and table are the variant's own material (family, copies,
+    jokers) and every table meld is legal."""
     everything = [*rack, *(item for meld in table for item in meld)]
     for item in everything:
         if item.family is not None and item.family is not variant.family:
@@ -581,6 +610,7 @@ class _ExtendSearch:
     def best(self, state: _State) -> tuple[int, int] | None:
         """The best score reachable from ``state`` (None: the opening cannot be met,
         or the freed jokers cannot all go into new melds)."""
+        budget.check()
         if state.freed:
             jokers = sum(1 for item in state.remaining if item.is_joker)
             # a freed joker is never kept, and a new meld needs a natural

@@ -34,6 +34,8 @@ MAX_ARGUMENT_CHARS = 10_000
 MAX_FILE_BYTES = 1_000_000
 """A round or scenario file; the largest real one is a few kilobytes."""
 MAX_JSON_DEPTH = 32
+DEFAULT_SOLVE_BUDGET_S = 30.0
+"""Every position met in play is solved in milliseconds; this bounds made-up ones."""
 
 
 class BadInput(ValueError):
@@ -326,6 +328,18 @@ def cmd_rules_variants(args: argparse.Namespace) -> int:
 
 
 # --- solve --------------------------------------------------------------------
+def _seconds(text: str) -> float | None:
+    if text.strip().lower() == "none":
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds or 'none', not {text!r}") from None
+    if not 0 < seconds <= 86_400:
+        raise argparse.ArgumentTypeError(f"a number of seconds from 0 to 86400, not {text!r}")
+    return seconds
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     from tabletop.engine.items import parse_items, parse_melds
     from tabletop.engine.solver import solve
@@ -334,7 +348,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     rack = parse_items(args.rack)
     table = parse_melds(args.table) if args.table and args.table.strip() else ()
     play = solve(
-        variant, rack, table, initial=args.initial, objective=args.objective, keep=args.keep
+        variant, rack, table, initial=args.initial, objective=args.objective, keep=args.keep,
+        budget_s=args.budget,
     )
     _emit(play.to_json(), args.json, str(play))
     return EXIT_OK
@@ -410,6 +425,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=0,
         help="items to keep on the rack (1: keep a discard for going out)",
+    )
+    solve.add_argument(
+        "--budget",
+        type=_seconds,
+        default=DEFAULT_SOLVE_BUDGET_S,
+        metavar="SECONDS",
+        help="time the search may take; when it runs out the answer says \"optimal\": false"
+        f" (default {DEFAULT_SOLVE_BUDGET_S:g}; 'none' for no limit)",
     )
     solve.set_defaults(handler=cmd_solve)
 

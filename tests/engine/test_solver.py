@@ -904,6 +904,7 @@ def test_cli_solve_json(capsys: pytest.CaptureFixture[str]) -> None:
         "placed": ["AH", "5H"],
         "value": 6,
         "meets_initial": True,
+        "optimal": True,
     }
 
 

@@ -1,0 +1,62 @@
+"""A time budget for the optimiser's searches.
+
+:func:`limit` sets the budget for the searches started inside it (in this thread and
+context); the searches call :func:`check` as they go, which raises :class:`OutOfTime`
+once the budget is spent.  The caller catches it and answers with the best it has,
+saying the answer may not be optimal.  Outside :func:`limit`, :func:`check` costs a
+context-variable read and never raises.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+__all__ = ["Deadline", "OutOfTime", "check", "limit", "remaining"]
+
+class OutOfTime(Exception):
+    """The search's budget is spent (not an error: the caller answers without optimality)."""
+
+
+@dataclass(frozen=True)
+class Deadline:
+    at: float
+    """``time.monotonic()`` when the budget is spent."""
+
+
+_current: ContextVar[Deadline | None] = ContextVar("tabletop_search_deadline", default=None)
+
+
+@contextmanager
+def limit(seconds: float | None) -> Iterator[None]:
+    """Searches inside may run ``seconds`` in all (None: no limit)."""
+    if seconds is None:
+        yield
+        return
+    if seconds <= 0:
+        raise ValueError(f"a time budget is a positive number of seconds, not {seconds!r}")
+    token = _current.set(Deadline(time.monotonic() + seconds))
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+def check() -> None:
+    """Raise OutOfTime when the budget in force is spent."""
+    deadline = _current.get()
+    # the clock is read every time: it costs less than the call, and the searches' steps
+    # differ too much in cost for a count of calls to stand in for time
+    if deadline is not None and time.monotonic() >= deadline.at:
+        raise OutOfTime
+
+
+def remaining() -> float | None:
+    """Seconds left of the budget in force (None: no limit); never below zero."""
+    deadline = _current.get()
+    if deadline is None:
+        return None
+    return max(0.0, deadline.at - time.monotonic())

@@ -1,0 +1,113 @@
+"""The optimiser's time budget: hard positions are answered within it, saying whether the
+answer is optimal; easy ones are still solved exactly."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from tabletop.engine import budget
+from tabletop.engine.items import Item, parse_items, parse_melds
+from tabletop.engine.play import SolveError
+from tabletop.engine.solver import solve
+from tabletop.engine.variants import find_variant
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+OVERRUN = 1.10
+"""No call may run past its budget by more than 10 %..."""
+GRACE_S = 0.05
+"""...plus the time to build the answer and to be scheduled again on a busy machine."""
+
+
+def _cards(seed: int, count: int, jokers: int, decks: int = 2) -> tuple[Item, ...]:
+    deck = [rank + suit for rank in RANKS for suit in "SHDC"] * decks
+    random.Random(seed).shuffle(deck)
+    return parse_items(" ".join(deck[:count] + ["JK"] * jokers))
+
+
+def _tiles(seed: int, count: int, jokers: int) -> tuple[Item, ...]:
+    bag = [f"{colour}{number}" for colour in "KBOR" for number in range(1, 14)] * 2
+    random.Random(seed).shuffle(bag)
+    return parse_items(" ".join(bag[:count] + ["JK"] * jokers))
+
+
+RAEUBER_TABLE = parse_melds(
+    "AS 2S 3S | 4S 5S 6S | 7S 8S 9S | AH 2H 3H | 4H 5H 6H | 8H 9H 10H | AD 2D 3D | 4D 5D 6D"
+    " | 7D 8D 9D | AC 2C 3C | JK 5C 6C | 9C JK JC | QS QH JK | 7C 7H JK"
+)
+HARD = [
+    # id, rack, table, initial, objective: positions that take minutes without a budget
+    ("raeuber", parse_items("10S JS QS KS 10H JH QH KH 10D JD QD KD 8C"), RAEUBER_TABLE,
+     False, "tiles"),
+    ("rommee", _cards(2, 27, 3), (), False, "tiles"),
+    ("rommee", _cards(3, 28, 2), (), True, "value"),
+]
+
+
+@pytest.mark.parametrize(("variant_id", "rack", "table", "initial", "objective"), HARD)
+def test_a_hard_position_is_answered_within_its_budget(
+    variant_id: str, rack: tuple[Item, ...], table: tuple[tuple[Item, ...], ...],
+    initial: bool, objective: str,
+) -> None:
+    seconds = 0.5
+    started = time.monotonic()
+    play = solve(find_variant(variant_id), rack, table, initial=initial, objective=objective,
+                 budget_s=seconds)
+    elapsed = time.monotonic() - started
+    assert elapsed <= seconds * OVERRUN + GRACE_S
+    assert play.optimal is False
+    assert play.to_json()["optimal"] is False
+    assert play.melds == tuple(table) and play.placed == ()
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "rack"),
+    [
+        ("sabra", _tiles(1, 20, 2)),
+        ("rummikub-american", _tiles(2, 22, 1)),
+        ("remi", _tiles(3, 24, 2)),
+        ("rum500", _cards(4, 24, 2, decks=1)),
+        ("american-rummy", parse_items(
+            " ".join(f"{rank}{suit}" for rank in RANKS[:7] for suit in "SHDC"))),
+        ("wiener", _cards(5, 11, 2)),
+    ],
+)
+@pytest.mark.parametrize("seconds", [0.05, 0.3])
+def test_no_variant_overruns_its_budget(
+    variant_id: str, rack: tuple[Item, ...], seconds: float
+) -> None:
+    started = time.monotonic()
+    play = solve(find_variant(variant_id), rack, budget_s=seconds)
+    assert time.monotonic() - started <= seconds * OVERRUN + GRACE_S
+    assert play.optimal or play.placed == ()
+
+
+def test_an_easy_position_is_still_solved_exactly() -> None:
+    sabra = find_variant("sabra")
+    rack, table = parse_items("R10 R11 R12 K1"), parse_melds("R7 R8 R9")
+    exact = solve(sabra, rack, table)
+    budgeted = solve(sabra, rack, table, budget_s=5.0)
+    assert budgeted == exact and budgeted.optimal is True
+    assert [str(item) for item in budgeted.placed] == ["R10", "R11", "R12"]
+
+
+@pytest.mark.parametrize("seconds", [0.0, -1.0, float("nan")])
+def test_a_budget_must_be_positive(seconds: float) -> None:
+    with pytest.raises(SolveError, match="positive number of seconds"):
+        solve(find_variant("sabra"), parse_items("R1"), budget_s=seconds)
+
+
+def test_the_budget_applies_inside_its_block_only() -> None:
+    assert budget.remaining() is None
+    with budget.limit(10.0):
+        left = budget.remaining()
+        assert left is not None and 9.0 < left <= 10.0
+        with budget.limit(0.001):
+            time.sleep(0.01)
+            with pytest.raises(budget.OutOfTime):
+                budget.check()
+        assert budget.remaining() is not None and budget.remaining() > 9.0  # type: ignore[operator]
+    assert budget.remaining() is None
+    budget.check()  # no budget: never raises
