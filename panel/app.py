@@ -7,16 +7,31 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Route
 
 from tabletop.panel.guards import RequestGuard
 from tabletop.panel.routers import changes, live, matches, pages
+from tabletop.panel.schemas import Refusal, Unprocessable
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
 from tabletop.panel.store import EventStore, StoreError
 
 STATIC = Path(__file__).resolve().parent / "static"
+
+
+def _refusal(why: str) -> dict[str, Any]:
+    return {"description": why, "model": Refusal}
+
+
+GUARD_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _refusal("a host name the panel does not serve (see panel/guards.py)"),
+    403: _refusal("a browser's change from a page that is not the panel's"),
+    413: _refusal("a body over the limit"),
+    422: {"description": "a body against the schema or the rules", "model": Unprocessable},
+}
 
 
 class InsecureSettings(ValueError):
@@ -34,13 +49,31 @@ def create_app(
     if service is None:
         service = PanelService(EventStore(settings.database_url), settings.turn_seconds)
     # FastAPI's own /docs loads its scripts from a CDN; the panel's lists the API itself
-    app = FastAPI(title="tabletop panel", version="1", docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title="tabletop panel",
+        version="1",
+        docs_url=None,
+        redoc_url=None,
+        responses=GUARD_RESPONSES,
+    )
     app.state.settings = settings
     app.state.service = service
 
     @app.exception_handler(StoreError)
     async def _not_found(_request: Request, error: StoreError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, status_code=404)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, error: StarletteHTTPException) -> Response:
+        headers = dict(error.headers or {})
+        if error.status_code == 405:
+            # every method the path takes, across the routers that serve it
+            methods: set[str] = set()
+            for route in app.routes:
+                if isinstance(route, Route) and route.matches(request.scope)[0] is not Match.NONE:
+                    methods |= route.methods or set()
+            headers["Allow"] = ", ".join(sorted(methods))
+        return JSONResponse({"detail": error.detail}, error.status_code, headers=headers)
 
     @app.exception_handler(ValueError)
     async def _bad_value(_request: Request, error: ValueError) -> JSONResponse:

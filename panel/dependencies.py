@@ -33,6 +33,14 @@ TOKEN_COOKIE = "tabletop_panel_token"
 token leaves the address bar (and the history) after that first visit."""
 
 
+# The token is how a client is let in, not part of what it asks: kept out of the API's
+# parameters (the /docs page says how to send it).
+TokenHeader = Annotated[str | None, Header(max_length=200, include_in_schema=False)]
+TokenCookie = Annotated[
+    str | None, Cookie(alias=TOKEN_COOKIE, max_length=200, include_in_schema=False)
+]
+
+
 def token_matches(settings: PanelSettings, given: str | None) -> bool:
     expected = settings.token or ""
     return bool(expected) and secrets.compare_digest((given or "").encode(), expected.encode())
@@ -40,8 +48,8 @@ def token_matches(settings: PanelSettings, given: str | None) -> bool:
 
 def require_token(
     settings: SettingsDep,
-    x_panel_token: Annotated[str | None, Header(max_length=200)] = None,
-    cookie: Annotated[str | None, Cookie(alias=TOKEN_COOKIE, max_length=200)] = None,
+    x_panel_token: TokenHeader = None,
+    cookie: TokenCookie = None,
 ) -> None:
     """Every change needs the token when one is set (always when on the network): in the
     header X-Panel-Token (programs) or the panel's cookie (its pages)."""
@@ -54,8 +62,8 @@ def require_token(
 
 def require_reader_token(
     settings: SettingsDep,
-    x_panel_token: Annotated[str | None, Header(max_length=200)] = None,
-    cookie: Annotated[str | None, Cookie(alias=TOKEN_COOKIE, max_length=200)] = None,
+    x_panel_token: TokenHeader = None,
+    cookie: TokenCookie = None,
 ) -> None:
     """On the network reading needs the token too: the scores are the players' own."""
     if settings.on_network and not token_matches(settings, x_panel_token or cookie):

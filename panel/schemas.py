@@ -20,9 +20,16 @@ from tabletop.engine.items import parse_items
 from tabletop.engine.variants import VARIANTS, find_variant
 from tabletop.live.actions import ActionKind
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
-Who = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=40)]
-Token = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=12)]
+_TRIMMED = r"^\S(.*\S)?$"
+"""No space at either end, so the schema promises exactly what the panel takes."""
+Name = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=_TRIMMED)]
+Who = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=_TRIMMED)]
+_TILE = "[RBOKrbok](1[0-3]|[1-9])"
+_CARD = "(10|[2-9AJQKajqk])[SHDCshdc]"
+Token = Annotated[
+    str, StringConstraints(pattern=f"^([Jj][Kk](=({_TILE}|{_CARD}))?|{_TILE}|{_CARD})$")
+]
+"""One item in the notation of CONTRACT.md."""
 OptionValue = Annotated[str, StringConstraints(max_length=20)] | int | bool
 EventType = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,63}$")]
 IdempotencyKey = Annotated[
@@ -39,7 +46,7 @@ EVENT_MAX_DEPTH = 8
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 
 
 class MatchCreate(_Strict):
@@ -56,7 +63,9 @@ class SetupIn(_Strict):
     who: Who
     variant: Literal[tuple(VARIANTS)]  # type: ignore[valid-type]
     options: dict[Annotated[str, StringConstraints(max_length=40)], OptionValue] = {}
-    players: Annotated[list[Name], Field(min_length=2, max_length=8)]
+    players: Annotated[
+        list[Name], Field(min_length=2, max_length=8, json_schema_extra={"uniqueItems": True})
+    ]
     dealer: Annotated[int, Field(ge=0, le=7)] = 0
     rounds_limit: Annotated[int, Field(ge=1, le=1000)] | None = None
     target: Annotated[int, Field(ge=1, le=100000)] | None = None
@@ -134,7 +143,7 @@ class ActionDone(BaseModel):
 class EventIn(BaseModel):
     """A game event as CONTRACT.md writes it (from a game running in another process)."""
 
-    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, strict=True)
 
     type: EventType
     seq: Annotated[int, Field(ge=0)] | None = None
@@ -185,6 +194,18 @@ _MeldList: TypeAdapter[list[str]] = TypeAdapter(
 )
 _Scores = TypeAdapter(dict[Name, Annotated[int, Field(ge=-100000, le=100000)]])
 _Message: TypeAdapter[str] = TypeAdapter(Annotated[str, StringConstraints(max_length=500)])
+
+
+class Refusal(BaseModel):
+    """Why a request was refused."""
+
+    detail: str
+
+
+class Unprocessable(BaseModel):
+    """A body that breaks the schema (FastAPI's list of errors) or the rules (one line)."""
+
+    detail: str | list[dict[str, Any]]
 
 
 class Appended(BaseModel):

@@ -37,13 +37,26 @@ from tabletop.panel.schemas import (
     ItemFix,
     MatchCreate,
     MatchOut,
+    Refusal,
     ScoreEdit,
     SetupIn,
     UndoIn,
 )
 from tabletop.panel.store import StoredEvent
 
-router = APIRouter(prefix="/api", tags=["changes"], dependencies=[TokenDep])
+router = APIRouter(
+    prefix="/api",
+    tags=["changes"],
+    dependencies=[TokenDep],
+    responses={
+        401: {"description": "the panel has a token and it was not given", "model": Refusal},
+        404: {"description": "no such match", "model": Refusal},
+    },
+)
+LIVE_TABLE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    409: {"description": "no live table plays this match", "model": Refusal},
+    503: {"description": "the live table did not answer in time", "model": Refusal},
+}
 CREATED = status.HTTP_201_CREATED
 LIVE_ANSWER_S = 3.0
 """How long a request waits for the watch loop (it answers between two frames)."""
@@ -97,12 +110,19 @@ def _tell_live_table(inbox: Inbox | None, correction: Correction) -> bool:
     return True
 
 
-@router.post("/matches/{match_id}/corrections/item", response_model=Appended, status_code=CREATED)
+@router.post(
+    "/matches/{match_id}/corrections/item",
+    response_model=Appended,
+    status_code=CREATED,
+    responses=LIVE_TABLE_RESPONSES,
+)
 def correct_item(match_id: MatchId, body: ItemFix, service: ServiceDep) -> dict[str, Any]:
     service.store.match(match_id)
     melds = service.state(match_id)["table"]["melds"]
     if body.meld >= len(melds) or body.index >= len(melds[body.meld]["meld"].split()):
-        raise ValueError(f"the table has no item {body.index} in meld {body.meld}")
+        raise HTTPException(
+            status.HTTP_409_CONFLICT, f"the table has no item {body.index} in meld {body.meld}"
+        )
     fields = body.model_dump(exclude={"who"})
     fields["was"] = melds[body.meld]["meld"].split()[body.index]
     correction = Correction(body.meld, body.index, body.item, body.who, fields["was"])
@@ -110,7 +130,8 @@ def correct_item(match_id: MatchId, body: ItemFix, service: ServiceDep) -> dict[
     return _appended(service.correction(match_id, "item_corrected", body.who, **fields))
 
 
-@router.post("/matches/{match_id}/actions", response_model=ActionDone)
+@router.post("/matches/{match_id}/actions", response_model=ActionDone,
+             responses=LIVE_TABLE_RESPONSES)
 def act(match_id: MatchId, body: ActionIn, service: ServiceDep) -> object:
     service.store.match(match_id)
     action = Action(body.kind, body.who, body.seat, body.items)
@@ -126,15 +147,23 @@ def act(match_id: MatchId, body: ActionIn, service: ServiceDep) -> object:
     )
 
 
-@router.post("/matches/{match_id}/corrections/score", response_model=Appended, status_code=CREATED)
+@router.post(
+    "/matches/{match_id}/corrections/score",
+    response_model=Appended,
+    status_code=CREATED,
+    responses={409: {"description": "no such round or players", "model": Refusal}},
+)
 def edit_score(match_id: MatchId, body: ScoreEdit, service: ServiceDep) -> dict[str, Any]:
     service.store.match(match_id)
     state = service.state(match_id)
     if body.round > len(state["rounds"]):
-        raise ValueError(f"round {body.round} has not been played ({len(state['rounds'])} so far)")
+        raise HTTPException(
+            status.HTTP_409_CONFLICT,
+            f"round {body.round} has not been played ({len(state['rounds'])} so far)",
+        )
     unknown = sorted(set(body.scores) - set(state["setup"]["players"]))
     if unknown:
-        raise ValueError(f"not players of this match: {unknown}")
+        raise HTTPException(status.HTTP_409_CONFLICT, f"not players of this match: {unknown}")
     fields = body.model_dump(exclude={"who"})
     return _appended(service.correction(match_id, "score_edited", body.who, **fields))
 

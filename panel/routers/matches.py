@@ -9,9 +9,17 @@ from fastapi.responses import Response
 
 from tabletop.engine.variants import VARIANTS
 from tabletop.panel.dependencies import MatchId, ReaderDep, ServiceDep, SettingsDep
-from tabletop.panel.schemas import MatchOut
+from tabletop.panel.schemas import MatchOut, Refusal
 
-router = APIRouter(prefix="/api", tags=["matches"], dependencies=[ReaderDep])
+router = APIRouter(
+    prefix="/api",
+    tags=["matches"],
+    dependencies=[ReaderDep],
+    responses={
+        401: {"description": "on the network: no token", "model": Refusal},
+        404: {"description": "no such match", "model": Refusal},
+    },
+)
 
 
 @router.get("/matches", response_model=list[MatchOut])
