@@ -61,6 +61,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabletop.engine.base import RoundResult
 from tabletop.engine.items import JOKER, Item, Joker, format_items, parse_item
 from tabletop.engine.match import Match
 from tabletop.engine.rounds import MeldContribution, PlayerRound, RoundInput, score_round
@@ -96,6 +97,9 @@ class GameOptions:
     end_on_discard: bool | None = None
     rounds_limit: int | None = None
     target: int | None = None
+    earlier_rounds: tuple[RoundResult, ...] = ()
+    """Rounds of this match scored before (``tabletop run --resume``): the game goes on
+    with the next round, its dealer and the totals so far."""
 
 
 def _key(item: Item) -> str:
@@ -303,7 +307,11 @@ class Game:
         self.events = EventStream(bus)
         end = self.options.end_on_discard
         self.end_on_discard = variant.has_discard_pile if end is None else end
-        self.state = _State(round=1, seat=self.options.start_seat)
+        for earlier in self.options.earlier_rounds:
+            self.match.record(earlier)
+        self.state = _State(
+            round=len(self.options.earlier_rounds) + 1, seat=self.match.current_dealer
+        )
         self._history: list[tuple[_State, int]] = []
         self._started = False
         self._t = 0.0

@@ -24,7 +24,7 @@ import contextlib
 import importlib
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -297,7 +297,11 @@ def run(
             if inbox is not None:
                 inbox.close()
             scenario = load_scenario(source[len(SCENARIO_PREFIX) :])
-            game = Game(variant, players, bus, options=options or game_options(scenario))
+            # the scenario sets how its game is played; a resumed match's rounds go on
+            played = game_options(scenario)
+            if options is not None:
+                played = replace(played, earlier_rounds=options.earlier_rounds)
+            game = Game(variant, players, bus, options=played)
             for step in scenario.steps:
                 apply_step(game, step)
                 between_frames(game, step.t)

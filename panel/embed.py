@@ -60,8 +60,10 @@ def start_panel(
     name: str,
     settings: PanelSettings | None = None,
     wait: float = 10.0,
+    match_id: int | None = None,
 ) -> EmbeddedPanel:
-    """Serve the panel for a new match fed by ``bus``; returns once it answers."""
+    """Serve the panel for a new match fed by ``bus`` (or for ``match_id``, going on with
+    it); returns once it answers."""
     import uvicorn
 
     from tabletop.panel.app import create_app
@@ -69,17 +71,20 @@ def start_panel(
     settings = settings or PanelSettings()
     app = create_app(settings)
     service = app.state.service
-    match = service.store.create_match(name)
-    service.correction(
-        match.id,
-        "setup",
-        "tabletop",
-        variant=variant_id,
-        options=dict(options),
-        players=list(players),
-        dealer=0,
-        turn_seconds=settings.turn_seconds,
-    )
+    if match_id is not None:
+        match = service.store.match(match_id)
+    else:
+        match = service.store.create_match(name)
+        service.correction(
+            match.id,
+            "setup",
+            "tabletop",
+            variant=variant_id,
+            options=dict(options),
+            players=list(players),
+            dealer=0,
+            turn_seconds=settings.turn_seconds,
+        )
     unsubscribe = service.attach(bus, match.id)
     inbox = service.live_inboxes[match.id] = inbox_for(bus)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tabletop.live.bus import EventBus
@@ -72,6 +72,22 @@ class PanelService:
         """The inbox of the live table playing ``match_id``, while its loop runs."""
         inbox = self.live_inboxes.get(match_id)
         return None if inbox is None or inbox.closed else inbox
+
+    def unfinished_match(
+        self, variant_id: str, players: Sequence[str]
+    ) -> tuple[int, list[dict[str, Any]]] | None:
+        """The newest match of ``variant_id`` between ``players`` (in that seat order) that
+        is not over, with its scored rounds; None when there is none to go on with."""
+        for info in reversed(self.store.matches()):
+            state = self.state(info.id)
+            setup = state["setup"]
+            if setup["variant"] != variant_id or list(setup["players"]) != list(players):
+                continue
+            match = state.get("match") or {}
+            if match.get("over"):
+                return None  # the last such match ended: a new one begins
+            return info.id, list(state["rounds"])
+        return None
 
     def current_match(self, preferred: int | None = None) -> MatchInfo:
         if preferred is not None:

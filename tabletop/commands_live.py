@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from tabletop.commands_vision import (
@@ -44,6 +46,23 @@ def _address(host: str) -> str:
             return socket.gethostname()
 
 
+def _unfinished(settings: Any, variant_id: str, players: Sequence[str]) -> Any:
+    """(match id, its scored rounds) of the match ``--resume`` goes on with, or None."""
+    from tabletop.engine.base import RoundResult
+    from tabletop.panel.service import PanelService
+    from tabletop.panel.store import EventStore
+
+    store = EventStore(settings.database_url)
+    try:
+        found = PanelService(store, settings.turn_seconds).unfinished_match(variant_id, players)
+    finally:
+        store.close()
+    if found is None:
+        return None
+    match_id, rounds = found
+    return match_id, tuple(RoundResult(dict(r["scores"]), r.get("winner")) for r in rounds)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -63,6 +82,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         marker_mm=args.marker_mm,
         find_markers=not args.no_markers,
     )
+    if args.resume and args.headless:
+        raise ValueError("--resume goes on with a match of the panel's store: leave out"
+                         " --headless")
     scripted = args.source.startswith(SCENARIO_PREFIX)
     model = None if scripted else model_path(args.model, args.adapted)
     model_settings = None if scripted else detector_settings(args)
@@ -88,6 +110,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             import secrets
 
             settings = settings.model_copy(update={"token": secrets.token_urlsafe(12)})
+        resumed = _unfinished(settings, variant.id, players) if args.resume else None
+        if resumed is not None:
+            match_id, earlier = resumed
+            options = replace(options, earlier_rounds=earlier)
+            print(f"tabletop: going on with match {match_id} from round {len(earlier) + 1}",
+                  file=sys.stderr, flush=True)
+        elif args.resume:
+            print("tabletop: no unfinished match of these players: a new one begins",
+                  file=sys.stderr, flush=True)
         panel = start_panel(
             bus,
             variant_id=variant.id,
@@ -95,6 +126,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             players=players,
             name=f"{variant.name}: {', '.join(players)}",
             settings=settings,
+            match_id=resumed[0] if resumed is not None else None,
         )
         if settings.on_network:
             print(f"tabletop: panel on http://{_address(settings.host)}:{settings.port}/"
@@ -140,7 +172,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             model=model,
             keep_corrections=None if scripted else corrections_file(),
             detector_settings=model_settings,
-            options=options if not args.source.startswith(SCENARIO_PREFIX) else None,
+            options=options,
             on_event=show,
             board_url=board,
             bus=bus,
@@ -192,6 +224,12 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         "--headless",
         action="store_true",
         help="no panel and no board; a file or folder source exits at its end",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on with the newest unfinished match of this variant and these players in"
+        " the panel's store (after a crash or a closed laptop), from its next round",
     )
     parser.add_argument(
         "--board",
