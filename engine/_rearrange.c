@@ -778,7 +778,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "engine._rearrange",
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "tabletop.engine._rearrange",
                                     "Exact DP for rearrangeable Rummikub tables.", -1, methods};
 
 PyMODINIT_FUNC PyInit__rearrange(void) { return PyModule_Create(&module); }

@@ -3,8 +3,9 @@
 :func:`limit` sets the budget for the searches started inside it (in this thread and
 context); the searches call :func:`check` as they go, which raises :class:`OutOfTime`
 once the budget is spent.  The caller catches it and answers with the best it has,
-saying the answer may not be optimal.  Outside :func:`limit`, :func:`check` costs a
-context-variable read and never raises.
+saying the answer may not be optimal.  A search that keeps a best answer so far asks
+:func:`spent` instead, stops with that answer and calls :func:`settle`.  Outside
+:func:`limit`, :func:`check` costs a context-variable read and never raises.
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-__all__ = ["Deadline", "OutOfTime", "check", "limit", "remaining"]
+__all__ = ["Deadline", "OutOfTime", "check", "limit", "remaining", "settle", "settled", "spent"]
 
 class OutOfTime(Exception):
     """The search's budget is spent (not an error: the caller answers without optimality)."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class Deadline:
     at: float
     """``time.monotonic()`` when the budget is spent."""
+    settled: bool = False
+    """A search ran out of time and answered with the best it had found."""
 
 
 _current: ContextVar[Deadline | None] = ContextVar("tabletop_search_deadline", default=None)
@@ -52,6 +55,26 @@ def check() -> None:
     # differ too much in cost for a count of calls to stand in for time
     if deadline is not None and time.monotonic() >= deadline.at:
         raise OutOfTime
+
+
+def spent() -> bool:
+    """Whether the budget in force is spent (False without one): for a search that keeps
+    a best answer so far and can stop with it (then it calls :func:`settle`)."""
+    deadline = _current.get()
+    return deadline is not None and time.monotonic() >= deadline.at
+
+
+def settle() -> None:
+    """Record that the answer being built is the best found in time, not a proved optimum."""
+    deadline = _current.get()
+    if deadline is not None:
+        deadline.settled = True
+
+
+def settled() -> bool:
+    """Whether a search inside the budget in force settled for the best it had found."""
+    deadline = _current.get()
+    return deadline is not None and deadline.settled
 
 
 def remaining() -> float | None:

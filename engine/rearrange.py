@@ -120,13 +120,24 @@ SEARCH_BUDGET = 100_000
 """States one depth-first probe may expand before the integer programme takes over."""
 
 
+ILP_MIN_SECONDS = 1.0
+"""Under a time budget with less than this left, the integer programme is not started: HiGHS
+may run past its own time limit while it presolves, so the best play found so far is the
+answer instead."""
+
+
 class _OutOfBudget(Exception):
     """A probe ran out of its budget: the position goes to the integer programme, with
-    what the search learnt of the optimum (reachable score, upper bound)."""
+    what the search learnt of the optimum (reachable score, upper bound, the best play)."""
 
-    def __init__(self, low: int | None = None, high: int | None = None) -> None:
+    def __init__(
+        self,
+        low: int | None = None,
+        high: int | None = None,
+        best: tuple[int, list[int]] | None = None,
+    ) -> None:
         super().__init__(low, high)
-        self.low, self.high = low, high
+        self.low, self.high, self.best = low, high, best
 
 
 def _probe(
@@ -166,12 +177,15 @@ def _search(
         low = best[0]
     high = upper
     while low < high:
+        if budget.spent() and best is not None and best[0] >= low:
+            budget.settle()  # the best play found so far, worth ``low``
+            return best
         budget.check()
         target = (low + high + 1) // 2
         try:
             answer = _probe(core, arguments, target)
         except _OutOfBudget:
-            raise _OutOfBudget(low, high) from None
+            raise _OutOfBudget(low, high, best) from None
         if answer is None:
             high = target - 1
         else:
@@ -282,21 +296,26 @@ def arrange(
         score, decisions = answer
         melds = _replay(decisions, jokers_table + jokers_rack > 0, reference_mode)
     except _OutOfBudget as known:
-
-        solved = arrange_ilp(
-            table_grid,
-            rack_grid,
-            jokers_table,
-            jokers_rack,
-            weight_tile=weight_tile,
-            weight_joker=weight_joker,
-            threshold=threshold,
-            reference_mode=reference_mode,
-            score_range=(known.low, known.high),
-        )
-        if solved is None:
-            return None
-        score, melds = solved
+        left = budget.remaining()
+        if left is not None and left < ILP_MIN_SECONDS and known.best is not None:
+            budget.settle()
+            score, decisions = known.best
+            melds = _replay(decisions, jokers_table + jokers_rack > 0, reference_mode)
+        else:
+            solved = arrange_ilp(
+                table_grid,
+                rack_grid,
+                jokers_table,
+                jokers_rack,
+                weight_tile=weight_tile,
+                weight_joker=weight_joker,
+                threshold=threshold,
+                reference_mode=reference_mode,
+                score_range=(known.low, known.high),
+            )
+            if solved is None:
+                return None
+            score, melds = solved
     placed_counter = Counter(item if isinstance(item, Tile) else JOKER for m in melds for item in m)
     placed_counter.subtract(item if isinstance(item, Tile) else JOKER for item in table_items)
     placed = tuple(sorted(placed_counter.elements(), key=_order))

@@ -73,7 +73,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tabletop.engine import budget
 from tabletop.engine.base import Variant
@@ -154,13 +154,15 @@ def solve(
 
     ``budget_s``: the seconds the search may take (None: as long as it needs).  When they
     run out the answer is the best play found by then with ``optimal`` False; the search
-    keeps no incumbent yet, so that play places nothing.
+    The Sabra rearrangement answers with the best play its bisection has found; the other
+    searches keep no best play yet, so theirs places nothing.
     """
     if budget_s is not None and not budget_s > 0:
         raise SolveError(f"the time budget is a positive number of seconds, not {budget_s!r}")
     try:
         with budget.limit(budget_s):
-            return _solve(variant, rack, table, initial, objective, keep)
+            play = _solve(variant, rack, table, initial, objective, keep)
+            return replace(play, optimal=False) if budget.settled() else play
     except budget.OutOfTime:
         table_melds = tuple(tuple(meld) for meld in table)
         opening = variant.initial_meld_required > 0 or variant.initial_meld_needs_run

@@ -12,6 +12,7 @@ from tabletop.engine import budget
 from tabletop.engine.items import Item, parse_items, parse_melds
 from tabletop.engine.play import SolveError
 from tabletop.engine.solver import solve
+from tabletop.engine.turns import check_turn
 from tabletop.engine.variants import find_variant
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -111,3 +112,30 @@ def test_the_budget_applies_inside_its_block_only() -> None:
         assert budget.remaining() is not None and budget.remaining() > 9.0  # type: ignore[operator]
     assert budget.remaining() is None
     budget.check()  # no budget: never raises
+
+
+def _sabra_crowded_table() -> tuple[tuple[tuple[Item, ...], ...], tuple[Item, ...]]:
+    """87 tiles on the table in runs, 17 of the rest and a joker on the rack: asked for the
+    most value, the exact search needs the integer programme."""
+    rng = random.Random(3)
+    runs = [" ".join(f"{colour}{n}" for n in range(a, b + 1))
+            for _ in range(2) for colour in "KBOR" for a, b in ((1, 4), (5, 8), (9, 13))]
+    rng.shuffle(runs)
+    table = runs[:20]
+    rest = [f"{colour}{n}" for colour in "KBOR" for n in range(1, 14)] * 2
+    for tile in " ".join(table).split():
+        rest.remove(tile)
+    rng.shuffle(rest)
+    return parse_melds(" | ".join(table)), parse_items(" ".join([*rest[:17], "JK"]))
+
+
+def test_sabra_answers_with_the_best_play_found_in_time() -> None:
+    sabra = find_variant("sabra")
+    table, rack = _sabra_crowded_table()
+    started = time.monotonic()
+    quick = solve(sabra, rack, table, objective="value", budget_s=0.3)
+    assert time.monotonic() - started <= 0.3 * OVERRUN + GRACE_S
+    exact = solve(sabra, rack, table, objective="value")
+    assert exact.optimal and not quick.optimal
+    assert 0 < quick.value <= exact.value
+    assert check_turn(sabra, table, quick.melds, quick.placed, opened=True).valid
