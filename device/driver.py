@@ -7,15 +7,18 @@ background threads do the work, so the game never waits on the board:
 * the reader reads bytes, decodes frames, answers waiting commands and
   acknowledges button events; it owns the open port: it is the only thread
   that reads it and the only one that closes it (the others ask it to);
-* the supervisor pings the board every ``heartbeat_s``, declares the link
-  lost when nothing valid came for ``link_timeout_s``, and reopens the port,
-  handshakes and resends the whole display state when the board is back;
+* the supervisor asks the board for its STATUS every ``heartbeat_s`` (the
+  host's heartbeat), declares the link lost when nothing valid came for
+  ``link_timeout_s``, reopens the port and handshakes when the board is back,
+  and sends again whatever the board shows differently from what the game set
+  (found in the STATUS answers, or left unconfirmed by a failed command);
 * the dispatcher calls the listeners (button events, link changes), so a
   listener may itself send commands.
 
 The display setters (:meth:`Board.set_seat`, :meth:`set_flags`, :meth:`show`,
 :meth:`set_brightness`) never raise for link trouble: they remember the
-state and send it when they can.  :meth:`command` does raise.
+state, and the supervisor keeps the board showing it.  :meth:`command` does
+raise.
 """
 
 from __future__ import annotations
@@ -67,6 +70,28 @@ log = logging.getLogger("device.board")
 
 EventListener = Callable[[ButtonEvent], None]
 LinkListener = Callable[[bool], None]
+
+STATE_COMMANDS = ("SEAT", "FLAGS", "SHOW", "BRIGHT")
+"""The commands that set what the board shows: kept and reconciled."""
+
+
+def _shown(command: str, argument: str) -> str:
+    """``argument`` of ``command`` as STATUS reports the result."""
+    if command == "SHOW":
+        return argument.replace("_", " ").rjust(4)
+    if command in ("FLAGS", "BRIGHT"):
+        with contextlib.suppress(ValueError):
+            return f"{int(argument, 16):X}"
+    return argument
+
+
+def _status_shows(status: BoardStatus) -> dict[str, str]:
+    return {
+        "SEAT": "-" if status.seat is None else f"{status.seat:X}",
+        "FLAGS": f"{status.flags:X}",
+        "SHOW": status.display.rjust(4),
+        "BRIGHT": f"{status.brightness:X}",
+    }
 
 
 @dataclass
@@ -141,6 +166,10 @@ class Board:
         """Bad lines from the board, logged and skipped."""
         self.retransmissions = 0
         self.reconnections = 0
+        self.resyncs = 0
+        """State commands sent again because the board did not show them."""
+        self.dropped_presses = 0
+        """Presses the board could not keep (its queue was full), from STATUS."""
 
         self._port: Any = None
         """The open port, for the reader to read and for writers under _port_lock;
@@ -163,6 +192,20 @@ class Board:
         self._last_uptime = 0
         self._expected_event: int | None = None
         self._desired: dict[str, str] = {}
+        self._writes = 0
+        """Frames written so far: orders each write against the STATUS polls."""
+        self._sent_at: dict[str, int] = {}
+        """State command -> the write number of its last frame."""
+        self._status_at: dict[int, int] = {}
+        """STATUS sequence number -> the write number of its frame."""
+        self._unconfirmed: set[str] = set()
+        """State commands for the supervisor to send again."""
+        self._background: dict[int, tuple[str, str]] = {}
+        """Sequence number -> state command the supervisor sent without waiting."""
+        self._rejected: dict[str, str] = {}
+        """State command -> the argument the board refused: not sent again."""
+        self._board_dropped = 0
+        self._wake = threading.Event()
         self._event_listeners: list[EventListener] = []
         self._link_listeners: list[LinkListener] = []
         self._dispatch: queue.Queue[Callable[[], None] | None] = queue.Queue()
@@ -252,14 +295,20 @@ class Board:
             if self._desired.get(command) == argument:
                 return
             self._desired[command] = argument
+            self._rejected.pop(command, None)
         if self.connected:
             try:
                 self.command(command, argument)
             except BoardRejected as error:
+                with self._state_lock:
+                    self._rejected[command] = argument
                 log.error("%s", error)
             except DeviceError as error:
-                # the supervisor notices a dead link and resends on reconnect
-                log.warning("board: %s %s not confirmed: %s", command, argument, error)
+                log.warning("board: %s %s not confirmed, sent again later: %s",
+                            command, argument, error)
+                with self._state_lock:
+                    self._unconfirmed.add(command)
+                self._wake.set()
 
     # --- commands -------------------------------------------------------------------
     def command(self, command: str, argument: str = "") -> Reply:
@@ -276,7 +325,7 @@ class Board:
             for attempt in range(self.retries + 1):
                 if attempt:
                     self.retransmissions += 1
-                self._write(frame)
+                self._write(frame, command, seq)
                 if waiter.done.wait(self.reply_timeout_s):
                     break
             else:
@@ -314,7 +363,7 @@ class Board:
     def status(self) -> BoardStatus:
         return parse_status(self.command("STATUS"))
 
-    def _write(self, data: bytes) -> None:
+    def _write(self, data: bytes, command: str = "", seq: int = 0) -> None:
         # The reader takes the port away under this lock before it closes it, so a
         # write never meets a port that is closing or closed.
         with self._port_lock:
@@ -325,6 +374,13 @@ class Board:
                 port.write(data)
             except PORT_FAILURES as error:
                 raise BoardDisconnected(f"writing to {self.url!r} failed: {error}") from error
+            # Numbered under the port lock: the order of the numbers is the order
+            # on the wire, which is the order the board does the frames in.
+            self._writes += 1
+            if command == "STATUS":
+                self._status_at[seq] = self._writes
+            elif command in STATE_COMMANDS:
+                self._sent_at[command] = self._writes
 
     # --- reader ---------------------------------------------------------------------
     def _read_loop(self) -> None:
@@ -381,7 +437,14 @@ class Board:
             if message.seq is None:
                 log.warning("board: answered a garbled frame with %s", message.code)
                 return
+            if isinstance(message, Reply) and message.command == "STATUS":
+                self._reconcile(message)
             with self._state_lock:
+                background = self._background.pop(message.seq, None)
+                if (background is not None and isinstance(message, ErrorReply)
+                        and self._desired.get(background[0]) == background[1]):
+                    self._rejected[background[0]] = background[1]
+                    log.error("board: refused %s %s: %s", *background, message.code)
                 waiter = self._waiters.get(message.seq)
             if waiter is not None and (
                 isinstance(message, ErrorReply) or message.command == waiter.command
@@ -396,6 +459,57 @@ class Board:
         elif isinstance(message, Banner) and self.connected:
             # the board restarted under us: handshake again, resend everything
             self._drop_link(f"board restarted (reset cause {message.info.reset_cause:#04x})")
+
+    def _reconcile(self, reply: Reply) -> None:
+        """Note what the board shows differently from what the game set, for the
+        supervisor to send again."""
+        try:
+            status = parse_status(reply)
+        except FrameError as error:
+            log.warning("board: %s", error)
+            return
+        shown = _status_shows(status)
+        with self._state_lock:
+            asked_at = self._status_at.pop(reply.seq, None)
+            if asked_at is None:
+                return  # not ours, or an answer to an older STATUS with this number
+            for command, argument in self._desired.items():
+                if self._sent_at.get(command, 0) > asked_at:
+                    continue  # sent after this STATUS: its answer cannot show it yet
+                if self._rejected.get(command) == argument:
+                    continue
+                if shown[command] != _shown(command, argument):
+                    self._unconfirmed.add(command)
+            dropped = (status.dropped_events - self._board_dropped) & 0xFFFF
+            self._board_dropped = status.dropped_events
+        if dropped:
+            self.dropped_presses += dropped
+            log.error("board: %d button press(es) lost: the board's queue was full "
+                      "(%d unacknowledged)", dropped, status.pending_events)
+        if self._unconfirmed:
+            self._wake.set()
+
+    def _send_unconfirmed(self) -> None:
+        """Send the unconfirmed state commands once, without waiting: the next
+        STATUS shows whether they arrived, and they go again if not."""
+        with self._state_lock:
+            commands = [c for c in STATE_COMMANDS if c in self._unconfirmed]
+            self._unconfirmed.clear()
+        for index, command in enumerate(commands):
+            with self._state_lock:
+                argument = self._desired.get(command)
+                if argument is None or self._rejected.get(command) == argument:
+                    continue
+                seq = self._next_seq
+                self._next_seq = (seq + 1) & 0xFF
+                self._background[seq] = (command, argument)
+            try:
+                self._write(encode_command(seq, command, argument), command, seq)
+            except DeviceError:
+                with self._state_lock:
+                    self._unconfirmed.update(commands[index:])
+                return
+            self.resyncs += 1
 
     def _handle_event(self, event: ButtonEvent) -> None:
         with self._state_lock:
@@ -416,7 +530,7 @@ class Board:
 
     # --- supervisor -----------------------------------------------------------------
     def _supervise(self) -> None:
-        last_ping = 0.0
+        last_poll = 0.0
         while not self._closed.is_set():
             if not self.connected:
                 try:
@@ -430,16 +544,19 @@ class Board:
             if now - self._last_rx > self.link_timeout_s:
                 self._drop_link(f"silent for {self.link_timeout_s:g} s")
                 continue
-            if now - last_ping >= self.heartbeat_s:
+            if now - last_poll >= self.heartbeat_s:
                 # Our heartbeat; not waited for, so a dead board is noticed by
-                # the silence check above, on time, whatever the retries.
-                last_ping = now
+                # the silence check above, on time, whatever the retries.  Its
+                # answer is the board's state, compared by the reader.
+                last_poll = now
                 with self._state_lock:
                     seq = self._next_seq
                     self._next_seq = (seq + 1) & 0xFF
                 with contextlib.suppress(DeviceError):
-                    self._write(encode_command(seq, "PING"))
-            self._closed.wait(0.05)
+                    self._write(encode_command(seq, "STATUS"), "STATUS", seq)
+            self._send_unconfirmed()
+            self._wake.wait(0.05)
+            self._wake.clear()
 
     def _connect(self) -> None:
         if not self._release_port():
@@ -492,13 +609,19 @@ class Board:
                     self._expected_event = (
                         info.oldest_pending if info.oldest_pending is not None else info.next_event
                     )
+                if not same_boot:
+                    self._board_dropped = 0
                 self.info = info
                 self._last_uptime = info.uptime_ms
-                desired = dict(self._desired)
                 expected = self._expected_event
-            self.command("ACK", f"{(expected - 1) & 0xFFFF:04X}")
-            for command, argument in desired.items():
-                self.command(command, argument)
+                # Whatever the board shows now, it may have missed any of them.
+                self._unconfirmed.update(self._desired)
+            # Not waited for, as nothing after the handshake is: a lost ACK is
+            # sent again at the next copy of the event, a lost state command
+            # when a STATUS answer shows it missing.
+            with contextlib.suppress(DeviceError):
+                self._write(encode_command(0xFF, "ACK", f"{(expected - 1) & 0xFFFF:04X}"))
+            self._send_unconfirmed()
             self._last_rx = time.monotonic()
         finally:
             self._handshaking = False

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
+import select
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
+import tty
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -227,3 +230,113 @@ def wait_until(condition: Callable[[], bool], timeout: float, step: float = 0.01
             return False
         time.sleep(step)
     return True
+
+
+class FaultyLink:
+    """A serial line with faults between the host and an emulated board.
+
+    The host opens :attr:`path` (a pty this proxy owns) instead of the board's
+    pty; bytes are copied both ways, and while the knobs say so they are
+    flipped (XOR with a random non-zero mask: one corrupted byte, as line noise
+    does), dropped, held back in the host-to-board direction (``mute_host``) or
+    buried in random bytes sent to the board (``flood``).  The same seed gives
+    the same faults for the same bytes.
+    """
+
+    def __init__(self, board_pty: str, seed: int = 0) -> None:
+        self.flip = 0.0
+        """Chance per byte, both directions, that the byte arrives corrupted."""
+        self.drop = 0.0
+        """Chance per byte, both directions, that it is lost."""
+        self.mute_host = False
+        self.flood = False
+        self.to_board = 0
+        self.to_host = 0
+        """Bytes copied (after faults), so a test can see both directions move."""
+        self._rng = random.Random(seed)
+        self._rng_lock = threading.Lock()
+        self._master, self._slave = os.openpty()
+        # The proxy keeps the host's end open itself, so the host may close and
+        # reopen it (a reconnect) without the master end failing meanwhile.
+        tty.setraw(self._slave)
+        os.set_blocking(self._master, False)
+        self.path = os.ttyname(self._slave)
+        self._board = os.open(board_pty, os.O_RDWR | os.O_NOCTTY)
+        tty.setraw(self._board)
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._host_to_board, name="link-to-board", daemon=True),
+            threading.Thread(target=self._board_to_host, name="link-to-host", daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def clean(self) -> None:
+        self.flip = self.drop = 0.0
+        self.mute_host = self.flood = False
+
+    def close(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=2)
+        for fd in (self._master, self._slave, self._board):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def __enter__(self) -> FaultyLink:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _damage(self, data: bytes) -> bytes:
+        if not self.flip and not self.drop:
+            return data
+        out = bytearray()
+        with self._rng_lock:
+            for byte in data:
+                if self._rng.random() < self.drop:
+                    continue
+                if self._rng.random() < self.flip:
+                    byte ^= self._rng.randrange(1, 256)
+                out.append(byte)
+        return bytes(out)
+
+    def _garbage(self, size: int) -> bytes:
+        with self._rng_lock:
+            return self._rng.randbytes(size)
+
+    def _host_to_board(self) -> None:
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self._master], [], [], 0.01)
+            data = b""
+            if ready:
+                with contextlib.suppress(BlockingIOError, OSError):
+                    data = os.read(self._master, 4096)
+            if self.mute_host:
+                continue
+            data = self._damage(data)
+            if self.flood:
+                # about the line's own rate (11.5 kB/s): more would only queue up
+                data = self._garbage(100) + data
+            if data:
+                try:
+                    os.write(self._board, data)  # blocking: the board's UART paces it
+                except OSError:
+                    return
+                self.to_board += len(data)
+
+    def _board_to_host(self) -> None:
+        while not self._stop.is_set():
+            ready, _, _ = select.select([self._board], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                data = os.read(self._board, 4096)
+            except OSError:
+                return
+            data = self._damage(data)
+            if data:
+                # a host that does not read loses bytes, as behind a real USB bridge
+                with contextlib.suppress(BlockingIOError, OSError):
+                    self.to_host += os.write(self._master, data)

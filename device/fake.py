@@ -5,7 +5,7 @@ It speaks the same protocol as device/firmware/board.c over a TCP socket on
 same ``serial_for_url`` path as a real port.  It adds what the emulator makes
 awkward: dropping a given number of answers (to see retries), hanging, and
 rebooting on demand.  The real firmware's tests are in
-tests/test_device_emulated.py; this never replaces them.
+tests/device/test_emulated.py; this never replaces them.
 """
 
 from __future__ import annotations
@@ -18,13 +18,17 @@ import time
 from tabletop.device.protocol import BUTTONS, crc8, seal, seq16_after
 
 LINE_MAX = 40
-EVENT_QUEUE = 8
+EVENT_QUEUE = 255
+EVENT_WINDOW = 8
 
 
 class FakeBoard:
-    def __init__(self, heartbeat_s: float = 0.25, boot: int = 1) -> None:
+    def __init__(
+        self, heartbeat_s: float = 0.25, boot: int = 1, event_queue: int = EVENT_QUEUE
+    ) -> None:
         self.heartbeat_s = heartbeat_s
         self.boot = boot
+        self.event_queue = event_queue
         self.seat: int | None = None
         self.flags = 0
         self.display = "    "
@@ -32,6 +36,9 @@ class FakeBoard:
         self.drop_replies: dict[str, int] = {}
         """Command -> answer nothing to this many of the next ones (a lossy line)."""
         self.hung = False
+        self.deaf = False
+        """Lose every byte from the host (its line is cut) but keep talking."""
+        self.dropped = 0
         self.commands: list[str] = []
         self._events: list[tuple[int, str]] = []
         self._next_event = 1
@@ -53,10 +60,13 @@ class FakeBoard:
         if button not in BUTTONS:
             raise ValueError(f"no button {button!r}")
         with self._lock:
-            if len(self._events) < EVENT_QUEUE:
-                self._events.append((self._next_event, button))
+            if len(self._events) >= self.event_queue:
+                self.dropped += 1
+                return
+            self._events.append((self._next_event, button))
+            if len(self._events) <= EVENT_WINDOW:
                 self._send(f"EV {self._next_event:04X} {button}")
-                self._next_event = (self._next_event + 1) & 0xFFFF
+            self._next_event = (self._next_event + 1) & 0xFFFF
 
     def unplug(self) -> None:
         with self._lock:
@@ -70,6 +80,7 @@ class FakeBoard:
                 self.seat, self.flags, self.display = None, 0, "    "
                 self._events.clear()
                 self._next_event = 1
+                self.dropped = 0
                 self._started = time.monotonic()
             self._plugged = True
 
@@ -140,6 +151,8 @@ class FakeBoard:
                 with self._lock:
                     self._drop_connection()
                 continue
+            if self.deaf:
+                data = b""
             buffer += data
             *lines, buffer = buffer.split(b"\n")
             with self._lock:
@@ -154,12 +167,12 @@ class FakeBoard:
                     last_heartbeat = now
                     self._send(f"HB {self._uptime():08X} {self._next_event:04X} "
                                f"{len(self._events):02X}")
-                    for number, button in self._events:
+                    for number, button in self._events[:EVENT_WINDOW]:
                         self._send(f"EV {number:04X} {button}")
 
     def _hello_fields(self) -> str:
         oldest = f"{self._events[0][0]:04X}" if self._events else "-"
-        return (f"TTB1 1.0 1 4 7 {self.boot:04X} {self._uptime():08X} "
+        return (f"TTB1 1.1 1 4 7 {self.boot:04X} {self._uptime():08X} "
                 f"{self._next_event:04X} {oldest} 01")
 
     def _line(self, line: bytes) -> None:
@@ -211,13 +224,19 @@ class FakeBoard:
             self._send(ok)
         elif command == "ACK" and len(argument) == 4:
             upto = int(argument, 16)
+            before = len(self._events)
             self._events = [e for e in self._events if seq16_after(e[0], upto)]
+            done = before - len(self._events)
             oldest = f"{self._events[0][0]:04X}" if self._events else "-"
             self._send(f"{ok} {oldest}")
+            if done:  # the window slides, as in the firmware
+                for number, button in self._events[max(0, EVENT_WINDOW - done):EVENT_WINDOW]:
+                    self._send(f"EV {number:04X} {button}")
         elif command == "STATUS":
             seat = "-" if self.seat is None else str(self.seat)
             self._send(f"{ok} {seat} {self.flags:X} {self.display.replace(' ', '_')} "
-                       f"{self.brightness:X} {len(self._events):02X} 0000 0000")
+                       f"{self.brightness:X} {len(self._events):02X} "
+                       f"{self.dropped & 0xFFFF:04X} 0000")
         elif command in {"SEAT", "FLAGS", "SHOW", "BRIGHT", "ACK"}:
             self._send(f"ER {seq:02X} ARG")
         else:

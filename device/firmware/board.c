@@ -32,7 +32,7 @@ AVR_MCU(F_CPU, "atmega328p");
 #endif
 
 #define MODEL "TTB1"
-#define FIRMWARE_VERSION "1.0"
+#define FIRMWARE_VERSION "1.1"
 #define PROTOCOL_VERSION "1"
 #define SEATS 4
 #define BUTTONS 7
@@ -41,7 +41,8 @@ AVR_MCU(F_CPU, "atmega328p");
 #define LINE_MAX 40        /* longest accepted frame, without the newline */
 #define RX_SIZE 64         /* power of two */
 #define TX_SIZE 256        /* power of two */
-#define EVENT_QUEUE 8      /* unacknowledged button events kept */
+#define EVENT_QUEUE 255    /* unacknowledged button events kept: minutes of presses */
+#define EVENT_WINDOW 8     /* oldest unacknowledged events resent per heartbeat */
 #define DEBOUNCE_MS 20     /* a button must read the same for this long */
 #define HEARTBEAT_MS 250   /* board heartbeat period */
 #define HOST_LOST_MS 2000  /* no valid frame from the host for this long */
@@ -89,11 +90,12 @@ static uint32_t last_host_ms;
 static uint16_t boot_count;
 static uint16_t errors;
 
-static struct {
-    uint16_t number;
-    uint8_t button;
-} events[EVENT_QUEUE];
+/* Numbers are consecutive, so a ring of button indexes is enough: event i
+ * (from the oldest) is number oldest_event + i. */
+static uint8_t events[EVENT_QUEUE];
+static uint8_t event_first; /* ring index of the oldest */
 static uint8_t event_count;
+static uint16_t oldest_event = 1;
 static uint16_t next_event = 1;
 static uint16_t dropped_events;
 
@@ -167,7 +169,13 @@ static void tx_put(uint8_t byte) {
             sei();
             return;
         }
+        uint8_t tail = tx_tail;
         sei();
+        /* Waited for with interrupts on: a cli() straight after the sei()
+         * can keep the UART's interrupt out for good (simavr takes it only
+         * two instructions after sei), and the watchdog would reset us. */
+        while (tx_tail == tail) {
+        }
     }
 }
 
@@ -243,15 +251,25 @@ static void start_ok(uint8_t seq, const char *command) {
     out_text(command);
 }
 
+/* index: position from the oldest unacknowledged event */
 static void send_event(uint8_t index) {
+    uint8_t slot = (uint8_t)((event_first + index) % EVENT_QUEUE);
     out_start("EV");
-    out_hex(events[index].number, 4);
-    out_text(button_names[events[index].button]);
+    out_hex((uint16_t)(oldest_event + index), 4);
+    out_text(button_names[events[slot]]);
     out_send();
 }
 
+/* The host delivers events only in order, so the oldest few are the ones
+ * worth the line's time; a long backlog follows as they are acknowledged. */
+static void send_events(uint8_t from, uint8_t to) {
+    if (to > event_count) to = event_count;
+    if (to > EVENT_WINDOW) to = EVENT_WINDOW;
+    for (uint8_t i = from; i < to; i++) send_event(i);
+}
+
 static void out_oldest_event(void) {
-    if (event_count) out_hex(events[0].number, 4);
+    if (event_count) out_hex(oldest_event, 4);
     else out_text("-");
 }
 
@@ -376,13 +394,16 @@ static void queue_presses(void) {
     for (uint8_t i = 0; i < BUTTONS; i++) {
         if (!(pressed & _BV(i))) continue;
         if (event_count == EVENT_QUEUE) {
-            dropped_events++; /* the host has not acknowledged for a long time */
+            /* kept out of the numbering, so the host sees no gap; it reads
+             * the count in STATUS and reports it */
+            dropped_events++;
             continue;
         }
-        events[event_count].number = next_event++;
-        events[event_count].button = i;
-        send_event(event_count);
+        if (!event_count) oldest_event = next_event;
+        events[(uint8_t)((event_first + event_count) % EVENT_QUEUE)] = i;
+        next_event++;
         event_count++;
+        send_events((uint8_t)(event_count - 1), event_count);
     }
 }
 
@@ -452,13 +473,19 @@ static void handle_command(uint8_t seq, const char *command, const char *arg, ui
         int32_t value = arg_len == 4 ? parse_hex(arg, 4) : -1;
         if (value < 0) { send_error(seq, "ARG"); return; }
         /* cumulative: every event up to `value` (in 16-bit serial order) is done */
-        while (event_count && (int16_t)((uint16_t)value - events[0].number) >= 0) {
-            memmove(&events[0], &events[1], sizeof(events[0]) * (event_count - 1));
+        uint8_t done = 0;
+        while (event_count && (int16_t)((uint16_t)value - oldest_event) >= 0) {
+            event_first = (uint8_t)((event_first + 1) % EVENT_QUEUE);
+            oldest_event++;
             event_count--;
+            done++;
         }
         start_ok(seq, "ACK");
         out_oldest_event();
         out_send();
+        /* the window slides: what just entered it goes out now, not at the
+         * next heartbeat, so a backlog drains at the pace of the ACKs */
+        if (done) send_events(done < EVENT_WINDOW ? (uint8_t)(EVENT_WINDOW - done) : 0, EVENT_WINDOW);
     } else if (!strcmp(command, "STATUS") && !arg_len) {
         start_ok(seq, "STATUS");
         if (seat < 0) out_text("-");
@@ -556,7 +583,7 @@ int main(void) {
             out_hex(event_count, 2);
             out_send();
             /* unacknowledged events go out again until the host confirms them */
-            for (uint8_t i = 0; i < event_count; i++) send_event(i);
+            send_events(0, EVENT_WINDOW);
             if (!host_lost && now - last_host_ms >= HOST_LOST_MS) {
                 host_lost = 1;
                 show_display();

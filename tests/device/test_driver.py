@@ -1,7 +1,7 @@
 """The host driver against the pure-Python fake board over socket:// (quick),
 and its port handling over loop:// with ports that record misuse.
 
-The same behaviours with the real firmware are in test_device_emulated.py.
+The same behaviours with the real firmware are in test_emulated.py.
 """
 
 from __future__ import annotations
@@ -325,3 +325,60 @@ def test_a_port_that_cannot_be_one_is_refused_at_once(url: str, baudrate: int) -
     with pytest.raises(BadPortUrl, match="cannot use board port"):
         Board(url, baudrate=baudrate)
     assert threading.active_count() == before
+
+
+def test_commands_lost_on_a_deaf_line_are_sent_again(board: Board, fake: FakeBoard) -> None:
+    board.show(7)
+    fake.deaf = True  # its heartbeats still come: the link looks up
+    board.show(42)
+    board.set_seat(2)
+    assert board.connected and (fake.display, fake.seat) == ("   7", None)
+    fake.deaf = False
+    assert wait_until(lambda: (fake.display, fake.seat) == ("  42", 2), 2)
+    assert board.resyncs >= 2
+
+
+def test_a_board_that_forgot_its_state_is_put_right(board: Board, fake: FakeBoard) -> None:
+    board.set_seat(1)
+    board.set_flags(3)
+    board.show("HELP")
+    fake.seat, fake.flags, fake.display = None, 0, "  88"  # e.g. a glitch on the board
+    assert wait_until(lambda: (fake.seat, fake.flags, fake.display) == (1, 3, "HELP"), 1.5)
+
+
+def test_a_refused_value_is_not_sent_again_and_again(board: Board, fake: FakeBoard) -> None:
+    board.set_seat(7)  # the board has four seats
+    time.sleep(1.0)
+    assert fake.commands.count("SEAT 7") == 1
+    board.set_seat(3)
+    assert wait_until(lambda: fake.seat == 3, 1)
+
+
+def test_a_full_press_queue_is_reported() -> None:
+    with FakeBoard(event_queue=4) as fake, Board(fake.url, reply_timeout_s=0.1) as host:
+        seen: list[ButtonEvent] = []
+        host.on_event(seen.append)
+        host.wait_connected(3)
+        fake.deaf = True  # no acknowledgement arrives
+        for button in ("END", "UNDO", "OUT", "S0", "S1", "S2"):
+            fake.press(button)
+        fake.deaf = False
+        assert wait_until(lambda: len(seen) == 4 and host.dropped_presses == 2, 2), (
+            seen, host.dropped_presses)
+        time.sleep(0.5)
+        assert [e.button for e in seen] == ["END", "UNDO", "OUT", "S0"]
+        assert host.dropped_presses == 2
+
+
+def test_a_long_backlog_of_presses_arrives_in_order(board: Board, fake: FakeBoard) -> None:
+    seen: list[ButtonEvent] = []
+    board.on_event(seen.append)
+    fake.deaf = True
+    buttons = [("END", "UNDO", "OUT", "S0", "S1", "S2", "S3")[i % 7] for i in range(40)]
+    for button in buttons:
+        fake.press(button)
+    fake.deaf = False
+    assert wait_until(lambda: len(seen) == len(buttons), 5), len(seen)
+    time.sleep(0.4)
+    assert [e.button for e in seen] == buttons
+    assert board.dropped_presses == 0

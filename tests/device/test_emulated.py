@@ -10,17 +10,27 @@ is missing.
 from __future__ import annotations
 
 import os
+import random
 import signal
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import pytest
 import serial  # type: ignore[import-untyped]
 
 from tabletop.device.adapter import BoardAction, BoardAdapter, BoardState
 from tabletop.device.driver import Board
-from tabletop.device.emulator import EmulatedBoard, wait_until
-from tabletop.device.protocol import ButtonEvent, ErrorReply, FrameDecoder, Reply, encode_command
+from tabletop.device.emulator import EmulatedBoard, FaultyLink, wait_until
+from tabletop.device.protocol import (
+    BUTTONS,
+    ButtonEvent,
+    ErrorReply,
+    FrameDecoder,
+    Reply,
+    encode_command,
+)
 
 pytestmark = pytest.mark.usefixtures("emulator_built")
 
@@ -66,7 +76,7 @@ def test_handshake(board: Board) -> None:
     info = board.info
     assert info is not None
     assert (info.model, info.firmware, info.protocol, info.seats, info.buttons) == (
-        "TTB1", "1.0", 1, 4, 7)
+        "TTB1", "1.1", 1, 4, 7)
     assert info.reset_cause & 0x01  # power-on
     assert info.next_event == 1 and info.oldest_pending is None
 
@@ -257,3 +267,148 @@ def test_board_shows_host_lost(emulator: EmulatedBoard) -> None:
     with Board(str(emulator.link)) as host:
         host.wait_connected(5)
         assert emulator.wait_display("  77", 2)  # the board's own state comes back
+
+
+@pytest.fixture
+def faulty(emulator: EmulatedBoard) -> Iterator[FaultyLink]:
+    assert emulator.pty is not None
+    with FaultyLink(emulator.pty, seed=11) as link:
+        yield link
+
+
+@pytest.fixture
+def far_board(faulty: FaultyLink) -> Iterator[Board]:
+    """The host behind the faulty line."""
+    with Board(faulty.path) as host:
+        host.wait_connected(5)
+        yield host
+
+
+def _set_at_once(*setters: Callable[[], None]) -> list[threading.Thread]:
+    """The game's setters, each from its own thread, as a game and a timer would."""
+    threads = [threading.Thread(target=setter) for setter in setters]
+    for thread in threads:
+        thread.start()
+    return threads
+
+
+def _board_shows(emulator: EmulatedBoard, text: str, seat: int | None) -> Callable[[], bool]:
+    seats = [] if seat is None else [seat]
+    return lambda: emulator.display() == text and emulator.lit_seats() == seats
+
+
+@pytest.mark.parametrize("fault", ["mute_host", "flood"])
+def test_commands_lost_to_a_bad_host_line_are_sent_again(
+    far_board: Board, emulator: EmulatedBoard, faulty: FaultyLink, fault: str
+) -> None:
+    far_board.show(7)
+    far_board.set_seat(0)
+    assert emulator.wait_for(_board_shows(emulator, "   7", 0), 2)
+    setattr(faulty, fault, True)  # the board's heartbeats still reach the host
+    threads = _set_at_once(lambda: far_board.show(42), lambda: far_board.set_seat(2))
+    time.sleep(1.2)
+    setattr(faulty, fault, False)
+    assert far_board.connected
+    assert emulator.wait_for(_board_shows(emulator, "  42", 2), 2), (
+        emulator.display(), emulator.lit_seats())
+    for thread in threads:
+        thread.join(timeout=2)
+
+
+def test_presses_beyond_the_old_queue_wait_for_the_host(emulator: EmulatedBoard) -> None:
+    buttons = [BUTTONS[i % len(BUTTONS)] for i in range(20)]
+    for button in buttons:  # no host: nothing is acknowledged
+        emulator.press(button, hold_ms=40)
+        time.sleep(0.1)
+    seen: list[ButtonEvent] = []
+    with Board(str(emulator.link)) as host:
+        host.on_event(seen.append)
+        host.wait_connected(5)
+        assert wait_until(lambda: len(seen) == len(buttons), 5), len(seen)
+        time.sleep(0.5)
+        assert [e.button for e in seen] == buttons
+        status = host.status()
+        assert (status.pending_events, status.dropped_events) == (0, 0)
+        assert host.dropped_presses == 0
+
+
+@dataclass
+class StressRun:
+    pressed: list[str]
+    seen: list[ButtonEvent]
+    settle_s: list[float]
+    """After each bad spell: seconds until the board showed the game's state again."""
+    dropped: int
+    reconnections: int
+
+
+def stress(emulator: EmulatedBoard, seed: int) -> StressRun:
+    """Presses all the time while the line goes through noise, host silence and a
+    garbage flood, with the game changing the display in every spell."""
+    assert emulator.pty is not None
+    rng = random.Random(seed)
+    seen: list[ButtonEvent] = []
+    pressed: list[str] = []
+    stop = threading.Event()
+    # Not S3: its pin is PC5, and simavr drives a pulled-up input high again
+    # whenever the firmware writes PORTC (a seat LED changes), cutting a press
+    # short; a real port keeps an input that a button holds to ground low.
+    buttons = [b for b in BUTTONS if b != "S3"]
+
+    def press_all_the_time() -> None:
+        while not stop.is_set():
+            # never the same twice running: should the simulation lag behind the
+            # wall clock, two presses of one button could merge into one
+            button = rng.choice([b for b in buttons if not pressed or b != pressed[-1]])
+            emulator.press(button, hold_ms=40)
+            pressed.append(button)
+            time.sleep(0.12)  # released and debounced before the next
+
+    settle: list[float] = []
+    with FaultyLink(emulator.pty, seed=seed) as line, Board(line.path) as host:
+        host.on_event(seen.append)
+        host.wait_connected(5)
+        presser = threading.Thread(target=press_all_the_time)
+        presser.start()
+        try:
+            spells: list[tuple[str, float, int, int]] = [
+                ("noise", 2.5, 101, 1),
+                ("mute_host", 1.2, 202, 2),  # longer than the host's link timeout
+                ("flood", 1.5, 303, 3),
+                ("cut", 1.5, 404, 0),  # both ways: the host drops the link and reconnects
+            ]
+            for fault, seconds, score, seat in spells:
+                if fault == "noise":
+                    line.flip = line.drop = 0.03
+                elif fault == "cut":
+                    line.drop = 1.0
+                else:
+                    setattr(line, fault, True)
+                ends = time.monotonic() + seconds
+                setters = _set_at_once(lambda s=score: host.show(s),  # type: ignore[misc]
+                                       lambda s=seat: host.set_seat(s))  # type: ignore[misc]
+                time.sleep(max(0.0, ends - time.monotonic()))
+                line.clean()
+                recovered = time.monotonic()
+                emulator.wait_for(_board_shows(emulator, f"{score:4d}", seat), 5)
+                settle.append(time.monotonic() - recovered)
+                for thread in setters:
+                    thread.join(timeout=2)
+        finally:
+            stop.set()
+            presser.join(timeout=2)
+        wait_until(lambda: len(seen) >= len(pressed), 8)
+        time.sleep(0.6)  # late copies of the last events: none may be delivered twice
+        dropped, reconnections = host.dropped_presses, host.reconnections
+    return StressRun(pressed, list(seen), settle, dropped, reconnections)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_stress_noise_silence_and_floods(emulator: EmulatedBoard, seed: int) -> None:
+    run = stress(emulator, seed)
+    assert [e.button for e in run.seen] == run.pressed, (len(run.seen), len(run.pressed))
+    numbers = [e.number for e in run.seen]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))
+    assert run.dropped == 0
+    assert max(run.settle_s) < 2.0, run.settle_s
+    assert run.reconnections >= 1  # the cut was long enough to drop the link
