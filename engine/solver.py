@@ -70,6 +70,7 @@ What is left out, and why:
 
 from __future__ import annotations
 
+import gc
 import itertools
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -155,19 +156,67 @@ def solve(
     ``budget_s``: the seconds the search may take (None: as long as it needs).  When they
     run out the answer is the best play found by then with ``optimal`` False; the search
     The Sabra rearrangement answers with the best play its bisection has found; the other
-    searches keep no best play yet, so theirs places nothing.
+    searches, which keep no best play, answer with the rack's own melds laid beside the
+    table (:func:`_melds_from_the_rack`), found in a twentieth of the budget more.
     """
     if budget_s is not None and not budget_s > 0:
         raise SolveError(f"the time budget is a positive number of seconds, not {budget_s!r}")
+    collecting = gc.isenabled()
+    # The searches' memos are millions of small acyclic tuples: a full collection among
+    # them is a pause of a tenth of a second or more, which no deadline check can cut short.
+    gc.disable()
     try:
         with budget.limit(budget_s):
             play = _solve(variant, rack, table, initial, objective, keep)
             return replace(play, optimal=False) if budget.settled() else play
     except budget.OutOfTime:
-        table_melds = tuple(tuple(meld) for meld in table)
-        opening = variant.initial_meld_required > 0 or variant.initial_meld_needs_run
-        meets = not (initial and opening and variant.table_rules.lays_out)
-        return Play(table_melds, (), 0, meets_initial=meets, optimal=False)
+        assert budget_s is not None
+        return _melds_from_the_rack(variant, rack, table, initial, keep, budget_s)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+FALLBACK_SHARE = 0.05
+"""Of the budget, what the fallback may take on top of it (so a call ends by 1.05 x)."""
+
+
+def _melds_from_the_rack(
+    variant: Variant,
+    rack: Sequence[Item],
+    table: Sequence[Sequence[Item]],
+    initial: bool,
+    keep: int,
+    budget_s: float,
+) -> Play:
+    """The fallback when the budget ran out: new melds from the rack alone beside the table
+    as it lies (always a legal turn where melds are laid, and an opening when they reach
+    the variant's initial meld), the split that leaves the least in hand; nothing placed
+    when that too takes longer than its share or does not open."""
+    table_melds = tuple(tuple(meld) for meld in table)
+    opening = variant.initial_meld_required > 0 or variant.initial_meld_needs_run
+    needs_opening = initial and opening and variant.table_rules.lays_out
+    nothing = Play(table_melds, (), 0, meets_initial=not needs_opening, optimal=False)
+    items = tuple(JOKER if isinstance(item, Joker) else item for item in rack)
+    if not variant.table_rules.lays_out or not items:
+        return nothing
+    try:
+        with budget.limit(budget_s * FALLBACK_SHARE):
+            readings, leftover = best_split(items, variant)
+    except budget.OutOfTime:
+        return nothing
+    if len(leftover) < keep:
+        return nothing
+    value = sum(variant.meld_value(reading) for reading in readings)
+    if needs_opening and (
+        value < variant.initial_meld_required
+        or (variant.initial_meld_needs_run and not any(r.kind is MeldKind.RUN for r in readings))
+    ):
+        return nothing
+    melds = tuple(reading.resolved_items() for reading in readings)
+    placed = tuple(sorted((item for meld in melds for item in meld), key=order_key))
+    placed = tuple(JOKER if isinstance(item, Joker) else item for item in placed)
+    return Play((*table_melds, *melds), placed, value, meets_initial=True, optimal=False)
 
 
 def _solve(

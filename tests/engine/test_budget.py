@@ -52,7 +52,7 @@ def test_a_hard_position_is_answered_within_its_budget(
     variant_id: str, rack: tuple[Item, ...], table: tuple[tuple[Item, ...], ...],
     initial: bool, objective: str,
 ) -> None:
-    seconds = 0.5
+    seconds = 1.0
     started = time.monotonic()
     play = solve(find_variant(variant_id), rack, table, initial=initial, objective=objective,
                  budget_s=seconds)
@@ -60,7 +60,11 @@ def test_a_hard_position_is_answered_within_its_budget(
     assert elapsed <= seconds * OVERRUN + GRACE_S
     assert play.optimal is False
     assert play.to_json()["optimal"] is False
-    assert play.melds == tuple(table) and play.placed == ()
+    # the answer in time: new melds from the rack beside the table as it lay, a legal turn
+    assert play.melds[: len(table)] == tuple(table)
+    if play.placed:
+        variant = find_variant(variant_id)
+        assert check_turn(variant, table, play.melds, play.placed, opened=not initial).valid
 
 
 @pytest.mark.parametrize(
@@ -82,7 +86,19 @@ def test_no_variant_overruns_its_budget(
     started = time.monotonic()
     play = solve(find_variant(variant_id), rack, budget_s=seconds)
     assert time.monotonic() - started <= seconds * OVERRUN + GRACE_S
-    assert play.optimal or play.placed == ()
+    variant = find_variant(variant_id)
+    if play.placed and variant.table_rules.lays_out:
+        assert check_turn(variant, (), play.melds, play.placed, opened=True).valid
+
+
+def test_out_of_time_the_rack_still_makes_its_own_melds() -> None:
+    # Räuber-Rommé: the whole table could be rebuilt, but in 0.3 s the four sets of the
+    # rack are laid beside it as they are
+    table = HARD[0][2]
+    rack = parse_items("10S JS QS KS 10H JH QH KH 10D JD QD KD 8C")
+    play = solve(find_variant("raeuber"), rack, table, budget_s=0.3)
+    assert not play.optimal and play.value == 120
+    assert sorted(map(str, play.placed)) == sorted(map(str, rack[:12]))
 
 
 def test_an_easy_position_is_still_solved_exactly() -> None:
