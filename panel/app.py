@@ -14,7 +14,7 @@ from starlette.routing import Match, Route
 
 from tabletop.panel.guards import RequestGuard
 from tabletop.panel.routers import changes, live, matches, pages
-from tabletop.panel.schemas import Refusal, Unprocessable
+from tabletop.panel.schemas import Unprocessable, refusal
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
 from tabletop.panel.store import EventStore, StoreError
@@ -22,14 +22,10 @@ from tabletop.panel.store import EventStore, StoreError
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def _refusal(why: str) -> dict[str, Any]:
-    return {"description": why, "model": Refusal}
-
-
 GUARD_RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: _refusal("a host name the panel does not serve (see panel/guards.py)"),
-    403: _refusal("a browser's change from a page that is not the panel's"),
-    413: _refusal("a body over the limit"),
+    400: refusal("a host name the panel does not serve (see panel/guards.py)"),
+    403: refusal("a browser's change from a page that is not the panel's"),
+    413: refusal("a body over the limit"),
     422: {"description": "a body against the schema or the rules", "model": Unprocessable},
 }
 

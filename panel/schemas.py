@@ -202,6 +202,11 @@ class Refusal(BaseModel):
     detail: str
 
 
+def refusal(why: str) -> dict[str, Any]:
+    """An OpenAPI response entry for a status the panel answers with a Refusal."""
+    return {"description": why, "model": Refusal}
+
+
 class Unprocessable(BaseModel):
     """A body that breaks the schema (FastAPI's list of errors) or the rules (one line)."""
 

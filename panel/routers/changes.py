@@ -37,10 +37,10 @@ from tabletop.panel.schemas import (
     ItemFix,
     MatchCreate,
     MatchOut,
-    Refusal,
     ScoreEdit,
     SetupIn,
     UndoIn,
+    refusal,
 )
 from tabletop.panel.store import StoredEvent
 
@@ -49,13 +49,13 @@ router = APIRouter(
     tags=["changes"],
     dependencies=[TokenDep],
     responses={
-        401: {"description": "the panel has a token and it was not given", "model": Refusal},
-        404: {"description": "no such match", "model": Refusal},
+        401: refusal("the panel has a token and it was not given"),
+        404: refusal("no such match"),
     },
 )
 LIVE_TABLE_RESPONSES: dict[int | str, dict[str, Any]] = {
-    409: {"description": "no live table plays this match", "model": Refusal},
-    503: {"description": "the live table did not answer in time", "model": Refusal},
+    409: refusal("no live table plays this match"),
+    503: refusal("the live table did not answer in time"),
 }
 CREATED = status.HTTP_201_CREATED
 LIVE_ANSWER_S = 3.0
@@ -151,7 +151,7 @@ def act(match_id: MatchId, body: ActionIn, service: ServiceDep) -> object:
     "/matches/{match_id}/corrections/score",
     response_model=Appended,
     status_code=CREATED,
-    responses={409: {"description": "no such round or players", "model": Refusal}},
+    responses={409: refusal("no such round or players")},
 )
 def edit_score(match_id: MatchId, body: ScoreEdit, service: ServiceDep) -> dict[str, Any]:
     service.store.match(match_id)

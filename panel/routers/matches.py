@@ -9,16 +9,13 @@ from fastapi.responses import Response
 
 from tabletop.engine.variants import VARIANTS
 from tabletop.panel.dependencies import MatchId, ReaderDep, ServiceDep, SettingsDep
-from tabletop.panel.schemas import MatchOut, Refusal
+from tabletop.panel.schemas import MatchOut, refusal
 
 router = APIRouter(
     prefix="/api",
     tags=["matches"],
     dependencies=[ReaderDep],
-    responses={
-        401: {"description": "on the network: no token", "model": Refusal},
-        404: {"description": "no such match", "model": Refusal},
-    },
+    responses={401: refusal("on the network: no token"), 404: refusal("no such match")},
 )
 
 
