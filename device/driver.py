@@ -16,9 +16,9 @@ background threads do the work, so the game never waits on the board:
   listener may itself send commands.
 
 The display setters (:meth:`Board.set_seat`, :meth:`set_flags`, :meth:`show`,
-:meth:`set_brightness`) never raise for link trouble: they remember the
-state, and the supervisor keeps the board showing it.  :meth:`command` does
-raise.
+:meth:`set_brightness`) never wait and never raise for link trouble: they
+remember the state and wake the supervisor, which sends it and keeps the board
+showing it.  :meth:`command` waits for the answer and does raise.
 """
 
 from __future__ import annotations
@@ -199,7 +199,9 @@ class Board:
         self._status_at: dict[int, int] = {}
         """STATUS sequence number -> the write number of its frame."""
         self._unconfirmed: set[str] = set()
-        """State commands for the supervisor to send again."""
+        """State commands for the supervisor to send (again)."""
+        self._fresh: set[str] = set()
+        """Those of them the game has just set, not yet sent once (not a resync)."""
         self._background: dict[int, tuple[str, str]] = {}
         """Sequence number -> state command the supervisor sent without waiting."""
         self._rejected: dict[str, str] = {}
@@ -291,24 +293,16 @@ class Board:
             return dict(self._desired)
 
     def _set(self, command: str, argument: str) -> None:
+        """Keep what the game wants shown and leave the sending to the supervisor: the
+        game's thread never waits on the link, however bad it is."""
         with self._state_lock:
             if self._desired.get(command) == argument:
                 return
             self._desired[command] = argument
             self._rejected.pop(command, None)
-        if self.connected:
-            try:
-                self.command(command, argument)
-            except BoardRejected as error:
-                with self._state_lock:
-                    self._rejected[command] = argument
-                log.error("%s", error)
-            except DeviceError as error:
-                log.warning("board: %s %s not confirmed, sent again later: %s",
-                            command, argument, error)
-                with self._state_lock:
-                    self._unconfirmed.add(command)
-                self._wake.set()
+            self._unconfirmed.add(command)
+            self._fresh.add(command)
+        self._wake.set()
 
     # --- commands -------------------------------------------------------------------
     def command(self, command: str, argument: str = "") -> Reply:
@@ -494,7 +488,9 @@ class Board:
         STATUS shows whether they arrived, and they go again if not."""
         with self._state_lock:
             commands = [c for c in STATE_COMMANDS if c in self._unconfirmed]
+            fresh = self._fresh & set(commands)
             self._unconfirmed.clear()
+            self._fresh -= fresh
         for index, command in enumerate(commands):
             with self._state_lock:
                 argument = self._desired.get(command)
@@ -508,8 +504,10 @@ class Board:
             except DeviceError:
                 with self._state_lock:
                     self._unconfirmed.update(commands[index:])
+                    self._fresh |= fresh & set(commands[index:])
                 return
-            self.resyncs += 1
+            if command not in fresh:
+                self.resyncs += 1
 
     def _handle_event(self, event: ButtonEvent) -> None:
         with self._state_lock:

@@ -125,7 +125,8 @@ def test_display_state_reaches_board(board: Board, fake: FakeBoard) -> None:
     board.set_flags(5)
     board.show(-7)
     board.set_brightness(15)
-    assert (fake.seat, fake.flags, fake.display, fake.brightness) == (2, 5, "  -7", 15)
+    assert wait_until(
+        lambda: (fake.seat, fake.flags, fake.display, fake.brightness) == (2, 5, "  -7", 15), 1)
     status = board.status()
     assert (status.seat, status.flags, status.display) == (2, 5, "  -7")
 
@@ -329,13 +330,27 @@ def test_a_port_that_cannot_be_one_is_refused_at_once(url: str, baudrate: int) -
 
 def test_commands_lost_on_a_deaf_line_are_sent_again(board: Board, fake: FakeBoard) -> None:
     board.show(7)
+    assert wait_until(lambda: fake.display == "   7", 1)
     fake.deaf = True  # its heartbeats still come: the link looks up
     board.show(42)
     board.set_seat(2)
+    time.sleep(0.5)  # sent, and lost
     assert board.connected and (fake.display, fake.seat) == ("   7", None)
     fake.deaf = False
     assert wait_until(lambda: (fake.display, fake.seat) == ("  42", 2), 2)
     assert board.resyncs >= 2
+
+
+def test_the_games_thread_never_waits_on_a_deaf_line(board: Board, fake: FakeBoard) -> None:
+    fake.deaf = True
+    started = time.monotonic()
+    for score in range(20):  # waiting for each answer would take 20 x 4 tries x 0.25 s
+        board.show(score)
+        board.set_seat(score % 4)
+    assert time.monotonic() - started < 2.0
+    assert fake.display != "  19"
+    fake.deaf = False
+    assert wait_until(lambda: (fake.display, fake.seat) == ("  19", 3), 2)
 
 
 def test_a_board_that_forgot_its_state_is_put_right(board: Board, fake: FakeBoard) -> None:

@@ -114,6 +114,9 @@ def test_brightness_and_status(board: Board, emulator: EmulatedBoard) -> None:
     assert emulator.wait_for(lambda: emulator.intensity == 3, 1)
     board.set_seat(2)
     board.set_flags(5)
+    assert emulator.wait_for(  # sent in the background
+        lambda: emulator.lit_seats() == [2]
+        and tuple(emulator.lit_flags().values()) == (True, False, True), 1)
     status = board.status()
     assert (status.seat, status.flags, status.brightness, status.pending_events) == (2, 5, 3, 0)
 
