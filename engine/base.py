@@ -393,6 +393,11 @@ class PlayerRound:
     """International: the closed hand was laid in the player's first turn (Kleiner Blitz)."""
     original_hand: bool = False
     """International: the closed hand is the player's original hand (Grosser Blitz)."""
+    hand_points: int | None = None
+    """What the rack counts as the players counted it, given instead of ``hand`` (a
+    score sheet kept by hand).  Every scorer takes it where it would add up the
+    hand's items; where a variant needs the hand's composition (Wiener's least
+    deadwood), it is taken as the player's penalty as counted."""
 
     @property
     def has_melded(self) -> bool:
@@ -400,6 +405,24 @@ class PlayerRound:
 
     def melded_items(self) -> tuple[Item, ...]:
         return tuple(item for contribution in self.melds for item in contribution.own)
+
+    @property
+    def holds_something(self) -> bool:
+        """Items are left on the rack: seen, or counted as more than nothing."""
+        return bool(self.hand) or bool(self.hand_points)
+
+    def rack_value(self, variant: Variant) -> int:
+        """What the rack counts: the value as counted where given, else its items'
+        ``hand_value``."""
+        if self.hand_points is not None:
+            return self.hand_points
+        return variant.hand_total(self.hand)
+
+    def rack_text(self) -> str:
+        """The rack in a score line: its items, or ``counted N``."""
+        if self.hand_points is not None:
+            return f"counted {self.hand_points}"
+        return format_items(self.hand) or "empty"
 
 
 @dataclass(frozen=True)
@@ -453,6 +476,19 @@ def check_round(round_: RoundInput) -> None:
     names = [player.name for player in round_.players]
     if len(set(names)) != len(names):
         raise RoundError(f"player names must differ: {names}")
+    for player in round_.players:
+        points = player.hand_points
+        if points is None:
+            continue
+        if isinstance(points, bool) or not isinstance(points, int) or points < 0:
+            raise RoundError(
+                f"{player.name}: the rack's points are a whole number of at least 0,"
+                f" not {points!r}"
+            )
+        if player.hand:
+            raise RoundError(
+                f"{player.name}: give the rack's items or its counted points, not both"
+            )
     outs = [player.name for player in round_.players if player.out]
     if len(outs) > 1:
         raise RoundError(f"only one player can go out, not {', '.join(outs)}")

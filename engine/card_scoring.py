@@ -25,6 +25,10 @@ Choices where the texts are silent (a demanding player's reading):
 * American Rummy cannot end by an exhausted stock ("wird der Talon ...
   umgedreht und mit diesen Karten weitergespielt"): such a round is reported
   and scores nothing, as does a round in which no one went out.
+* A hand given as the points the players counted (``PlayerRound.hand_points``)
+  counts that value instead of its cards' sum; the cards of a rejected meld
+  are added to it.  Wiener's deadwood is then the count as given: the best
+  laying-out of the hand cannot be looked for without its cards.
 """
 
 from __future__ import annotations
@@ -49,6 +53,10 @@ __all__ = [
 
 WIENER_HAND_SIZE = 10
 """[wiener] "Jeder Spieler erhält zehn Karten": ten cards each when the round is counted."""
+WIENER_SEARCH_LIMIT = 2 * WIENER_HAND_SIZE
+"""The most cards the least-deadwood laying-out is looked for in.  The search grows
+steeply with the cards (40 take seconds); a hand this far over ten is a misreading,
+reported, and counted as laid out."""
 
 
 # --- bookkeeping --------------------------------------------------------------
@@ -116,6 +124,42 @@ def _priced(variant: Variant, items: Sequence[Item]) -> tuple[int, str]:
         return 0, "nothing"
     parts = " ".join(f"{item}={value}" for item, value in zip(items, values, strict=True))
     return sum(values), f"{parts} -> {sum(values)}"
+
+
+@dataclass(frozen=True)
+class _Held:
+    """What a player still holds at the end: the hand (its cards or its counted points)
+    and the cards of melds that were not accepted."""
+
+    value: int
+    line: str
+    """The sum shown (``"7S=7 JK=20 -> 27"``, ``"counted 12 7S=7 -> 19"``, ``"nothing"``)."""
+    shown: str
+    """What is held, for a problem (``""``: nothing)."""
+
+
+def _counted(variant: Variant, points: int, items: Sequence[Item]) -> tuple[int, str]:
+    """A hand's value as the players counted it plus ``items`` (the cards of rejected
+    melds), and the line showing the sum (``"counted 12"``, ``"counted 12 7S=7 -> 19"``)."""
+    values = [_card_value(variant, item) for item in items]
+    total = points + sum(values)
+    if not items:
+        return total, f"counted {points}"
+    parts = " ".join(f"{item}={value}" for item, value in zip(items, values, strict=True))
+    return total, f"counted {points} {parts} -> {total}"
+
+
+def _held(variant: Variant, player: PlayerRound, rejected: Sequence[Item]) -> _Held:
+    points = player.hand_points
+    if points is None:
+        items = (*player.hand, *rejected)
+        value, line = _priced(variant, items)
+        return _Held(value, line, format_items(items))
+    total, line = _counted(variant, points, rejected)
+    shown = " ".join(
+        part for part in (f"counted {points}" if points else "", format_items(rejected)) if part
+    )
+    return _Held(total, line, shown)
 
 
 def check_material(
@@ -292,11 +336,11 @@ def score_rum500(round_: RoundInput) -> RoundResult:
                 f"{_describe_contribution(contribution)}{read_as}: {parts} -> +{sum(values)}",
             )
             melded += sum(values)
-        held = (*player.hand, *checked.rejected)
-        if player.out and player.hand:
-            sheet.problem(f"{player.name} went out but still holds {format_items(player.hand)}")
-        penalty, line = _priced(variant, held)
-        sheet.note(player.name, f"left in hand: {line}" if held else "left in hand: nothing")
+        if player.out and player.holds_something:
+            sheet.problem(f"{player.name} went out but still holds {player.rack_text()}")
+        held = _held(variant, player, checked.rejected)
+        penalty = held.value
+        sheet.note(player.name, f"left in hand: {held.line}")
         score = melded - penalty
         sheet.note(player.name, f"round: {melded} - {penalty} = {score}")
         sheet.scores[player.name] = score
@@ -304,7 +348,7 @@ def score_rum500(round_: RoundInput) -> RoundResult:
 
 
 # --- American Rummy -----------------------------------------------------------
-def _open_sheet(round_: RoundInput) -> tuple[_Sheet, dict[str, tuple[Item, ...]]]:
+def _open_sheet(round_: RoundInput) -> tuple[_Sheet, dict[str, _Held]]:
     """A score sheet with the round's flags and material checked, and what each player
     still holds: the hand plus the cards of any illegal meld (it would be taken back)."""
     variant = round_.variant
@@ -315,10 +359,10 @@ def _open_sheet(round_: RoundInput) -> tuple[_Sheet, dict[str, tuple[Item, ...]]
         variant,
         {p.name: (*p.melded_items(), *p.hand) for p in round_.players},
     )
-    held: dict[str, tuple[Item, ...]] = {}
+    held: dict[str, _Held] = {}
     for player in round_.players:
         checked = _check_melds(sheet.problem, variant, player, variant.meld_value)
-        held[player.name] = (*player.hand, *checked.rejected)
+        held[player.name] = _held(variant, player, checked.rejected)
     return sheet, held
 
 
@@ -332,7 +376,6 @@ def score_american_rummy(round_: RoundInput) -> RoundResult:
     counts towards its target).  "Bei Hand-Rummy werden alle Punkte doppelt
     gerechnet": the winner's ``all_at_once`` flag doubles everything.
     """
-    variant = round_.variant
     sheet, held = _open_sheet(round_)
     winner = round_.winner
     if round_.pool_exhausted:
@@ -347,16 +390,16 @@ def score_american_rummy(round_: RoundInput) -> RoundResult:
 
     doubled = winner.all_at_once and _hand_meld_stands(sheet, round_, winner, "Hand-Rummy")
     factor = 2 if doubled else 1
-    if held[winner.name]:
-        sheet.problem(f"{winner.name} went out but still holds {format_items(held[winner.name])}")
+    if held[winner.name].shown:
+        sheet.problem(f"{winner.name} went out but still holds {held[winner.name].shown}")
     collected = 0
     for player in round_.players:
         if player is winner:
             continue
-        value, line = _priced(variant, held[player.name])
+        value = held[player.name].value
         loss = factor * value
         sheet.scores[player.name] = -loss
-        sheet.note(player.name, f"left in hand: {line}")
+        sheet.note(player.name, f"left in hand: {held[player.name].line}")
         sheet.note(
             player.name,
             f"pays {winner.name} {value} x2 (Hand-Rummy) = {loss}" if doubled
@@ -383,7 +426,6 @@ def score_rommee(round_: RoundInput) -> RoundResult:
     The winner scores 0.  When the stock ran out (not in the text) everyone
     loses their hand's value, undoubled.
     """
-    variant = round_.variant
     sheet, held = _open_sheet(round_)
     winner = round_.winner
     doubled = (
@@ -394,16 +436,14 @@ def score_rommee(round_: RoundInput) -> RoundResult:
     factor = 2 if doubled else 1
     for player in round_.players:
         if player is winner:
-            if held[player.name]:
-                sheet.problem(
-                    f"{player.name} went out but still holds {format_items(held[player.name])}"
-                )
+            if held[player.name].shown:
+                sheet.problem(f"{player.name} went out but still holds {held[player.name].shown}")
             sheet.note(player.name, f"went out{' with Hand-Rommé' if doubled else ''}: 0")
             continue
-        value, line = _priced(variant, held[player.name])
+        value = held[player.name].value
         penalty = factor * value
         sheet.scores[player.name] = -penalty
-        sheet.note(player.name, f"left in hand: {line}")
+        sheet.note(player.name, f"left in hand: {held[player.name].line}")
         if doubled:
             sheet.note(player.name, f"Hand-Rommé doubles: {value} x2 = {penalty} penalty points")
         else:
@@ -422,6 +462,17 @@ class WienerHand:
     computed: bool
     """The melds were found by the scorer: the player gave none, or his leftovers fit into
     melds."""
+    counted: int | None = None
+    """The deadwood's value as the player counted it (``PlayerRound.hand_points``), part
+    of ``deadwood_value``; ``deadwood`` then holds only the cards of rejected melds."""
+
+    @property
+    def shown(self) -> str:
+        """The deadwood for a problem: its cards, or the count given."""
+        cards = format_items(self.deadwood)
+        if self.counted is None:
+            return cards
+        return " ".join(part for part in (f"counted {self.counted}", cards) if part)
 
 
 def wiener_hand(
@@ -437,15 +488,32 @@ def wiener_hand(
     otherwise ``hand`` is the rest.  Bad cards are only "derjenigen Karten, die
     nicht in Figuren untergebracht werden können": without melds, or where the
     rest still fits into melds (a leftover run, a joker that joins the player's
-    own set), the split of all his cards that leaves the least deadwood counts.
-    ``problem`` receives what is wrong.
+    own set), the split of all his cards that leaves the least deadwood counts
+    (looked for in at most WIENER_SEARCH_LIMIT cards).  A deadwood given as
+    counted (``hand_points``) is taken as it is, plus the cards of melds that
+    are not accepted: without the cards there is no better laying-out to look
+    for.  ``problem`` receives what is wrong.
     """
     report = problem if problem is not None else (lambda line: None)
 
     def cost(item: Item) -> int:
         return _card_value(variant, item)
 
-    if not player.has_melded:
+    if player.hand_points is not None:
+        checked = _check_melds(report, variant, player, variant.meld_value, lay_offs=False)
+        melds = tuple(contribution.meld for contribution, _, _ in checked.accepted)
+        value = player.hand_points + sum(map(cost, checked.rejected))
+        return WienerHand(
+            melds, checked.rejected, value, computed=False, counted=player.hand_points
+        )
+    cards = len(_wiener_cards(player))
+    searched = cards <= WIENER_SEARCH_LIMIT
+    if not searched:
+        report(
+            f"{player.name}: {cards} cards are too many to look for the best melds in"
+            f" (at most {WIENER_SEARCH_LIMIT}); counted as laid out"
+        )
+    elif not player.has_melded:
         readings, leftover = best_split(player.hand, variant, cost)
         melds = tuple(reading.resolved_items() for reading in readings)
         return WienerHand(melds, leftover, sum(map(cost, leftover)), computed=True)
@@ -455,7 +523,7 @@ def wiener_hand(
     deadwood = (*rest, *checked.rejected)
     melds = tuple(contribution.meld for contribution, _, _ in checked.accepted)
     given = WienerHand(melds, deadwood, sum(map(cost, deadwood)), computed=False)
-    if not deadwood:
+    if not deadwood or not searched:
         return given
     # Bad cards are only those "die nicht in Figuren untergebracht werden können": where the
     # leftovers fit into melds (among themselves, or joining the player's own), the hand
@@ -493,7 +561,7 @@ def score_wiener(round_: RoundInput) -> RoundResult:
     cards = {p.name: _wiener_cards(p) for p in round_.players}
     check_material(sheet, variant, cards)
     for player in round_.players:
-        if len(cards[player.name]) != WIENER_HAND_SIZE:
+        if player.hand_points is None and len(cards[player.name]) != WIENER_HAND_SIZE:
             sheet.problem(
                 f"{player.name} shows {len(cards[player.name])} cards, but a Wiener hand is counted"
                 f" with {WIENER_HAND_SIZE}"
@@ -505,17 +573,20 @@ def score_wiener(round_: RoundInput) -> RoundResult:
         how = "best melds" if hand.computed else "melds"
         melds = " | ".join(format_items(meld) for meld in hand.melds) or "none"
         sheet.note(player.name, f"{how}: {melds}")
-        _, line = _priced(variant, hand.deadwood)
+        if hand.counted is None:
+            _, line = _priced(variant, hand.deadwood)
+        else:
+            _, line = _counted(variant, hand.counted, hand.deadwood)
         sheet.note(player.name, f"deadwood: {line}")
         if player is winner and not player.knocked and hand.deadwood_value:
             sheet.problem(
-                f"{player.name} called Rommé but has deadwood {format_items(hand.deadwood)}"
+                f"{player.name} called Rommé but has deadwood {hand.shown}"
                 f" ({hand.deadwood_value})"
             )
         if player is winner and player.knocked and hand.deadwood_value > knock_limit:
             sheet.problem(
                 f"{player.name} knocked with {hand.deadwood_value} in deadwood"
-                f" ({format_items(hand.deadwood)}), but may knock only with {knock_limit} or less"
+                f" ({hand.shown}), but may knock only with {knock_limit} or less"
             )
         sheet.scores[player.name] = -hand.deadwood_value
         sheet.note(player.name, f"{hand.deadwood_value} penalty points")

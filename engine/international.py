@@ -531,8 +531,9 @@ def score_international(round_: RoundInput) -> RoundResult:
       (the 14 tiles must count at least 50); Closed the best closed hand of the
       winner's melded tiles.
     * Others who have melded lose what their unmelded tiles count (2-9 face value,
-      1 and 10-13 count 10, a joker per the option joker_penalty); others who have
-      not melded lose 100, or after a Closed win what the winner gains.
+      1 and 10-13 count 10, a joker per the option joker_penalty, or the value the
+      players counted, ``PlayerRound.hand_points``); others who have not melded
+      lose 100, or after a Closed win what the winner gains.
     * A joker discarded as the winner's last tile doubles every score.
     * Option trump_bonus: 50 for a player who declared the trump's twin (doubled
       with everything else).
@@ -560,8 +561,8 @@ def score_international(round_: RoundInput) -> RoundResult:
         win_type = winner.win or _infer_win(winner, variant)
         if winner.win is None:
             details[winner.name].append(f"win type not given; taken as {win_type}")
-        if winner.hand:
-            problems.append(f"{winner.name} went out but still holds {format_items(winner.hand)}")
+        if winner.holds_something:
+            problems.append(f"{winner.name} went out but still holds {winner.rack_text()}")
         others = [p for p in players if p is not winner]
         if win_type == "open":
             if any(p.has_melded for p in others):
@@ -628,7 +629,10 @@ def score_international(round_: RoundInput) -> RoundResult:
         if player is winner:
             scores[player.name] = win_points
             continue
-        if player.has_melded:
+        if player.has_melded and player.hand_points is not None:
+            penalty = player.hand_points
+            details[player.name].append(f"unmelded counted {penalty} = -{penalty}")
+        elif player.has_melded:
             values = [variant.hand_value(item) for item in player.hand]
             penalty = sum(values)
             if player.hand:

@@ -42,6 +42,8 @@ _PLAYER_FLAGS = ("out", "all_at_once", "trump_declared", "knocked", "first_turn"
 MAX_PLAYERS = 12
 MAX_ITEMS = 216
 """More items than any variant's material (two 52-card decks and twelve jokers)."""
+MAX_HAND_POINTS = 10_000
+"""More than any rack counts (MAX_ITEMS items at 30, the most an item counts, are 6,480)."""
 
 
 def _one_meld(text: str, where: str) -> tuple[Item, ...]:
@@ -73,7 +75,14 @@ def _contribution(raw: Any, where: str) -> MeldContribution:
 
 
 def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
-    """Build a RoundInput from the JSON document of ``tabletop rules score``."""
+    """Build a RoundInput from the JSON document of ``tabletop rules score``.
+
+    Each player is an object with ``name`` and, all optional: ``melds`` (a list of
+    meld strings or ``{"meld", "own", "taken_jokers"}`` objects, or one string with
+    ``|`` between melds), ``hand`` (the rack's items) or ``points`` (the rack's value
+    as the players counted it; not both), ``last_discard``, ``win`` and the flags
+    ``out``, ``all_at_once``, ``trump_declared``, ``knocked``, ``first_turn`` and
+    ``original_hand``."""
     if not isinstance(data, Mapping):
         raise RoundError("the round must be a JSON object")
     unknown = set(data) - {"variant", "options", "players", "pool_exhausted", "trump"}
@@ -96,7 +105,7 @@ def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
         where = f"player {index + 1}"
         if not isinstance(raw, Mapping):
             raise RoundError(f"{where}: must be an object")
-        allowed = {"name", "melds", "hand", "last_discard", "win", *_PLAYER_FLAGS}
+        allowed = {"name", "melds", "hand", "points", "last_discard", "win", *_PLAYER_FLAGS}
         extra = set(raw) - allowed
         if extra:
             raise RoundError(f"{where}: unknown keys {', '.join(sorted(extra))}")
@@ -120,6 +129,17 @@ def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
             raise NotationError(f"{where}: {error}", error.token) from None
         if len(hand) > MAX_ITEMS:
             raise RoundError(f"{where}: a hand of {len(hand)} items is more than any game has")
+        points = raw.get("points")
+        if points is not None:
+            if isinstance(points, bool) or not isinstance(points, int):
+                raise RoundError(f"{where}: 'points' is a whole number, not {points!r}")
+            if not 0 <= points <= MAX_HAND_POINTS:
+                raise RoundError(f"{where}: 'points' is 0 to {MAX_HAND_POINTS}, not {points}")
+            if raw.get("hand") is not None:
+                raise RoundError(
+                    f"{where}: give the rack as 'hand' (its items) or as 'points' (its value"
+                    " as counted), not both"
+                )
         flags = {}
         for flag in _PLAYER_FLAGS:
             value = raw.get(flag, False)
@@ -134,6 +154,7 @@ def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
                 name=name.strip(),
                 melds=contributions,
                 hand=hand,
+                hand_points=points,
                 last_discard=last_item,
                 win=win,
                 **flags,

@@ -53,8 +53,8 @@ def _signed(points: int) -> str:
     return f"+{points}" if points > 0 else str(points)
 
 
-def _rack_line(items: Sequence[Item], total: int) -> str:
-    return f"rack {format_items(items)}: {_signed(-total)}"
+def _rack_line(player: PlayerRound, total: int) -> str:
+    return f"rack {player.rack_text()}: {_signed(-total)}"
 
 
 def _foreign_items(variant: Variant, player: PlayerRound) -> list[str]:
@@ -67,9 +67,9 @@ def _foreign_items(variant: Variant, player: PlayerRound) -> list[str]:
 
 
 def _winner_hand_problem(player: PlayerRound) -> list[str]:
-    if player.hand:
+    if player.holds_something:
         return [
-            f"{player.name} went out but still holds {format_items(player.hand)}"
+            f"{player.name} went out but still holds {player.rack_text()}"
             " (the rack is not counted)"
         ]
     return []
@@ -89,7 +89,8 @@ def score_rummikub(round_: RoundInput) -> RoundResult:
     angerechnet und der Gewinner erhält die Gesamtsumme aller Punkte der
     Verlierer als Plus gutgeschrieben."  Rack values come from
     ``variant.hand_value`` (face value, 1 counts 1, a joker 30 or 25 by the
-    ``joker_penalty`` option).
+    ``joker_penalty`` option), or are the value the players counted
+    (``PlayerRound.hand_points``).
 
     Pool exhausted with no one out [sabra], and [american] by the text's own
     suggestion: the lowest rack wins, every other player loses the difference
@@ -126,9 +127,11 @@ def _rummikub_went_out(round_: RoundInput, winner: PlayerRound, problems: list[s
     for player in round_.players:
         if player is winner:
             continue
-        rack = variant.hand_total(player.hand)
+        rack = player.rack_value(variant)
         scores[player.name] = -rack
-        details[player.name] = [_rack_line(player.hand, rack)] if player.hand else ["rack empty: 0"]
+        details[player.name] = (
+            [_rack_line(player, rack)] if player.holds_something else ["rack empty: 0"]
+        )
         winner_lines.append(f"from {player.name}: {_signed(rack)}")
         gained += rack
     scores[winner.name] = gained
@@ -139,7 +142,7 @@ def _rummikub_went_out(round_: RoundInput, winner: PlayerRound, problems: list[s
 
 def _rummikub_pool_exhausted(round_: RoundInput, problems: list[str]) -> RoundResult:
     variant = round_.variant
-    racks = {player.name: variant.hand_total(player.hand) for player in round_.players}
+    racks = {player.name: player.rack_value(variant) for player in round_.players}
     lowest = min(racks.values())
     tied = [player.name for player in round_.players if racks[player.name] == lowest]
     scores: dict[str, int] = {}
@@ -147,7 +150,7 @@ def _rummikub_pool_exhausted(round_: RoundInput, problems: list[str]) -> RoundRe
     differences: list[tuple[str, int]] = []
     for player in round_.players:
         rack = racks[player.name]
-        hand = format_items(player.hand) or "empty"
+        hand = player.rack_text()
         if player.name in tied:
             details[player.name] = [f"rack {hand}: {rack}, the lowest"]
             continue
@@ -323,6 +326,8 @@ def score_remi(round_: RoundInput) -> RoundResult:
       by exchange counts for the taker as the tile it now stands for
       (``MeldContribution.taken_jokers``).  Own parts of other players'
       melds count for the player who laid them (see :func:`value_contribution`).
+      A rack given as counted points (``PlayerRound.hand_points``) counts that
+      value; the melded tiles still come from the melds.
     - A player who never melded loses 200, the rack does not matter; option
       ``unmelded_penalty="rack"``: 100 plus the rack.  This applies to a
       round without a winner as well: the text's no-winner paragraph restates
@@ -382,20 +387,21 @@ def score_remi(round_: RoundInput) -> RoundResult:
             lines.append(value.line)
             problems.extend(f"{player.name}: {p}" for p in value.problems)
         if not is_winner:
-            rack = variant.hand_total(player.hand)
+            rack = player.rack_value(variant)
             if not player.has_melded:
                 if variant.options["unmelded_penalty"] == "rack":
                     total -= REMI_UNMELDED_BASE + rack
                     lines.append(f"never melded: -{REMI_UNMELDED_BASE}")
-                    if player.hand:
-                        lines.append(_rack_line(player.hand, rack))
+                    if player.holds_something:
+                        lines.append(_rack_line(player, rack))
                 else:
                     total -= REMI_UNMELDED_FIXED
-                    hand = f" (rack {format_items(player.hand)} not counted)" if player.hand else ""
+                    held = player.holds_something
+                    hand = f" (rack {player.rack_text()} not counted)" if held else ""
                     lines.append(f"never melded: -{REMI_UNMELDED_FIXED}{hand}")
-            elif player.hand:
+            elif player.holds_something:
                 total -= rack
-                lines.append(_rack_line(player.hand, rack))
+                lines.append(_rack_line(player, rack))
         if player.trump_declared:
             total += REMI_TRUMP_BONUS
             lines.append(f"declared the trump tile: +{REMI_TRUMP_BONUS}")

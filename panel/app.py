@@ -13,7 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
 from tabletop.panel.guards import RequestGuard
-from tabletop.panel.routers import changes, live, matches, pages
+from tabletop.panel.routers import about, changes, live, matches, pages, players, rounds, rules
 from tabletop.panel.schemas import Unprocessable, refusal
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
@@ -90,6 +90,10 @@ def create_app(
     app.include_router(matches.router)
     app.include_router(changes.router)
     app.include_router(live.router)
+    app.include_router(rules.router)
+    app.include_router(rounds.router)
+    app.include_router(players.router)
+    app.include_router(about.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)

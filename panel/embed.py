@@ -13,10 +13,15 @@ route hands it a :class:`tabletop.live.corrections.Correction`, the action route
 :class:`tabletop.live.actions.Action`, and each waits for the answer, so the watcher,
 the game and the panel agree.  The panel knows only those messages and the
 inbox, nothing of the pipeline.
+
+The panel's address is taken (:func:`listen_socket`) before anything is written: a
+panel that cannot start (the port in use) leaves no match behind.
 """
 
 from __future__ import annotations
 
+import errno
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -25,7 +30,32 @@ from typing import Any
 
 from tabletop.live.bus import EventBus
 from tabletop.live.corrections import Inbox, inbox_for
+from tabletop.panel.join import UNSPECIFIED
 from tabletop.panel.settings import PanelSettings
+
+
+class PanelAddressError(ValueError):
+    """The panel cannot listen on its address (the port in use, an address not this
+    machine's); the command line reports it on one line with exit status 2."""
+
+
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to the panel's address, for uvicorn to serve on."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    # as uvicorn binds: a port left in TIME_WAIT by the last run is taken again, one
+    # another server listens on is not
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        why = error.strerror or str(error)
+        if error.errno == errno.EADDRINUSE:
+            why += " (another panel or program listens there: choose another --port)"
+        raise PanelAddressError(f"the panel cannot listen on {host}:{port}: {why}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 @dataclass
@@ -61,9 +91,13 @@ def start_panel(
     settings: PanelSettings | None = None,
     wait: float = 10.0,
     match_id: int | None = None,
+    rounds_limit: int | None = None,
+    target: int | None = None,
 ) -> EmbeddedPanel:
     """Serve the panel for a new match fed by ``bus`` (or for ``match_id``, going on with
-    it); returns once it answers."""
+    it); returns once it answers.  ``rounds_limit`` and ``target``: where the game ends
+    the match, written into the new match's setup so the panel's replay ends it too.
+    Raises PanelAddressError, having written nothing, when the address is taken."""
     import uvicorn
 
     from tabletop.panel.app import create_app
@@ -72,11 +106,28 @@ def start_panel(
     app = create_app(settings)
     service = app.state.service
     if match_id is not None:
-        match = service.store.match(match_id)
-    else:
-        match = service.store.create_match(name)
+        service.store.match(match_id)  # an unknown id is refused before anything starts
+    sock = listen_socket(settings.host, settings.port)
+    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=server.run, kwargs={"sockets": [sock]}, name="tabletop-panel", daemon=True
+    )
+    thread.start()
+    deadline = time.monotonic() + wait
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not server.started:
+        server.should_exit = True
+        thread.join(wait)
+        sock.close()
+        raise RuntimeError(f"the panel did not start on {settings.host}:{settings.port}")
+    # the match is made once the panel serves, so a panel that fails leaves none behind
+    if match_id is None:
+        match_id = service.store.create_match(name).id
+        ends = {"rounds_limit": rounds_limit, "target": target}
         service.correction(
-            match.id,
+            match_id,
             "setup",
             "tabletop",
             variant=variant_id,
@@ -84,20 +135,10 @@ def start_panel(
             players=list(players),
             dealer=0,
             turn_seconds=settings.turn_seconds,
+            **{key: value for key, value in ends.items() if value is not None},
         )
-    unsubscribe = service.attach(bus, match.id)
-    inbox = service.live_inboxes[match.id] = inbox_for(bus)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="tabletop-panel", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + wait
-    while not server.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    if not server.started:
-        unsubscribe()
-        raise RuntimeError(
-            f"the panel did not start on {settings.host}:{settings.port} (port in use?)"
-        )
-    url = f"http://{settings.host}:{settings.port}/"
-    return EmbeddedPanel(url, match.id, server, thread, unsubscribe, inbox, service)
+    unsubscribe = service.attach(bus, match_id)
+    inbox = service.live_inboxes[match_id] = inbox_for(bus)
+    local = "localhost" if settings.host in UNSPECIFIED else settings.host
+    url = f"http://{local}:{settings.port}/"
+    return EmbeddedPanel(url, match_id, server, thread, unsubscribe, inbox, service)

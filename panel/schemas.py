@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from tabletop.engine.items import parse_items
+from tabletop.engine.rounds import MAX_HAND_POINTS
 from tabletop.engine.variants import VARIANTS, find_variant
 from tabletop.live.actions import ActionKind
 
@@ -57,6 +58,21 @@ class MatchOut(BaseModel):
     id: int
     name: str
     created_at: float
+
+
+class MatchSummary(MatchOut):
+    """A match in the list: where it stands, from its events."""
+
+    updated_at: float
+    """When its newest event was written (its creation when it has none)."""
+    status: Literal["live", "open", "finished"]
+    """live: a live table plays it now; finished: it is over; open: neither."""
+    variant: str
+    variant_name: str
+    players: list[str]
+    rounds: int
+    winner: str | None
+    totals: dict[str, int]
 
 
 class SetupIn(_Strict):
@@ -113,6 +129,88 @@ class ScoreEdit(_Strict):
     who: Who
     round: Annotated[int, Field(ge=1, le=1000)]
     scores: dict[Name, Annotated[int, Field(ge=-100000, le=100000)]]
+
+
+ItemsText = Annotated[str, StringConstraints(max_length=1000)]
+"""Contract tokens separated by spaces (melds: ``|`` between them); checked by the engine,
+which names the token it does not know."""
+
+
+class RoundPlayerIn(_Strict):
+    """One player's end of a round typed in: the rack as its items (``hand``) or as the
+    points the players counted (``points``), and, where the variant scores them, what
+    the player laid (``melds``)."""
+
+    name: Name
+    out: bool = False
+    hand: ItemsText | None = None
+    points: Annotated[int, Field(ge=0, le=MAX_HAND_POINTS)] | None = None
+    melds: ItemsText | None = None
+    all_at_once: bool = False
+    knocked: bool = False
+    trump_declared: bool = False
+    win: Literal["open", "foot", "closed"] | None = None
+    first_turn: bool = False
+    original_hand: bool = False
+    last_discard: Token | None = None
+    """The item discarded to go out (a joker doubles in Remi and International)."""
+
+
+class RoundEntry(_Strict):
+    """A round scored by hand: every player still in the match once, in any order."""
+
+    who: Who
+    players: Annotated[list[RoundPlayerIn], Field(min_length=2, max_length=8)]
+    pool_exhausted: bool = False
+    trump: Token | None = None
+
+
+class RoundResultOut(BaseModel):
+    """The engine's score of a round (``RoundResult.to_json()``): points gained per
+    player (penalty games negative), the winner, the lines that explain each score, what
+    breaks the rules without stopping the scoring, and the variant's own results."""
+
+    model_config = ConfigDict(extra="allow")
+
+    scores: dict[str, int]
+    winner: str | None
+    doubled: bool
+    details: dict[str, list[str]]
+    problems: list[str]
+
+
+class RoundPreview(BaseModel):
+    result: RoundResultOut
+
+
+class PlayerOut(BaseModel):
+    """A player's record over every match of the store (round scores as the variants
+    count them: penalty games negative)."""
+
+    name: str
+    matches: int
+    finished: int
+    wins: int
+    rounds: int
+    average_per_round: float
+    best_round: int | None
+    last_played: float
+
+
+class PlayedMatch(BaseModel):
+    match_id: int
+    name: str
+    variant: str
+    variant_name: str
+    total: int
+    won: bool
+    finished: bool
+    created_at: float
+
+
+class PlayerProfile(PlayerOut):
+    matches_played: list[PlayedMatch]
+    """Newest first."""
 
 
 class UndoIn(_Strict):
@@ -217,3 +315,8 @@ class Appended(BaseModel):
     id: int
     type: str
     recorded_at: float
+
+
+class RoundScored(Appended):
+    round: int
+    result: RoundResultOut

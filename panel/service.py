@@ -6,21 +6,69 @@ actions go to the table through it, and the state says whether one is
 attached (``state["live"]["attached"]``: an inbox whose watch loop has not
 ended).  ``cameras`` holds the live table's camera state (``state["live"]["camera"]``),
 so the pages say when the camera has dropped out and is being reconnected.
+
+Rounds scored by hand (a score sheet kept on paper, a game without the camera) are
+scored here by the engine for the match's variant, like the live game's, and logged
+as ``round_scored`` (``manual``) or, for an earlier round entered again,
+``score_edited``.  The match list and the players' profiles are computed from every
+match's replay, kept per match until it has a newer event.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import threading
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from tabletop.engine.base import RoundInput, RoundResult
+from tabletop.engine.match import Match, MatchError
+from tabletop.engine.rounds import round_from_json, score_round
 from tabletop.live.bus import EventBus
 from tabletop.live.corrections import Inbox
 from tabletop.panel.hub import Hub
-from tabletop.panel.state import last_undoable, replay
+from tabletop.panel.state import last_undoable, match_for, replay
 from tabletop.panel.store import EventStore, MatchInfo, StoredEvent, StoreError
+
+_RACK_FLAGS = ("out", "all_at_once", "knocked", "trump_declared", "first_turn", "original_hand")
+
+
+class RoundRefused(ValueError):
+    """A round entry the rules or the match refuse (answered 422 with the reason)."""
+
+
+class RoundConflict(Exception):
+    """A round entry that does not fit where the match stands: no players yet, a round
+    not played (answered 409)."""
+
+
+@dataclass(frozen=True)
+class MatchDigest:
+    """What the match list and the profiles need of one match, from its replay."""
+
+    info: MatchInfo
+    last_id: int
+    """The newest event's log id when this was made (0: no events)."""
+    updated_at: float
+    variant: str
+    variant_name: str
+    players: list[str]
+    round_scores: list[dict[str, int]]
+    over: bool
+    winner: str | None
+    totals: dict[str, int]
+
+
+@dataclass
+class _Record:
+    """One player's record while the profiles are added up."""
+
+    name: str
+    played: list[MatchDigest] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
 
 
 class PanelService:
@@ -33,6 +81,9 @@ class PanelService:
         """Per match, the live table's camera as its source last reported it (``state``:
         opening, live, reconnecting, lost, ended; ``message``): set from the camera's own
         thread by :meth:`set_camera`."""
+        self._digests: dict[int, MatchDigest] = {}
+        self._rounds_lock = threading.Lock()
+        """One round entry at a time, so two phones cannot both enter round n."""
 
     def record(
         self, match_id: int, event: Mapping[str, Any], *, key: str | None = None
@@ -62,6 +113,69 @@ class PanelService:
         data["live"]["attached"] = self.live_inbox(match_id) is not None
         data["live"]["camera"] = self.cameras.get(match_id)
         return data
+
+    # --- rounds scored by hand ---------------------------------------------------
+    def score_manual_round(
+        self, match_id: int, entry: Mapping[str, Any], *, key: str | None = None
+    ) -> tuple[StoredEvent, int, dict[str, Any]]:
+        """Score the next round from ``entry`` (a RoundEntry's fields) and log it: the stored
+        event, the round's number and the engine's result.  With ``key``, an entry already
+        logged under it is answered as it was, and nothing is scored again."""
+        with self._rounds_lock:
+            if key is not None:
+                earlier = self.store.keyed(match_id, key)
+                if earlier is not None:
+                    return _keyed_round(earlier, key)
+            state = self.state(match_id)
+            _refuse_if_over(match_id, state)
+            result, match = self._scored(state, entry, None)
+            number = len(state["rounds"]) + 1
+            event = _round_event("round_scored", entry, number, result)
+            event["totals"] = match.totals
+            stored = self.record(match_id, event, key=key)
+            return stored, number, result_json(stored.event)
+
+    def preview_round(self, match_id: int, entry: Mapping[str, Any]) -> dict[str, Any]:
+        """The engine's result for ``entry`` as the next round; nothing is logged."""
+        state = self.state(match_id)
+        _refuse_if_over(match_id, state)
+        return self._scored(state, entry, None)[0].to_json()
+
+    def edit_round(
+        self, match_id: int, number: int, entry: Mapping[str, Any], *, key: str | None = None
+    ) -> StoredEvent:
+        """Score round ``number`` again from ``entry`` and log it as ``score_edited``."""
+        with self._rounds_lock:
+            if key is not None:
+                earlier = self.store.keyed(match_id, key)
+                if earlier is not None:
+                    return earlier
+            state = self.state(match_id)
+            played = len(state["rounds"])
+            if not 1 <= number <= played:
+                raise RoundConflict(f"round {number} has not been played ({played} so far)")
+            result, _ = self._scored(state, entry, number - 1)
+            return self.record(
+                match_id, _round_event("score_edited", entry, number, result), key=key
+            )
+
+    def _scored(
+        self, state: dict[str, Any], entry: Mapping[str, Any], rounds: int | None
+    ) -> tuple[RoundResult, Match]:
+        """The round scored by the engine and the match (after its first ``rounds``
+        rounds, all: None) that recorded it."""
+        if len(state["setup"]["players"]) < 2:
+            raise RoundConflict("the match has no players yet: set it up first")
+        match = match_for(state, rounds)
+        if match is None:
+            problems = "; ".join(state["problems"]) or "no match"
+            raise RoundConflict(f"the match's setup does not make a match: {problems}")
+        result = score_round(_round_input(match, entry))
+        try:
+            match.record(result)
+        except MatchError as error:
+            raise RoundRefused(str(error)) from None
+        return result, match
 
     def set_camera(self, match_id: int, state: str, message: str) -> None:
         """The live table's camera changed state: keep it and wake the pages."""
@@ -96,6 +210,86 @@ class PanelService:
         if not matches:
             return self.store.create_match("Match 1")
         return matches[-1]
+
+    # --- the match list and the players ------------------------------------------
+    def digests(self) -> list[MatchDigest]:
+        """Every match's digest in id order, made again for matches with newer events."""
+        infos = self.store.matches()
+        activity = self.store.activity()
+        stale = [
+            info
+            for info in infos
+            if info.id not in self._digests
+            or self._digests[info.id].last_id != activity.get(info.id, (0, 0.0))[0]
+        ]
+        events = self.store.events_of([info.id for info in stale]) if stale else {}
+        for info in stale:
+            last_id, last_at = activity.get(info.id, (0, info.created_at))
+            self._digests[info.id] = _digest(info, events[info.id], last_id, last_at)
+        return [self._digests[info.id] for info in infos]
+
+    def overview(self) -> list[dict[str, Any]]:
+        """The match list: live first, then open ones and then finished ones, each newest
+        activity first."""
+        rows = []
+        for digest in self.digests():
+            if self.live_inbox(digest.info.id) is not None:
+                status = "live"
+            else:
+                status = "finished" if digest.over else "open"
+            rows.append(
+                {
+                    **digest.info.to_json(),
+                    "updated_at": digest.updated_at,
+                    "status": status,
+                    "variant": digest.variant,
+                    "variant_name": digest.variant_name,
+                    "players": list(digest.players),
+                    "rounds": len(digest.round_scores),
+                    "winner": digest.winner,
+                    "totals": dict(digest.totals),
+                }
+            )
+        rank = {"live": 0, "open": 1, "finished": 2}
+        rows.sort(key=lambda row: (rank[row["status"]], -row["updated_at"], -row["id"]))
+        return rows
+
+    def players(self) -> list[dict[str, Any]]:
+        """Every player of any match with their record, by name."""
+        records = self._records()
+        return [_profile(records[name]) for name in sorted(records, key=_name_order)]
+
+    def player(self, name: str) -> dict[str, Any]:
+        """One player's record and matches (newest first); StoreError if none has them."""
+        record = self._records().get(name)
+        if record is None:
+            raise StoreError(f"no player named {name!r} in any match")
+        played = sorted(record.played, key=lambda d: (-d.info.created_at, -d.info.id))
+        return {
+            **_profile(record),
+            "matches_played": [
+                {
+                    "match_id": digest.info.id,
+                    "name": digest.info.name,
+                    "variant": digest.variant,
+                    "variant_name": digest.variant_name,
+                    "total": digest.totals.get(name, 0),
+                    "won": digest.over and digest.winner == name,
+                    "finished": digest.over,
+                    "created_at": digest.info.created_at,
+                }
+                for digest in played
+            ],
+        }
+
+    def _records(self) -> dict[str, _Record]:
+        records: dict[str, _Record] = {}
+        for digest in self.digests():
+            for name in digest.players:
+                record = records.setdefault(name, _Record(name))
+                record.played.append(digest)
+                record.scores += [s[name] for s in digest.round_scores if name in s]
+        return records
 
     def attach(self, bus: EventBus, match_id: int) -> Any:
         """Log every event published on ``bus`` to the match; returns the unsubscribe function."""
@@ -149,6 +343,134 @@ class PanelService:
                 ]
             )
         return out.getvalue()
+
+
+def _refuse_if_over(match_id: int, state: Mapping[str, Any]) -> None:
+    if state["result"]["over"]:
+        winner = state["result"]["winner"]
+        raise RoundRefused(
+            f"match {match_id} is over ({f'{winner} won' if winner else 'a draw'});"
+            " no further round is scored"
+        )
+
+
+def _round_input(match: Match, entry: Mapping[str, Any]) -> RoundInput:
+    """The engine's round from an entry: every player still in the match once, in seat
+    order (Sabra gives a tie's leftover point to the earliest seat)."""
+    given = [str(player["name"]) for player in entry["players"]]
+    twice = sorted({name for name in given if given.count(name) > 1})
+    if twice:
+        raise RoundRefused(f"entered more than once: {', '.join(twice)}")
+    strangers = [name for name in given if name not in match.players]
+    if strangers:
+        raise RoundRefused(
+            f"not players of this match: {', '.join(strangers)} (its players:"
+            f" {', '.join(match.players)})"
+        )
+    gone = [name for name in given if name in match.eliminated]
+    if gone:
+        raise RoundRefused(f"out of the match, they play no more rounds: {', '.join(gone)}")
+    missing = [name for name in match.active_players if name not in given]
+    if missing:
+        raise RoundRefused(f"the round has no entry for {', '.join(missing)}")
+    seat = {name: index for index, name in enumerate(match.players)}
+    players = []
+    for raw in sorted(entry["players"], key=lambda player: seat[player["name"]]):
+        if not raw.get("out") and raw.get("hand") is None and raw.get("points") is None:
+            raise RoundRefused(
+                f"{raw['name']} did not go out: give the rack's items (hand) or its points"
+            )
+        player: dict[str, Any] = {"name": raw["name"]}
+        player.update({flag: bool(raw.get(flag)) for flag in _RACK_FLAGS})
+        for key in ("hand", "points", "melds", "win", "last_discard"):
+            if raw.get(key) is not None:
+                player[key] = raw[key]
+        players.append(player)
+    data = {
+        "players": players,
+        "pool_exhausted": bool(entry.get("pool_exhausted")),
+        "trump": entry.get("trump"),
+    }
+    return round_from_json(data, match.variant)
+
+
+def _round_event(
+    kind: str, entry: Mapping[str, Any], number: int, result: RoundResult
+) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "seat": None,
+        "who": entry["who"],
+        "at": time.time(),
+        "manual": True,
+        "round": number,
+        "scores": dict(result.scores),
+        "winner": result.winner,
+        "details": result.details,
+        "doubled": result.doubled,
+        "problems": list(result.problems),
+        "extras": dict(result.extras),
+        "input": {key: value for key, value in entry.items() if key != "who"},
+    }
+
+
+def result_json(event: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine's result (``RoundResult.to_json()``) of a logged round."""
+    return {
+        "scores": dict(event.get("scores") or {}),
+        "winner": event.get("winner"),
+        "doubled": bool(event.get("doubled")),
+        "details": dict(event.get("details") or {}),
+        "problems": list(event.get("problems") or []),
+        **dict(event.get("extras") or {}),
+    }
+
+
+def _keyed_round(stored: StoredEvent, key: str) -> tuple[StoredEvent, int, dict[str, Any]]:
+    number = stored.event.get("round")
+    if stored.type != "round_scored" or not isinstance(number, int):
+        raise RoundRefused(f"Idempotency-Key {key!r} was given to a {stored.type} event")
+    return stored, number, result_json(stored.event)
+
+
+def _digest(
+    info: MatchInfo, events: list[StoredEvent], last_id: int, last_at: float
+) -> MatchDigest:
+    state = replay(events)
+    setup, result = state["setup"], state["result"]
+    players = list(setup["players"])
+    totals = (state["match"] or {}).get("totals") or {name: 0 for name in players}
+    return MatchDigest(
+        info=info,
+        last_id=last_id,
+        updated_at=last_at,
+        variant=setup["variant"],
+        variant_name=setup["variant_name"],
+        players=players,
+        round_scores=[dict(played["scores"]) for played in state["rounds"]],
+        over=bool(result["over"]),
+        winner=result["winner"],
+        totals=dict(totals),
+    )
+
+
+def _profile(record: _Record) -> dict[str, Any]:
+    finished = [digest for digest in record.played if digest.over]
+    scores = record.scores
+    return {
+        "name": record.name,
+        "matches": len(record.played),
+        "finished": len(finished),
+        "wins": sum(1 for digest in finished if digest.winner == record.name),
+        "rounds": len(scores),
+        "average_per_round": round(sum(scores) / len(scores), 2) if scores else 0.0,
+        "best_round": max(scores) if scores else None,
+        "last_played": max(digest.updated_at for digest in record.played),
+    }
+
+
+def _name_order(name: str) -> tuple[str, str]:
+    return name.casefold(), name
 
 
 def _cell(value: Any) -> str:

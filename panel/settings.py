@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -34,6 +34,8 @@ class PanelSettings(BaseSettings):
     allowed_hosts: list[Annotated[str, Field(max_length=253)]] = []
     """Names besides this machine's own that the panel answers to (a name a router hands
     out, a club's server name); addresses written as numbers are always answered."""
+    lang: Literal["de", "en", "ro"] | None = None
+    """The pages' language; unset: the best of each browser's Accept-Language."""
     max_body_bytes: Annotated[int, Field(ge=1024, le=16 * 1024 * 1024)] = 256 * 1024
     """Larger request bodies are refused before they are read."""
 

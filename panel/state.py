@@ -11,13 +11,30 @@ with ``who`` and ``at`` (wall-clock seconds):
 * ``calibration``: status (``none``, ``ok``, ...) and an optional note.
 * ``item_corrected``: meld index, item index and the right token for the
   table as it stands; a later ``table`` event from the camera supersedes it.
-* ``score_edited``: a round's scores replaced (round numbers count from 1).
+* ``score_edited``: a round's scores replaced (round numbers count from 1).  One
+  scored again by the engine (``PUT /api/matches/{id}/rounds/{n}``) also carries
+  ``winner``, ``details`` and ``input``, which replace the round's; one that only
+  gives numbers keeps the winner and drops the explanation, which no longer fits.
 * ``undo``: ``target`` is the log id of the event taken back.  Undo never
   deletes: the event stays in the log and the replay skips it.  An undo
   itself is not undone (a taken-back event is re-published instead).
 
+A ``round_scored`` entered by hand (``POST /api/matches/{id}/rounds``, ``manual``)
+is scored by the engine like the live game's, and carries ``winner``, ``details``,
+``extras`` (the engine's variant-specific results, e.g. American Rummy's collected
+points) and ``input`` (the entry, so the page can show and edit it).
+
 Round scores go through :class:`tabletop.engine.match.Match`, so a match's totals,
-end and winner follow the variant's match rules.
+end and winner follow the variant's match rules.  ``state["result"]`` says whether
+the match is over, who won and how far each player is toward its end; a live game's
+``match_over`` ends it too (the game may have had a rounds limit the setup does not
+name), with the game's winner.
+
+Feed entries carry what a sentence about them needs: ``player`` (the seat's name),
+for ``meld_laid``, ``item_added`` and ``joker_exchanged`` the meld's ``value`` as
+the variant counts it (null for an illegal meld), and for a ``meld_laid`` of a seat
+that has not opened in this round, ``opening``: the value laid toward the initial
+meld in this turn so far and the ``required`` minimum.
 
 Where the live game stands, from its events alone (``state["live"]``; the
 service adds whether a live table is attached): ``phase`` is ``play`` from a
@@ -40,6 +57,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabletop.engine.base import Variant
 from tabletop.engine.items import format_items, parse_items
 from tabletop.engine.match import Match
 from tabletop.engine.rounds import RoundResult
@@ -73,6 +91,14 @@ class _Replay:
     scored_round: int | None = None
     last_id: int = 0
     last_effective: int | None = None
+    variant: Variant | None = None
+    """The setup's variant (None: no setup yet, or one the engine cannot make)."""
+    round_number: Any = None
+    """The live game's round, from its ``turn_started`` events."""
+    opened: set[int] = field(default_factory=set)
+    """Seats that have made their initial meld in this round."""
+    opening_value: int = 0
+    """What the seat on turn has laid toward its initial meld in this turn so far."""
 
 
 def undone_ids(events: Iterable[StoredEvent]) -> set[int]:
@@ -129,6 +155,7 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
         )
     if kind == "setup":
         state.setup = dict(event)
+        state.variant = _setup_variant(state.setup)
     elif kind == "calibration":
         state.calibration = {"status": event.get("status", "none"), "note": event.get("note")}
     elif kind == "table":
@@ -144,6 +171,9 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
         state.turn = None
         state.progress = None
         state.scored_round = None
+        seat = event.get("seat")
+        if event.get("valid") and event.get("laid") and isinstance(seat, int):
+            state.opened.add(seat)
     elif kind == "timer_paused" and state.turn is not None:
         state.turn["paused_at"] = stored.recorded_at
     elif kind == "timer_resumed" and state.turn is not None and state.turn["paused_at"] is not None:
@@ -165,38 +195,92 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
             "value": event.get("value"),
             "required": event.get("required"),
         }
+        if isinstance(event.get("value"), int):
+            state.opening_value = int(event["value"])
     elif kind == "round_scored":
         state.rounds.append(
             {
                 "scores": dict(event.get("scores", {})),
                 "winner": event.get("winner"),
                 "id": stored.id,
+                "manual": bool(event.get("manual")),
+                "details": _object_or_none(event.get("details")),
+                "input": _object_or_none(event.get("input")),
+                "edited_by": None,
+                "extras": _object_or_none(event.get("extras")) or {},
             }
         )
         state.turn = None
         state.progress = None
+        state.opened = set()
         _round_closed(state, "play")
         state.scored_round = len(state.rounds)
     elif kind == "score_edited":
         number = event.get("round")
         if isinstance(number, int) and 1 <= number <= len(state.rounds):
-            state.rounds[number - 1] = {
+            edited = {
                 **state.rounds[number - 1],
                 "scores": dict(event.get("scores", {})),
                 "edited_by": event.get("who"),
             }
+            if "winner" in event:  # scored again by the engine: its result replaces all
+                edited["winner"] = event.get("winner")
+                edited["details"] = _object_or_none(event.get("details"))
+                edited["input"] = _object_or_none(event.get("input"))
+                edited["extras"] = _object_or_none(event.get("extras")) or {}
+            else:  # numbers typed in: the engine's explanation no longer fits them
+                edited.update(details=None, input=None, extras={})
+            state.rounds[number - 1] = edited
         else:
             state.problems.append(f"score_edited names round {number!r}, which was not played")
     elif kind == "match_over":
         state.match_over = dict(event)
         state.phase, state.turn = "over", None
     if kind not in ("table", "turn_started", "turn_ended", "initial_meld_progress"):
-        state.feed.append({"id": stored.id, "recorded_at": stored.recorded_at, **event})
+        entry = {"id": stored.id, "recorded_at": stored.recorded_at, **event}
+        if kind in ("meld_laid", "item_added", "joker_exchanged"):
+            entry.update(_meld_play(state, event))
+        state.feed.append(entry)
         del state.feed[:-FEED_LENGTH]
+
+
+def _object_or_none(value: Any) -> dict[str, Any] | None:
+    return dict(value) if isinstance(value, dict) else None
+
+
+def _setup_variant(setup: dict[str, Any]) -> Variant | None:
+    try:
+        return find_variant(str(setup.get("variant", DEFAULT_VARIANT)), setup.get("options") or {})
+    except (ValueError, TypeError, AttributeError):
+        return None  # reported by the summary
+
+
+def _meld_play(state: _Replay, event: dict[str, Any]) -> dict[str, Any]:
+    """What a sentence about a meld laid or extended needs: the meld's value, and for a
+    meld laid by a seat that has not opened, the opening so far."""
+    variant = state.variant or find_variant(DEFAULT_VARIANT)
+    meld = _meld_json(variant, str(event.get("meld", "")))
+    value = meld["value"] if meld["valid"] else None
+    fields: dict[str, Any] = {"value": value}
+    seat = event.get("seat")
+    required = variant.initial_meld_required
+    if (
+        event.get("type") == "meld_laid"
+        and variant.table_rules.opening
+        and required > 0
+        and isinstance(seat, int)
+        and seat not in state.opened
+    ):
+        state.opening_value += value or 0
+        fields["opening"] = {"value": state.opening_value, "required": required}
+    return fields
 
 
 def _turn_on(state: _Replay, stored: StoredEvent) -> None:
     """A turn starts (or, after an undo, starts again): its timer runs from now."""
+    number = stored.event.get("round")
+    if number is not None and number != state.round_number:
+        state.round_number, state.opened = number, set()
     state.turn = {
         "seat": stored.event.get("seat"),
         "since": stored.recorded_at,
@@ -204,6 +288,7 @@ def _turn_on(state: _Replay, stored: StoredEvent) -> None:
         "paused_at": None,
     }
     state.progress = None
+    state.opening_value = 0
     _round_closed(state, "play")
 
 
@@ -268,6 +353,99 @@ def _meld_json(variant: Any, text: str) -> dict[str, Any]:
     }
 
 
+def build_match(
+    variant: Variant, setup: dict[str, Any], players: list[str], rounds: list[dict[str, Any]]
+) -> tuple[Match | None, list[str], dict[str, list[int]]]:
+    """The engine's match of ``players`` with the setup's end and the ``rounds`` (as the
+    state lists them) recorded, the problems met (rounds that do not fit are left out)
+    and each player's total after each round; no match for fewer than two players or a
+    setup the match rules refuse."""
+    problems: list[str] = []
+    series: dict[str, list[int]] = {name: [0] for name in players}
+    if len(players) < 2:
+        return None, problems, series
+    try:
+        match = Match(
+            variant,
+            tuple(players),
+            rounds_limit=setup.get("rounds_limit"),
+            target=setup.get("target") if variant.match_rules.target is None else None,
+            dealer=int(setup.get("dealer", 0)),
+        )
+    except ValueError as error:
+        problems.append(str(error))
+        return None, problems, series
+    for number, played in enumerate(rounds, start=1):
+        extras = played.get("extras") or {}
+        try:
+            match.record(RoundResult(played["scores"], played.get("winner"), extras=extras))
+        except ValueError as error:
+            problems.append(f"round {number}: {error}")
+            continue
+        for name in players:
+            series[name].append(match.totals[name])
+    return match, problems, series
+
+
+def match_for(state: dict[str, Any], rounds: int | None = None) -> Match | None:
+    """The match of a replayed ``state`` with its first ``rounds`` rounds (all: None)."""
+    setup = state["setup"]
+    variant = find_variant(setup["variant"], setup["options"])
+    played = state["rounds"] if rounds is None else state["rounds"][:rounds]
+    return build_match(variant, setup, list(setup["players"]), played)[0]
+
+
+def _result(
+    variant: Variant,
+    match: Match | None,
+    match_over: dict[str, Any] | None,
+    players: list[str],
+    rounds: int,
+) -> dict[str, Any]:
+    """Whether the match is over, who won, and how far each player is toward its end.
+
+    ``share`` is the larger of the player's way to the target (penalty points toward
+    the limit, in Wiener toward elimination) and the rounds played toward the rounds
+    limit, 0 to 1.  A live game's ``match_over`` ends the match with the game's winner,
+    as the game may have played to a rounds limit the setup does not name."""
+    over = bool(match is not None and match.over)
+    winner = match.winner if match is not None else None
+    if match_over is not None:
+        over = True
+        told = match_over.get("winner")
+        winner = told if isinstance(told, str) else None
+    rules = variant.match_rules
+    target = match.match_target if match is not None else None
+    limit = match.rounds_limit if match is not None else None
+    played = match.rounds_played if match is not None else rounds
+    totals = match.totals if match is not None else {}
+    penalty = variant.penalty_scoring
+    progress: dict[str, dict[str, Any]] = {}
+    for name in players:
+        total = totals.get(name, 0)
+        shares = []
+        if rules.elimination is not None:
+            shares.append(-total / rules.elimination)
+        elif target:
+            shares.append((-total if penalty else total) / target)
+        if limit:
+            shares.append(played / limit)
+        share = max(shares) if shares else (1.0 if over else 0.0)
+        progress[name] = {"total": total, "share": round(min(1.0, max(0.0, share)), 4)}
+        if penalty:
+            progress[name]["penalty"] = -total
+    return {
+        "over": over,
+        "winner": winner,
+        "target": target,
+        "rounds_limit": limit,
+        "elimination": rules.elimination,
+        "rounds_played": played,
+        "penalty": penalty,
+        "progress": progress,
+    }
+
+
 def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
     setup = state.setup
     variant_id = str(setup.get("variant", DEFAULT_VARIANT))
@@ -281,29 +459,18 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
     if not players:
         for played in state.rounds:
             players += [name for name in played["scores"] if name not in players]
+    match, match_problems, series = build_match(variant, setup, players, state.rounds)
+    problems += match_problems
+    result = _result(variant, match, state.match_over, players, len(state.rounds))
     match_json: dict[str, Any] | None = None
-    series: dict[str, list[int]] = {name: [0] for name in players}
-    if len(players) >= 2:
-        try:
-            match = Match(
-                variant,
-                tuple(players),
-                rounds_limit=setup.get("rounds_limit"),
-                target=setup.get("target") if variant.match_rules.target is None else None,
-                dealer=int(setup.get("dealer", 0)),
-            )
-        except ValueError as error:
-            problems.append(str(error))
-        else:
-            for number, played in enumerate(state.rounds, start=1):
-                try:
-                    match.record(RoundResult(played["scores"], played.get("winner")))
-                except ValueError as error:
-                    problems.append(f"round {number}: {error}")
-                    continue
-                for name in players:
-                    series[name].append(match.totals[name])
-            match_json = match.to_json()
+    if match is not None:
+        match_json = {**match.to_json(), "over": result["over"], "winner": result["winner"]}
+    feed = [
+        {**entry, "player": players[entry["seat"]]}
+        if isinstance(entry.get("seat"), int) and 0 <= entry["seat"] < len(players)
+        else entry
+        for entry in reversed(state.feed)
+    ]
     turn = state.turn
     if turn is not None and isinstance(turn.get("seat"), int) and 0 <= turn["seat"] < len(players):
         turn = {**turn, "player": players[turn["seat"]]}
@@ -335,6 +502,7 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         ],
         "totals_series": series,
         "match": match_json,
+        "result": result,
         "match_over": state.match_over,
         "live": {
             "phase": state.phase,
@@ -352,7 +520,7 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         if state.phase == "counting"
         else [],
         "scored_round": state.scored_round,
-        "feed": list(reversed(state.feed)),
+        "feed": feed,
         "corrections": state.corrections[-FEED_LENGTH:][::-1],
         "problems": problems,
         "last_id": state.last_id,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,7 +179,7 @@ class EventStore:
             raise StoreError(f"an event is an object with a string 'type', not {event!r}")
         self.match(match_id)
         if key is not None:
-            earlier = self._keyed(match_id, key)
+            earlier = self.keyed(match_id, key)
             if earlier is not None:
                 return earlier, False
         payload = dict(event)
@@ -204,13 +204,14 @@ class EventStore:
                     )
         except IntegrityError:
             # the same key from a retry that raced this one: the transaction wrote nothing
-            earlier = self._keyed(match_id, key) if key is not None else None
+            earlier = self.keyed(match_id, key) if key is not None else None
             if earlier is None:
                 raise
             return earlier, False
         return StoredEvent(event_id, match_id, now, payload), True
 
-    def _keyed(self, match_id: int, key: str) -> StoredEvent | None:
+    def keyed(self, match_id: int, key: str) -> StoredEvent | None:
+        """The event stored in the match under the client's ``key``, if any."""
         query = (
             select(events_table)
             .join(event_keys_table, event_keys_table.c.event_id == events_table.c.id)
@@ -223,6 +224,36 @@ class EventStore:
         return StoredEvent(
             int(row.id), int(row.match_id), float(row.recorded_at), json.loads(row.payload)
         )
+
+    def events_of(self, match_ids: Collection[int]) -> dict[int, list[StoredEvent]]:
+        """The events of several matches at once, each match's in log order."""
+        found: dict[int, list[StoredEvent]] = {match_id: [] for match_id in match_ids}
+        ordered = sorted(found)
+        with self.engine.connect() as connection:
+            # bounded lists: SQLite takes a limited number of parameters per statement
+            for start in range(0, len(ordered), _IDS_PER_QUERY):
+                chunk = ordered[start : start + _IDS_PER_QUERY]
+                query = (
+                    select(events_table)
+                    .where(events_table.c.match_id.in_(chunk))
+                    .order_by(events_table.c.id)
+                )
+                for row in connection.execute(query):
+                    found[int(row.match_id)].append(_stored(row))
+        return found
+
+    def activity(self) -> dict[int, tuple[int, float]]:
+        """Per match with events: its newest event's log id and when it was written."""
+        query = select(
+            events_table.c.match_id,
+            func.max(events_table.c.id),
+            func.max(events_table.c.recorded_at),
+        ).group_by(events_table.c.match_id)
+        with self.engine.connect() as connection:
+            return {
+                int(match_id): (int(last_id), float(last_at))
+                for match_id, last_id, last_at in connection.execute(query)
+            }
 
     def events(self, match_id: int, after: int = 0) -> list[StoredEvent]:
         """The match's events in log order (only those with id > ``after``)."""
@@ -250,6 +281,15 @@ class EventStore:
         with self.engine.connect() as connection:
             query = select(func.count()).where(events_table.c.match_id == match_id)
             return int(connection.execute(query).scalar_one())
+
+
+_IDS_PER_QUERY = 500
+
+
+def _stored(row: Any) -> StoredEvent:
+    return StoredEvent(
+        int(row.id), int(row.match_id), float(row.recorded_at), json.loads(row.payload)
+    )
 
 
 def _inserted_id(result: Any) -> int:

@@ -32,20 +32,6 @@ def _table_mm(text: str | None) -> tuple[float, float] | None:
     return width, height
 
 
-def _address(host: str) -> str:
-    """The address other devices reach this machine at when the panel listens on all."""
-    if host not in ("0.0.0.0", "::"):
-        return host
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.1", 9))  # no packet is sent: this picks the route's address
-            return str(probe.getsockname()[0])
-        except OSError:
-            return socket.gethostname()
-
-
 def _unfinished(settings: Any, variant_id: str, players: Sequence[str]) -> Any:
     """(match id, its scored rounds) of the match ``--resume`` goes on with, or None."""
     from tabletop.engine.base import RoundResult
@@ -99,11 +85,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not args.headless:
         import tempfile
 
+        from tabletop.commands_panel import announce_join
         from tabletop.panel.embed import start_panel
         from tabletop.panel.settings import PanelSettings
 
         frame_path = Path(tempfile.mkdtemp(prefix="tabletop-")) / "frame.jpg"
-        given = {"port": args.port, "host": args.host, "token": args.token}
+        given = {"port": args.port, "host": args.host, "token": args.token, "lang": args.lang}
         settings = PanelSettings(frame_path=frame_path,
                                  **{k: v for k, v in given.items() if v is not None})
         if settings.on_network and not settings.token:
@@ -127,13 +114,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             name=f"{variant.name}: {', '.join(players)}",
             settings=settings,
             match_id=resumed[0] if resumed is not None else None,
+            rounds_limit=options.rounds_limit,
+            target=options.target,
         )
-        if settings.on_network:
-            print(f"tabletop: panel on http://{_address(settings.host)}:{settings.port}/"
-                  f"?token={settings.token} (open it on the phones)", file=sys.stderr,
-                  flush=True)
-        else:
-            print(f"tabletop: panel on {panel.url}", file=sys.stderr, flush=True)
+        print(f"tabletop: panel on {panel.url}", file=sys.stderr, flush=True)
+        announce_join(settings, sys.stderr)
 
     def show(event: dict[str, Any]) -> None:
         if args.events_jsonl is None:
@@ -273,6 +258,8 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                              "phones (then a token is needed for changes; one is made and "
                              "printed in the address)")
     parser.add_argument("--token", default=None, help="the panel's token (with --host)")
+    parser.add_argument("--lang", choices=("de", "en", "ro"), default=None,
+                        help="the panel's language (default: each browser's own)")
     parser.add_argument("--start-seat", dest="start_seat", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
     parser.set_defaults(handler=cmd_run)

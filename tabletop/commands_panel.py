@@ -33,11 +33,13 @@ def _settings(args: argparse.Namespace) -> Any:
         "match_id": args.match,
         "turn_seconds": args.turn_seconds,
         "frame_path": args.frame,
+        "lang": args.lang,
     }
     return PanelSettings(**{key: value for key, value in given.items() if value is not None})
 
 
 def cmd_panel(args: argparse.Namespace) -> int:
+    from tabletop.panel.embed import listen_socket
     from tabletop.panel.service import PanelService
     from tabletop.panel.store import EventStore
 
@@ -52,32 +54,64 @@ def cmd_panel(args: argparse.Namespace) -> int:
             table = "events" if args.export == "events-csv" else "rounds"
             sys.stdout.write(service.export_csv(settings.match_id, table))
         return 0
+    # the address first: a panel that cannot listen (the port in use) writes nothing
+    sock = listen_socket(settings.host, settings.port)
     if args.new:
         settings.match_id = service.store.create_match(args.new).id
     if settings.on_network and not settings.token:
         settings.token = secrets.token_urlsafe(16)
         print(f"tabletop: panel token (needed for changes): {settings.token}", file=sys.stderr)
-    serve(settings, service)
+    serve(settings, service, sock=sock)
     return 0
 
 
-def serve(settings: Any, service: Any = None, bus: Any = None, match_id: int | None = None) -> None:
-    """Run the panel until interrupted; with ``bus``, log its events to the match first."""
+def serve(
+    settings: Any,
+    service: Any = None,
+    bus: Any = None,
+    match_id: int | None = None,
+    sock: Any = None,
+) -> None:
+    """Run the panel until interrupted; with ``bus``, log its events to the match first.
+    ``sock``: the panel's address, already bound (bound here when not given, before the
+    store is touched)."""
+    import contextlib
+
     import uvicorn
 
     from tabletop.panel.app import create_app
+    from tabletop.panel.embed import listen_socket
+    from tabletop.panel.join import UNSPECIFIED
 
+    if sock is None:
+        sock = listen_socket(settings.host, settings.port)
     app = create_app(settings, service)
     if bus is not None:
         target = match_id or app.state.service.current_match(settings.match_id).id
         app.state.service.attach(bus, target)
     match = app.state.service.current_match(settings.match_id)
+    local = "localhost" if settings.host in UNSPECIFIED else settings.host
     print(
-        f"tabletop: panel for match {match.id} ({match.name}) on"
-        f" http://{settings.host}:{settings.port}/",
+        f"tabletop: panel for match {match.id} ({match.name}) on http://{local}:{settings.port}/",
         file=sys.stderr,
     )
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+    announce_join(settings, sys.stderr)
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
+    )
+    with sock, contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[sock])
+
+
+def announce_join(settings: Any, out: Any) -> None:
+    """Where the phones at the table open the panel: its network link and a QR code of it."""
+    from tabletop.panel.join import join_url, print_qr
+
+    url = join_url(settings.host, settings.port, settings.token)
+    if url is None:
+        return
+    print(f"tabletop: on the phones open {url} or scan:", file=out)
+    print_qr(url, out)
 
 
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
@@ -95,6 +129,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     which.add_argument("--new", metavar="NAME", help="start a new match with this name")
     panel.add_argument("--turn-seconds", type=int, help="turn timer (default 120, Sabra)")
     panel.add_argument("--frame", help="JPEG the live table keeps overwriting (camera view)")
+    panel.add_argument(
+        "--lang", choices=("de", "en", "ro"),
+        help="the pages' language (default: each browser's own, else English)",
+    )
     panel.add_argument(
         "--export", choices=("json", "csv", "events-csv"), help="print the match and exit"
     )

@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from tabletop.engine.variants import VARIANTS
 from tabletop.panel.dependencies import MatchId, ReaderDep, ServiceDep, SettingsDep
-from tabletop.panel.schemas import MatchOut, refusal
+from tabletop.panel.schemas import MatchOut, MatchSummary, refusal
 
 router = APIRouter(
     prefix="/api",
@@ -19,9 +19,11 @@ router = APIRouter(
 )
 
 
-@router.get("/matches", response_model=list[MatchOut])
+@router.get("/matches", response_model=list[MatchSummary])
 def list_matches(service: ServiceDep) -> list[dict[str, Any]]:
-    return [info.to_json() for info in service.store.matches()]
+    """Every match with where it stands: live ones first, then open ones, then finished
+    ones, each newest activity first."""
+    return service.overview()
 
 
 @router.get("/matches/current", response_model=MatchOut)

@@ -134,7 +134,8 @@ def get_json(url: str) -> Any:
 def test_demo_with_panel_plays_onto_the_served_panel(tmp_path: Path) -> None:
     """`tabletop demo --panel`: the games play onto the real server; the API shows them."""
     with demo_on_panel(tmp_path, "--scripted", "--speed", "50") as api:
-        matches = get_json(f"{api}/matches")
+        # the list puts the newest first; the demo played them in this order
+        matches = sorted(get_json(f"{api}/matches"), key=lambda match: match["id"])
         assert [m["name"] for m in matches] == ["demo: Rummikub (Sabra)", "demo: Rommé"]
         state = get_json(f"{api}/matches/{matches[0]['id']}/state")
         assert state["rounds"][0]["scores"] == {"Ana": 69, "Ben": -45, "Cem": -24}

@@ -49,6 +49,9 @@ def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
         assert f"tabletop/{package}/__init__.py" in names
     assert "tabletop/models/tabletop.onnx" in names
     assert "tabletop/models/tabletop.reader.onnx" in names
+    # the rule explanations the panel serves
+    for texts in ("de", "en", "ro", "quotes"):
+        assert f"tabletop/panel/texts/{texts}.json" in names
     # each module once: the links in a checkout's tabletop/ folder are not copied twice
     assert len(names) == len(set(names))
     assert not [name for name in names if name.startswith(("tests/", "bench/"))]

@@ -3,6 +3,7 @@ its match in the panel's store, from the next round, instead of starting a new m
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -23,12 +24,23 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _play(data: Path, *extra: str) -> str:
+def _endless(folder: Path) -> Path:
+    """The scripted Sabra round in a match with no end of its own: the sample's game ends
+    its match after that round (and says so, match_over), and a match that is over is
+    not gone on with."""
+    scenario = json.loads((SCENARIOS / "sabra.json").read_text(encoding="utf-8"))
+    del scenario["game"]["rounds_limit"]
+    path = folder / "sabra-endless.json"
+    path.write_text(json.dumps(scenario), encoding="utf-8")
+    return path
+
+
+def _play(data: Path, *extra: str, scenario: Path = SCENARIOS / "sabra.json") -> str:
     """One sitting: the scripted Sabra round through `tabletop run` with its panel, ended
     with Ctrl-C once the source is over, as a person ends it; its stderr."""
     env = {**os.environ, "TABLETOP_DATA_DIR": str(data)}
     command = [sys.executable, "-m", "tabletop", "-q", "run", "--source",
-               f"scenario:{SCENARIOS / 'sabra.json'}", "--variant", "sabra",
+               f"scenario:{scenario}", "--variant", "sabra",
                "--players", PLAYERS, "--port", str(_free_port()), *extra]
     process = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -61,12 +73,13 @@ def _rounds(data: Path) -> dict[int, list[dict[str, object]]]:
 
 
 def test_a_stopped_match_goes_on_from_its_next_round(tmp_path: Path) -> None:
-    first = _play(tmp_path)
+    scenario = _endless(tmp_path)
+    first = _play(tmp_path, scenario=scenario)
     assert "going on with" not in first
     (match_id, events), = _rounds(tmp_path).items()
     assert sum(e["type"] == "round_scored" for e in events) == 1
 
-    again = _play(tmp_path, "--resume")
+    again = _play(tmp_path, "--resume", scenario=scenario)
     assert f"going on with match {match_id} from round 2" in again
     played = _rounds(tmp_path)
     assert list(played) == [match_id]  # no second match

@@ -1,20 +1,12 @@
 """The store against a real PostgreSQL: a throwaway cluster started by the test.
 
 Needs Debian's ``postgresql`` package (initdb, pg_ctl) and psycopg; skips
-cleanly without them.  Run it alone with
-``python -m pytest tests/test_store_postgres.py``.  As root the cluster runs
-as the user ``nobody`` (PostgreSQL refuses to run as root).
+cleanly without them (see tests/panel/postgres.py).  Run it alone with
+``python -m pytest tests/panel/test_store_postgres.py``.
 """
 
 from __future__ import annotations
 
-import glob
-import os
-import pwd
-import shutil
-import socket
-import subprocess
-import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -23,65 +15,15 @@ from sqlalchemy.exc import DatabaseError
 
 from tabletop.panel.service import PanelService
 from tabletop.panel.store import EventStore
+from tests.panel.postgres import throwaway_cluster
 
 pytest.importorskip("psycopg")
 
 
-def _pg_bin(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return candidates[-1] if candidates else None
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def postgres_url() -> Iterator[str]:
-    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
-    if initdb is None or pg_ctl is None:
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
-    base = tempfile.mkdtemp(prefix="tabletop-pg-")
-    data, port = os.path.join(base, "data"), _free_port()
-    prefix: list[str] = []
-    user = pwd.getpwuid(os.getuid()).pw_name
-    if os.getuid() == 0:
-        user = "nobody"
-        nobody = pwd.getpwnam(user)
-        os.chown(base, nobody.pw_uid, nobody.pw_gid)
-        prefix = ["runuser", "-u", user, "--"]
-    run = {"check": True, "capture_output": True, "timeout": 60}
-    subprocess.run([*prefix, initdb, "-D", data, "-A", "trust", "-U", user], **run)  # type: ignore[call-overload]
-    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
-    subprocess.run(  # type: ignore[call-overload]
-        [
-            *prefix,
-            pg_ctl,
-            "-D",
-            data,
-            "-o",
-            options,
-            "-l",
-            os.path.join(base, "log"),
-            "-w",
-            "start",
-        ],
-        **run,
-    )
-    try:
-        yield f"postgresql+psycopg://{user}@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run(
-            [*prefix, pg_ctl, "-D", data, "-m", "immediate", "stop"],
-            capture_output=True,
-            timeout=60,
-        )
-        shutil.rmtree(base, ignore_errors=True)
+    with throwaway_cluster() as url:
+        yield url
 
 
 def test_two_tables_share_one_server(postgres_url: str) -> None:
