@@ -188,6 +188,33 @@ class MatchRules:
         return self.elimination is not None
 
 
+@dataclass(frozen=True)
+class RoundEntry:
+    """What an entry of a finished round asks of each player beyond the rack: the
+    :class:`PlayerRound` fields this variant's scoring reads (a score sheet or the
+    panel's round form shows just these)."""
+
+    melds: bool = False
+    """The melds each player laid count in the round's score ([remi], [rum500])."""
+    winner_flags: tuple[str, ...] = ()
+    """Flags of the player who went out (``all_at_once``, ``knocked``, ...)."""
+    anyone_flags: tuple[str, ...] = ()
+    """Flags any player may have (``trump_declared``)."""
+    win_kinds: tuple[str, ...] = ()
+    """How the winner may have won, where the variant scores it ([international])."""
+    last_discard: bool = False
+    """The item discarded to go out changes the score (a joker doubles)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "melds": self.melds,
+            "winner_flags": list(self.winner_flags),
+            "anyone_flags": list(self.anyone_flags),
+            "win_kinds": list(self.win_kinds),
+            "last_discard": self.last_discard,
+        }
+
+
 class Variant:
     """Base class: one variant with its options applied.
 
@@ -211,6 +238,7 @@ class Variant:
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
     penalty_scoring: ClassVar[bool] = False
     """Round scores are penalty points (shown as positive Schlechtpunkte)."""
+    round_entry: ClassVar[RoundEntry] = RoundEntry()
 
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         specs = {spec.name: spec for spec in self.option_specs}

@@ -22,6 +22,7 @@ from tabletop.engine.base import (
     MatchRules,
     OptionError,
     OptionSpec,
+    RoundEntry,
     RoundInput,
     RoundResult,
     TableRules,
@@ -175,6 +176,14 @@ class InternationalRummikub(AmericanRummikub):
 
     id = "rummikub-international"
     name = "International Rummikub"
+    # [international] Open / Foot / Closed, Kleiner and Grosser Blitz, a joker discarded
+    # to go out doubles, the trump tile as an option
+    round_entry = RoundEntry(
+        winner_flags=("first_turn", "original_hand"),
+        anyone_flags=("trump_declared",),
+        win_kinds=("open", "foot", "closed"),
+        last_discard=True,
+    )
     initial_meld_minimum = 50  # [international] "mindestens 50 Punkte"
     option_specs = (
         OptionSpec(
@@ -224,6 +233,14 @@ class Remi(Variant):
 
     id = "remi"
     name = "Remi (Romanian rummy)"
+    # [remi] laid tiles score for their player, going out at once earns its bonus, the
+    # trump tile +25, a joker discarded to go out doubles
+    round_entry = RoundEntry(
+        melds=True,
+        winner_flags=("all_at_once",),
+        anyone_flags=("trump_declared",),
+        last_discard=True,
+    )
     family = Family.TILES
     copies = 2
     jokers = 2
@@ -347,6 +364,7 @@ class Rommee(CardVariant):
 
     id = "rommee"
     name = "Rommé"
+    round_entry = RoundEntry(winner_flags=("all_at_once",))  # [rommee] Hand-Rommé doubles
     copies = 2
     jokers = 6
     initial_meld_minimum = 40
@@ -456,6 +474,7 @@ class WienerRummy(Rommee):
 
     id = "wiener"
     name = "Wiener Rummy"
+    round_entry = RoundEntry(winner_flags=("knocked",))  # [wiener] knocking or Rommé
     jokers = 2  # [wiener] "nur je einem Joker, insgesamt also mit 106 Karten"
     initial_meld_minimum = 0
     hand_meld_waives_minimum = False
@@ -518,6 +537,7 @@ class Rum500(CardVariant):
 
     id = "rum500"
     name = "500 Rum"
+    round_entry = RoundEntry(melds=True)  # [rum500] laid cards count for their player
     copies = 1
     option_specs = (
         OptionSpec("jokers", True, "play with the two jokers (the game was first played without)"),
@@ -592,6 +612,7 @@ class AmericanRummy(CardVariant):
 
     id = "american-rummy"
     name = "American Rummy"
+    round_entry = RoundEntry(winner_flags=("all_at_once",))  # [american-rummy] Hand-Rummy
     copies = 1
     jokers = 0
     option_specs = (

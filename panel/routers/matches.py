@@ -71,6 +71,7 @@ def variants() -> list[dict[str, Any]]:
         {
             "id": variant_id,
             "name": cls.name,
+            "round_entry": cls.round_entry.to_json(),
             "options": [
                 {
                     "name": spec.name,

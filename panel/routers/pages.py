@@ -18,7 +18,7 @@ from tabletop.panel.dependencies import TOKEN_COOKIE, ReaderDep, SettingsDep, to
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 router = APIRouter(tags=["pages"])
-VIEWS = ("", "table", "history", "setup")
+VIEWS = ("", "table", "history", "setup", "matches", "players", "round", "tv")
 LOCKED = """<!doctype html><html lang="en"><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tabletop panel</title><body style="font: 1.2rem system-ui; margin: 2rem">
@@ -48,6 +48,23 @@ def _page(
 # Fixed routes, no path parameter: nothing a client sends names a file.
 for _view in VIEWS:
     router.add_api_route(f"/{_view}", _page, methods=["GET"], include_in_schema=False)
+
+
+@router.get("/manifest.webmanifest", include_in_schema=False)
+def manifest() -> FileResponse:
+    """What a phone needs to install the panel as an app."""
+    return FileResponse(STATIC / "manifest.webmanifest", media_type="application/manifest+json")
+
+
+@router.get("/sw.js", include_in_schema=False)
+def service_worker() -> FileResponse:
+    """The service worker, from the root so that its scope is the whole panel; never cached,
+    so a new version of the page is picked up at the next visit."""
+    return FileResponse(
+        STATIC / "sw.js",
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
+    )
 
 
 @router.get(

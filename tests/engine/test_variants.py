@@ -123,3 +123,30 @@ def test_options_reach_the_match_rules(
     variant_id: str, options: dict[str, str], expected: MatchRules
 ) -> None:
     assert find_variant(variant_id, options).match_rules == expected
+
+
+# id: melds laid count, the winner's flags, anyone's flags, win kinds, last discard
+ROUND_ENTRY: dict[str, tuple[bool, tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]] = {
+    "sabra": (False, (), (), (), False),
+    "rummikub-american": (False, (), (), (), False),
+    "rummikub-international": (
+        False, ("first_turn", "original_hand"), ("trump_declared",), ("open", "foot", "closed"),
+        True,
+    ),
+    "remi": (True, ("all_at_once",), ("trump_declared",), (), True),
+    "rum500": (True, (), (), (), False),
+    "american-rummy": (False, ("all_at_once",), (), (), False),
+    "rommee": (False, ("all_at_once",), (), (), False),
+    "raeuber": (False, ("all_at_once",), (), (), False),
+    "wiener": (False, ("knocked",), (), (), False),
+}
+
+
+@pytest.mark.parametrize("variant_id", sorted(VARIANTS))
+def test_what_a_round_entry_asks_for(variant_id: str) -> None:
+    entry = VARIANTS[variant_id].round_entry
+    melds, winner_flags, anyone_flags, win_kinds, last_discard = ROUND_ENTRY[variant_id]
+    assert (entry.melds, entry.winner_flags, entry.anyone_flags, entry.win_kinds,
+            entry.last_discard) == (melds, winner_flags, anyone_flags, win_kinds, last_discard)
+    fields = PlayerRound.__dataclass_fields__
+    assert all(fields[flag].type in (bool, "bool") for flag in winner_flags + anyone_flags)

@@ -1,8 +1,7 @@
 """End to end: the real server (uvicorn in a subprocess) and headless Chromium.
 
 Uses Debian's ``chromium`` through Playwright's ``executable_path`` (no browser
-is downloaded); skips cleanly when either is missing.  Set
-``TABLETOP_PANEL_SCREENSHOT=docs/panel.png`` to keep the screenshot for the README.
+is downloaded); skips cleanly when either is missing.
 """
 
 from __future__ import annotations
@@ -176,17 +175,12 @@ def test_a_score_change_is_pushed_live(server: str, tmp_path: Path) -> None:
         shot = tmp_path / "panel.png"
         page.screenshot(path=str(shot), full_page=False)
         assert shot.stat().st_size > 10_000
-        keep = os.environ.get("TABLETOP_PANEL_SCREENSHOT")
-        if keep:
-            shutil.copyfile(shot, keep)
 
         # The history view plots one line per player over rounds 0..3.
         page.click('nav a[data-view="history"]')
         lines = page.locator("#plot polyline")
         sync_api.expect(lines).to_have_count(4)
         assert len(lines.first.get_attribute("points").split()) == 4
-        if keep:
-            page.screenshot(path=str(Path(keep).with_name("panel-history.png")))
 
         # A phone: one column, nothing wider than the screen.
         phone = browser.new_page(viewport={"width": 390, "height": 844})
