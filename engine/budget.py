@@ -16,7 +16,17 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-__all__ = ["Deadline", "OutOfTime", "check", "limit", "remaining", "settle", "settled", "spent"]
+__all__ = [
+    "Deadline",
+    "OutOfTime",
+    "check",
+    "limit",
+    "remaining",
+    "settle",
+    "settled",
+    "spent",
+    "suspended",
+]
 
 class OutOfTime(Exception):
     """The search's budget is spent (not an error: the caller answers without optimality)."""
@@ -42,6 +52,16 @@ def limit(seconds: float | None) -> Iterator[None]:
     if seconds <= 0:
         raise ValueError(f"a time budget is a positive number of seconds, not {seconds!r}")
     token = _current.set(Deadline(time.monotonic() + seconds))
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+@contextmanager
+def suspended() -> Iterator[None]:
+    """No budget inside: to build the answer a search found before its time ran out."""
+    token = _current.set(None)
     try:
         yield
     finally:

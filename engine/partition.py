@@ -17,17 +17,26 @@ A *split* is a tuple of readings.  The same items read differently (``R5 JK
 JK`` as a set of fives or as the run R5 R6 R7, or as R3 R4 R5) are different
 splits, because what a joker stands for matters to scoring; ``best_split``
 and ``can_be_melded`` only care which items are melded.
+
+:class:`MeldPacking` is the optimiser's version of the same search, for racks of
+30 items and rebuilt tables of 55: the best *set* of melds (some items may stay
+out) for a score, on counts packed into one integer, with branch and bound, and
+the best answer so far when the time budget runs out.  Its melds come from
+``variant.analyse`` too, analysed once per variant and kept between calls.
 """
 
 from __future__ import annotations
 
+import itertools
+import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tabletop.engine import budget
 from tabletop.engine.base import Variant
-from tabletop.engine.items import JOKER, Item, Joker, Natural
+from tabletop.engine.items import JOKER, Family, Item, Joker, Natural, natural
 from tabletop.engine.melds import MeldKind, MeldRules, Reading
 
 __all__ = [
@@ -364,3 +373,746 @@ def best_split(
 
     result = best(sorted_items(items))
     return result[3], result[4]
+
+
+# --- the packing search: the best set of melds from a multiset, fast -------------------
+#
+# Items are counted in one Python integer: four bits per natural (suit * 13 + rank - 1,
+# the partition order) and four for the bare jokers, so a multiset is a dictionary key
+# that hashes in one step, taking a meld away is one subtraction, and whether the items
+# of a meld are all there is one subtraction with a guard bit per field.
+
+_FIELD = 4
+JOKER_FIELD = 52
+_JOKER_FIELD = JOKER_FIELD
+_JOKER_SHIFT = _FIELD * _JOKER_FIELD
+_NATURALS_MASK = (1 << _JOKER_SHIFT) - 1
+_GUARDS = sum(8 << (_FIELD * i) for i in range(_JOKER_FIELD + 1))
+_STATE_SHIFT = _FIELD * (_JOKER_FIELD + 1)
+_NEED_MASK = (1 << 20) - 1
+_OPENING_BITS = (1 << 21) - 1
+"""Of a state's extra bits from bit 10: the run and the points an opening still needs."""
+
+ItemScore = Callable[[int, int], int]
+"""What one slot of a meld scores: given its count field (:func:`field_item`) and its
+``variant.slot_value``."""
+
+
+def field_item(family: Family, index: int) -> Item:
+    """The item counted in field ``index``: a natural (suit * 13 + rank - 1) or the joker."""
+    if index == JOKER_FIELD:
+        return JOKER
+    return natural(family, index % 13 + 1, index // 13)
+
+
+_NO_PLAY = -(1 << 62)
+"""The score of a state with no legal way on (an opening out of reach, a table item that
+cannot be placed)."""
+
+
+def _natural_id(item: Natural) -> int:
+    return item.suit_index * 13 + item.rank - 1
+
+
+def _count_field(index: int) -> int:
+    return 1 << (_FIELD * index)
+
+
+@dataclass(frozen=True)
+class PackCandidate:
+    """One meld the packing search may lay: its items as a count mask and its worth."""
+
+    mask: int
+    score: int
+    opening: int
+    """What it counts towards an initial meld (``variant.meld_value``)."""
+    is_run: bool
+    bound: int
+    """The per-item upper bounds of its items, summed (at least ``score``)."""
+    opening_bound: int
+    reading: Reading
+
+
+@dataclass(frozen=True)
+class PackResult:
+    """The melds a packing search chose, their score, and whether it is proved best."""
+
+    readings: tuple[Reading, ...]
+    score: int
+    optimal: bool
+
+
+class _Found(Exception):
+    """The search reached a score it was told cannot be beaten."""
+
+
+_RUN_CAPS: dict[tuple[str, int], int] = {}
+
+
+@dataclass(frozen=True, eq=False)
+class _Meld:
+    """A meld the packing search may lay, analysed once per variant."""
+
+    reading: Reading
+    mask: int
+    opening: int
+    slots: tuple[tuple[int, int], ...]
+    """(count field, ``variant.slot_value``) per slot."""
+    is_run: bool
+
+
+_MELDS: dict[tuple[str, int], _Meld | None] = {}
+_MELDS_LIMIT = 500_000
+
+
+def _run_code(suit: int, start: int, length: int, jokers_at: int) -> int:
+    """A run by its suit, first place, length and the places (bits) its jokers take."""
+    return 1 | suit << 1 | start << 3 | length << 8 | jokers_at << 13
+
+
+def _set_code(rank: int, suits: Sequence[int], jokers: int) -> int:
+    """A set by its rank, its suits and how many jokers it holds."""
+    return rank << 1 | sum(1 << s for s in suits) << 5 | jokers << 9
+
+
+def _code_items(family: Family, code: int) -> tuple[Item, ...]:
+    """The items of a run or set code, in order (a run's from its first place)."""
+    if code & 1:
+        suit, start, length = (code >> 1) & 3, (code >> 3) & 31, (code >> 8) & 31
+        jokers_at = code >> 13
+        return tuple(
+            JOKER if jokers_at >> k & 1 else natural(family, _rank_at(start + k), suit)
+            for k in range(length)
+        )
+    rank, suits, jokers = (code >> 1) & 15, (code >> 5) & 15, code >> 9
+    return (
+        *(natural(family, rank, s) for s in range(4) if suits >> s & 1),
+        *([JOKER] * jokers),
+    )
+_RUN_COUNTS: dict[str, dict[tuple[int, int], bool]] = {}
+"""Per variant: whether a run of so many naturals and jokers is legal."""
+_RUN_PATTERNS: dict[tuple[str, int, int], bool] = {}
+"""Per variant, run length and joker places (a bit mask): whether such a run is legal and
+cannot be cut into two legal runs, as far as the counts tell."""
+
+
+def _run_legal(variant: Variant, vkey: str, naturals: int, jokers: int) -> bool:
+    """Whether a run of so many naturals then so many jokers is legal (read once from
+    ``variant.analyse``, on naturals from the lowest place on, then the jokers)."""
+    if naturals + jokers < variant.meld_rules.min_size or naturals < 1:
+        return False
+    legal = _RUN_COUNTS.setdefault(vkey, {})
+    found = legal.get((naturals, jokers))
+    if found is None:
+        family = variant.family
+        length = naturals + jokers
+        items = tuple(
+            natural(family, _rank_at(position), 0) if position <= naturals else JOKER
+            for position in range(1, length + 1)
+        )
+        found = any(r.kind is MeldKind.RUN for r in variant.analyse(items).readings)
+        legal[(naturals, jokers)] = found
+    return found
+
+
+def _pattern_kept(variant: Variant, vkey: str, length: int, jokers_at: int) -> bool:
+    """Whether a run of ``length`` places with jokers at the bits of ``jokers_at`` is legal
+    and cannot be cut into two legal runs, as far as its counts of naturals and jokers
+    tell (see :func:`_run_length_cap`)."""
+    key = (vkey, length, jokers_at)
+    kept = _RUN_PATTERNS.get(key)
+    if kept is None:
+        size = variant.meld_rules.min_size
+        total = bin(jokers_at).count("1")
+        kept = _run_legal(variant, vkey, length - total, total)
+        if kept:
+            for cut in range(size, length - size + 1):
+                left = bin(jokers_at & ((1 << cut) - 1)).count("1")
+                if _run_legal(variant, vkey, cut - left, left) and _run_legal(
+                    variant, vkey, length - cut - (total - left), total - left
+                ):
+                    kept = False
+                    break
+        _RUN_PATTERNS[key] = kept
+    return kept
+
+
+def _run_length_cap(variant: Variant, vkey: str, jokers: int) -> int:
+    """The longest run with at most ``jokers`` jokers that cannot be cut into two legal runs.
+
+    A longer run is never needed: its two halves, laid as two melds, place the same items
+    for the same value (a slot's value depends on its place, not on the run's length).
+    Which runs are legal is read from ``variant.analyse`` on a run of naturals followed by
+    jokers, taking the variants' joker rules as rules on how many naturals and jokers a
+    meld holds (every variant's are); the candidates themselves are always analysed.
+    """
+    key = (vkey, jokers)
+    cached = _RUN_CAPS.get(key)
+    if cached is not None:
+        return cached
+    rules = variant.meld_rules
+    longest = rules.max_run_length
+
+    def ok(naturals: int, jokers_in: int) -> bool:
+        return _run_legal(variant, vkey, naturals, jokers_in)
+
+    cap = min(longest, 2 * rules.min_size - 1)
+    for length in range(2 * rules.min_size, longest + 1):
+        for total in range(0, min(jokers, length - 1) + 1):
+            if not ok(length - total, total):
+                continue
+            # can a row of this many jokers avoid every legal cut?  reach[j]: prefixes
+            # holding j jokers with no legal cut so far
+            reach = {0}
+            for cut in range(1, length):
+                reach = {j + d for j in reach for d in (0, 1) if j + d <= total}
+                if rules.min_size <= cut <= length - rules.min_size:
+                    reach = {
+                        j for j in reach
+                        if not (ok(cut - j, j) and ok(length - cut - (total - j), total - j))
+                    }
+            if total in {j + d for j in reach for d in (0, 1)}:
+                cap = length
+                break
+    _RUN_CAPS[key] = cap
+    return cap
+
+
+HIGHS_IMPORT_SECONDS = 2.0
+"""Under a budget with less than this left, the linear relaxation is not used unless SciPy
+is already imported: the first import takes up to a second, which no deadline can cut."""
+
+
+def _highs_at_hand() -> bool:
+    if "scipy.optimize" in sys.modules:
+        return True
+    left = budget.remaining()
+    return left is None or left >= HIGHS_IMPORT_SECONDS
+
+
+class MeldPacking:
+    """The best set of melds from a multiset of naturals and bare jokers (exact).
+
+    The search of :class:`PartitionSearch`, on counts: the lowest natural left (the
+    pivot) stays out or goes into one of the melds holding it, the rest is searched the
+    same way.  Memoised on what is left (one integer; jokers are one count, so they are
+    never told apart); branch and bound on the per-item upper bounds of the score (a meld
+    never scores more than its items' bounds, an item in no meld has none, an opening
+    out of reach of what is left ends the branch); the greediest melds are tried first,
+    so the first answers are good and, out of time, the best one found so far is the
+    answer (``optimal`` False).  An opening (``need``) is searched only when the best
+    play without it does not open.
+
+    Where items must be placed (a table rebuilt) the search branches on the item with
+    fewest melds left (one that must be placed and has none ends the branch at once),
+    and, with SciPy at hand, the linear relaxation of the packing (HiGHS) gives the
+    answer outright when it is whole, else a bound to stop at and the order to try the
+    melds in.
+
+    ``item_score`` scores one slot of a meld (a meld scores the sum of its slots).
+    ``optional``: how many of each item may stay out (None: all of them); the others
+    must all be placed.  Runs longer than any that cannot be cut into two legal runs are
+    never laid (the two halves do as well); sets and runs are proposed from the items,
+    and ``variant.analyse`` decides every one.
+    """
+
+    def __init__(
+        self,
+        variant: Variant,
+        items: Sequence[Item],
+        item_score: ItemScore,
+        *,
+        optional: Counter[Item] | None = None,
+    ) -> None:
+        self.variant = variant
+        self.rules = variant.meld_rules
+        self.item_score = item_score
+        self._vkey = repr(variant)
+        counts = [0] * 52
+        jokers = 0
+        for item in items:
+            if isinstance(item, Joker):
+                if item.stands_for is not None:
+                    raise ValueError("the packing search takes bare jokers only")
+                jokers += 1
+            else:
+                counts[_natural_id(item)] += 1
+        if max(counts, default=0) > 7 or jokers > 7:
+            raise ValueError("more than seven of one item")
+        self.counts = counts
+        self.jokers = jokers
+        self.start = sum(n << (_FIELD * i) for i, n in enumerate(counts))
+        self.start |= jokers << _JOKER_SHIFT
+        if optional is None:
+            self.must = False
+            self.allowed = counts[:]
+            self.allowed_jokers = jokers
+        else:
+            self.must = True
+            self.allowed = [0] * 52
+            for item, n in optional.items():
+                if not item.is_joker:
+                    self.allowed[_natural_id(item)] = n  # type: ignore[arg-type]
+            self.allowed_jokers = optional[JOKER]
+        self.cap = _run_length_cap(variant, self._vkey, jokers)
+        self.by_pivot: list[tuple[PackCandidate, ...]] = [()] * 52
+        self.related = [0] * 52
+        # per-item upper bounds of the score and of the opening value, over the melds
+        self.bound = [0] * 53
+        self.opening_bound = [0] * 53
+        self._scores: dict[int, int] = {}
+        for index in range(52):
+            if counts[index]:
+                self._generate(index)
+        for index in range(52):
+            self.by_pivot[index] = tuple(
+                sorted(
+                    (self._with_bounds(c) for c in self.by_pivot[index]),
+                    key=self._order,
+                )
+            )
+        self._available: dict[tuple[int, int], tuple[PackCandidate, ...]] = {}
+        self.improvements: list[tuple[float, int]] = []
+        """(``time.monotonic()``, score) each time the search found a better answer."""
+
+    def _order(self, candidate: PackCandidate) -> tuple[int, ...]:
+        """The order melds are tried in: the greediest first, so the first answers are good;
+        where items must all be placed, melds with fewer jokers first (jokers are what
+        the other items may need)."""
+        jokers = candidate.mask >> _JOKER_SHIFT
+        if self.must:
+            return (jokers, -candidate.score, -candidate.opening, candidate.mask)
+        return (-candidate.score, -candidate.opening, candidate.mask)
+
+    def _with_bounds(self, candidate: PackCandidate) -> PackCandidate:
+        bound = opening_bound = 0
+        for index in range(_JOKER_FIELD + 1):
+            n = (candidate.mask >> (_FIELD * index)) & 15
+            bound += n * self.bound[index]
+            opening_bound += n * self.opening_bound[index]
+        return replace(candidate, bound=bound, opening_bound=opening_bound)
+
+    # --- candidates -------------------------------------------------------------------
+    def _meld(self, code: int) -> _Meld | None:
+        """The meld of ``code`` (see :func:`_run_code`, :func:`_set_code`), analysed once
+        per variant: its reading, count mask, opening value and (field, value) per slot."""
+        key = (self._vkey, code)
+        if key in _MELDS:
+            return _MELDS[key]
+        budget.check()
+        if len(_MELDS) >= _MELDS_LIMIT:
+            _MELDS.clear()
+        items = _code_items(self.variant.family, code)
+        run = bool(code & 1)
+        found: _Meld | None = None
+        for reading in self.variant.analyse(items).readings:
+            if run:
+                if (
+                    reading.kind is not MeldKind.RUN
+                    or reading.reordered
+                    or reading.slots[0].position != (code >> 3) & 31
+                    or reading.slots[-1].position != ((code >> 3) & 31) + len(items) - 1
+                ):
+                    continue
+            elif reading.kind is not MeldKind.SET:
+                continue
+            slots = tuple(
+                (
+                    _JOKER_FIELD if slot.is_joker else _natural_id(slot.item),  # type: ignore[arg-type]
+                    self.variant.slot_value(reading, slot),
+                )
+                for slot in reading.slots
+            )
+            mask = sum(_count_field(f) for f, _ in slots)
+            found = _Meld(reading, mask, sum(v for _, v in slots), slots, run)
+            break
+        _MELDS[key] = found
+        return found
+
+    def _add(self, found: dict[tuple[int, bool], PackCandidate], code: int) -> None:
+        meld = self._meld(code)
+        if meld is None:
+            return
+        score = self._scores.get(code)
+        if score is None:
+            item_score = self.item_score
+            score = sum(item_score(f, v) for f, v in meld.slots)
+            self._scores[code] = score
+            for f, v in meld.slots:
+                worth = item_score(f, v)
+                if worth > self.bound[f]:
+                    self.bound[f] = worth
+                if v > self.opening_bound[f]:
+                    self.opening_bound[f] = v
+        key = (meld.mask, meld.is_run)
+        old = found.get(key)
+        if old is None or (score, meld.opening) > (old.score, old.opening):
+            found[key] = PackCandidate(
+                meld.mask, score, meld.opening, meld.is_run, 0, 0, meld.reading
+            )
+
+    def _generate(self, pivot: int) -> None:
+        budget.check()
+        counts = self.counts
+        jokers = self.jokers
+        rules = self.rules
+        suit, rank0 = divmod(pivot, 13)
+        rank = rank0 + 1
+        found: dict[tuple[int, bool], PackCandidate] = {}
+        # sets: one item of each suit, the pivot's suit the lowest (the lower ones are gone)
+        others = [s for s in range(suit + 1, 4) if counts[s * 13 + rank0]]
+        for chosen_bits in range(1 << len(others)):
+            chosen = [others[b] for b in range(len(others)) if chosen_bits >> b & 1]
+            suits = (suit, *chosen)
+            for extra in range(0, min(jokers, 4 - len(suits)) + 1):
+                size = len(suits) + extra
+                if size < rules.min_size:
+                    continue
+                self._add(found, _set_code(rank, suits, extra))
+        # runs: every window round a place of the pivot, the other places natural (when
+        # one is left above the pivot) or joker
+        longest = min(rules.max_run_length, self.cap)
+        for place in range(rank, rules.max_position + 1, 13):
+            for start in range(max(1, place - longest + 1), place + 1):
+                if rules.ace_wrap and start > 13:
+                    continue
+                for end in range(max(place, start + rules.min_size - 1),
+                                 min(rules.max_position, start + longest - 1) + 1):
+                    self._window_runs(found, pivot, place, start, end)
+        related = _count_field(_JOKER_FIELD) * 15 | 15 << (_FIELD * pivot)
+        for mask, _ in found:
+            for index in range(_JOKER_FIELD):
+                if (mask >> (_FIELD * index)) & 15:
+                    related |= 15 << (_FIELD * index)
+        self.related[pivot] = related
+        self.by_pivot[pivot] = tuple(found.values())
+
+    def _window_runs(
+        self,
+        found: dict[tuple[int, bool], PackCandidate],
+        pivot: int,
+        place: int,
+        start: int,
+        end: int,
+    ) -> None:
+        suit = pivot // 13
+        counts = self.counts
+        length = end - start + 1
+        forced = 0
+        free: list[int] = []
+        for position in range(start, end + 1):
+            if position == place:
+                continue
+            index = suit * 13 + _rank_at(position) - 1
+            if index >= pivot and counts[index] >= (2 if index == pivot else 1):
+                free.append(1 << (position - start))
+            else:
+                forced |= 1 << (position - start)
+        forced_count = bin(forced).count("1")
+        if forced_count > self.jokers:
+            return
+        budget.check()
+        long = length >= 2 * self.rules.min_size
+        for extra in range(0, self.jokers - forced_count + 1):
+            for chosen in itertools.combinations(free, extra):
+                jokers_at = forced | sum(chosen)
+                if long and not _pattern_kept(self.variant, self._vkey, length, jokers_at):
+                    continue
+                self._add(found, _run_code(suit, start, length, jokers_at))
+
+    # --- the search -----------------------------------------------------------------
+    def solve(
+        self, need: int = 0, need_run: bool = False, keep: int = 0
+    ) -> PackResult | None:
+        """The best melds whose opening values reach ``need`` (with a run if ``need_run``),
+        leaving at least ``keep`` items out; None when no such melds exist.  Out of time,
+        the best found so far (``optimal`` False), or :class:`budget.OutOfTime` when none
+        was found."""
+        if keep > 63:
+            raise ValueError("keep is at most 63")
+        ceiling = None
+        if self.must and keep == 0 and _highs_at_hand():
+            relaxed = self._relaxation()
+            if isinstance(relaxed, PackResult):
+                free: PackResult | None = relaxed
+            else:
+                ceiling = relaxed
+                free = self._search(0, False, keep, ceiling)
+        else:
+            free = self._search(0, False, keep, ceiling)
+        if free is None or not (need > 0 or need_run):
+            return free
+        if self._opens(free.readings, need, need_run):
+            return free
+        if not free.optimal:
+            raise budget.OutOfTime  # no opening found in time
+        # the best play does not open: the best that does scores no more
+        return self._search(need, need_run, keep, free.score)
+
+    def _relaxation(self) -> int | PackResult | None:
+        """Where items must be placed (a table rebuilt): the linear relaxation of the
+        packing, solved by HiGHS.  Its optimum, when every meld is taken a whole number
+        of times, is the best packing; else it bounds the best score (the search stops
+        when it reaches the bound) and orders each pivot's melds by their share in it, so
+        the first dive mostly finds the best play.  None when it is not solved."""
+        import numpy as np
+        from scipy.optimize import linprog
+
+        candidates = [c for group in self.by_pivot for c in group]
+        fields = [i for i in range(_JOKER_FIELD + 1) if (self.start >> (_FIELD * i)) & 15]
+        if not candidates or not fields:
+            return None
+        matrix = np.array(
+            [[(c.mask >> (_FIELD * i)) & 15 for c in candidates] for i in fields], dtype=float
+        )
+        counts = np.array([(self.start >> (_FIELD * i)) & 15 for i in fields], dtype=float)
+        allowed = [*self.allowed, self.allowed_jokers]
+        lowest = counts - np.array([allowed[i] for i in fields], dtype=float)
+        left = budget.remaining()
+        relaxed = linprog(
+            -np.array([c.score for c in candidates], dtype=float),
+            A_ub=np.vstack([matrix, -matrix]),
+            b_ub=np.concatenate([counts, -lowest]),
+            bounds=(0, None),
+            method="highs",
+            options={} if left is None else {"time_limit": max(left, 0.001)},
+        )
+        budget.check()
+        if relaxed.status != 0:
+            return None
+        if all(abs(x - round(x)) < 1e-7 for x in relaxed.x):
+            chosen = [
+                c for c, x in zip(candidates, relaxed.x, strict=True) for _ in range(round(x))
+            ]
+            return PackResult(
+                tuple(c.reading for c in chosen), sum(c.score for c in chosen), True
+            )
+        share = {id(c): float(x) for c, x in zip(candidates, relaxed.x, strict=True)}
+        for index, group in enumerate(self.by_pivot):
+            if group:
+                ranked = sorted(range(len(group)), key=lambda k: (-share[id(group[k])], k))
+                self.by_pivot[index] = tuple(group[k] for k in ranked)
+        self._available.clear()
+        return int(np.floor(-relaxed.fun + 1e-6))
+
+    def _opens(self, readings: Sequence[Reading], need: int, need_run: bool) -> bool:
+        value = sum(self.variant.meld_value(reading) for reading in readings)
+        has_run = any(reading.kind is MeldKind.RUN for reading in readings)
+        return value >= need and (has_run or not need_run)
+
+    def _step(
+        self, state: int, extra: int, move: PackCandidate | None, item: int, keep: int
+    ) -> tuple[int, int]:
+        """The state after laying ``move``, a meld holding ``item`` (None: one ``item``
+        stays out).  ``extra``: items kept out so far (up to ``keep``) in bits 4-9,
+        whether the opening still needs a run (bit 10), the points it still needs (bits
+        11-30) and, where items must be placed, how many of each were kept out (from bit
+        32, one count field per item)."""
+        kept = (extra >> 4) & 63
+        need_run = (extra >> 10) & 1
+        need = (extra >> 11) & _NEED_MASK
+        skips = extra >> 32
+        if move is None:
+            after = state - _count_field(item)
+            kept = min(keep, kept + 1)
+            if self.must:
+                skips += _count_field(item)
+        else:
+            after = state - move.mask
+            need = max(0, need - move.opening)
+            if move.is_run:
+                need_run = 0
+        return after, kept << 4 | need_run << 10 | need << 11 | skips << 32
+
+    def _search(
+        self, need: int, need_run: bool, keep: int, ceiling: int | None
+    ) -> PackResult | None:
+        exact: dict[int, tuple[int, PackCandidate | None, int]] = self.__dict__.setdefault(
+            "_exact", {}
+        )
+        upper: dict[int, int] = self.__dict__.setdefault("_upper", {})
+        by_pivot = self.by_pivot
+        related = self.related
+        available = self._available
+        allowed = self.allowed
+        allowed_jokers = self.allowed_jokers
+        must = self.must
+        bound = self.bound
+        opening_bound = self.opening_bound
+        check = budget.check
+        step = self._step
+        if must:
+            containing, related_to = self._containing()
+            present = [i for i in range(52) if self.counts[i]]
+        path: list[tuple[PackCandidate | None, int]] = []
+        improvements = self.improvements
+        incumbent: list[object] = [_NO_PLAY, (), 0]
+
+        def search(state: int, extra: int, gained: int, high: int, reach: int,
+                   alpha: int) -> int:
+            if high <= alpha:
+                return high
+            key = state | extra << _STATE_SHIFT
+            hit = exact.get(key)
+            if hit is not None:
+                return hit[0]
+            known = upper.get(key)
+            if known is not None and known <= alpha:
+                return known
+            check()
+            nat = state & _NATURALS_MASK
+            if not nat:
+                left = state >> _JOKER_SHIFT
+                value = (
+                    0
+                    if left <= allowed_jokers
+                    and (extra >> 10) & _OPENING_BITS == 0
+                    and ((extra >> 4) & 63) + left >= keep
+                    else _NO_PLAY
+                )
+                exact[key] = (value, None, 0)
+                return value
+            if (extra >> 11) & _NEED_MASK > reach:
+                exact[key] = (_NO_PLAY, None, 0)
+                return _NO_PLAY
+            if must:
+                # branch on the item with the fewest ways left (an item that must be
+                # placed and has none ends this branch at once)
+                fewest = 1 << 30
+                pivot = -1
+                moves: tuple[PackCandidate, ...] = ()
+                may_skip = False
+                for index in present:
+                    if not (state >> (_FIELD * index)) & 15:
+                        continue
+                    near = state & related_to[index]
+                    cache_key = (index, near)
+                    options = available.get(cache_key)
+                    if options is None:
+                        guarded = near | _GUARDS
+                        options = tuple(
+                            c for c in containing[index]
+                            if (guarded - c.mask) & _GUARDS == _GUARDS
+                        )
+                        available[cache_key] = options
+                    skip = (extra >> (32 + _FIELD * index)) & 15 < allowed[index]
+                    ways = len(options) + skip
+                    if ways < fewest:
+                        fewest, pivot, moves, may_skip = ways, index, options, skip
+                        if ways <= 1:
+                            break
+                if not fewest:
+                    exact[key] = (_NO_PLAY, None, 0)
+                    return _NO_PLAY
+            else:
+                pivot = ((nat & -nat).bit_length() - 1) >> 2
+                near = state & related[pivot]
+                cache_key = (pivot, near)
+                moves = available.get(cache_key)  # type: ignore[assignment]
+                if moves is None:
+                    guarded = near | _GUARDS
+                    moves = tuple(
+                        c for c in by_pivot[pivot] if (guarded - c.mask) & _GUARDS == _GUARDS
+                    )
+                    available[cache_key] = moves
+                may_skip = True
+            best = _NO_PLAY
+            choice: PackCandidate | None = None
+            for move in moves:
+                after, extra_after = step(state, extra, move, pivot, keep)
+                score = move.score
+                floor = alpha if alpha > best else best
+                path.append((move, pivot))
+                value = search(after, extra_after, gained + score, high - move.bound,
+                               reach - move.opening_bound, floor - score)
+                path.pop()
+                if value > _NO_PLAY and value + score > best:
+                    best = value + score
+                    choice = move
+            if may_skip:
+                after, extra_after = step(state, extra, None, pivot, keep)
+                floor = alpha if alpha > best else best
+                path.append((None, pivot))
+                value = search(after, extra_after, gained, high - bound[pivot],
+                               reach - opening_bound[pivot], floor)
+                path.pop()
+                if value > best:
+                    best = value
+                    choice = None
+            if best > alpha:
+                exact[key] = (best, choice, pivot)
+                total = gained + best
+                if best > _NO_PLAY and total > incumbent[0]:  # type: ignore[operator]
+                    incumbent[0] = total
+                    incumbent[1] = tuple(path)
+                    incumbent[2] = key
+                    improvements.append((time.monotonic(), total))
+                    if ceiling is not None and total >= ceiling:
+                        raise _Found
+            else:
+                upper[key] = best
+            return best
+
+        start_extra = (int(need_run) << 10) | (need << 11)
+        high = sum(
+            ((self.start >> (_FIELD * i)) & 15) * bound[i] for i in range(_JOKER_FIELD + 1)
+        )
+        reach = sum(
+            ((self.start >> (_FIELD * i)) & 15) * opening_bound[i]
+            for i in range(_JOKER_FIELD + 1)
+        )
+        optimal = True
+        try:
+            search(self.start, start_extra, 0, high, reach, _NO_PLAY - 1)
+        except _Found:
+            pass
+        except budget.OutOfTime:
+            optimal = False
+        if incumbent[0] <= _NO_PLAY:  # type: ignore[operator]
+            if optimal:
+                return None  # proved: nothing meets the conditions
+            raise budget.OutOfTime
+        return self._replay(
+            self.start, start_extra, incumbent[1], incumbent[2], keep,  # type: ignore[arg-type]
+            incumbent[0], optimal,  # type: ignore[arg-type]
+        )
+
+    def _containing(self) -> tuple[list[tuple[PackCandidate, ...]], list[int]]:
+        """Per item: the melds holding it (in the search's order) and the count fields
+        those melds touch."""
+        containing: list[list[PackCandidate]] = [[] for _ in range(52)]
+        related_to = [15 << (_FIELD * index) | 15 << _JOKER_SHIFT for index in range(52)]
+        for group in self.by_pivot:
+            budget.check()
+            for candidate in group:
+                mask = candidate.mask
+                fields = [i for i in range(52) if (mask >> (_FIELD * i)) & 15]
+                cover = sum(15 << (_FIELD * i) for i in fields)
+                for index in fields:
+                    containing[index].append(candidate)
+                    related_to[index] |= cover
+        return [tuple(group) for group in containing], related_to
+
+    def _replay(
+        self,
+        state: int,
+        extra: int,
+        path: tuple[tuple[PackCandidate | None, int], ...],
+        key: int,
+        keep: int,
+        score: int,
+        optimal: bool,
+    ) -> PackResult:
+        exact: dict[int, tuple[int, PackCandidate | None, int]] = self.__dict__["_exact"]
+        readings: list[Reading] = []
+        for move, item in path:
+            if move is not None:
+                readings.append(move.reading)
+            state, extra = self._step(state, extra, move, item, keep)
+        assert state | extra << _STATE_SHIFT == key
+        while state & _NATURALS_MASK:
+            _, move, item = exact[state | extra << _STATE_SHIFT]
+            if move is not None:
+                readings.append(move.reading)
+            state, extra = self._step(state, extra, move, item, keep)
+        return PackResult(tuple(readings), score, optimal)

@@ -11,6 +11,11 @@ Two kinds of game need two kinds of search:
   joker stands for any suit the set is missing, as the texts read ([rommee]
   "hier also die ♣6 oder ♦6").
 
+New melds from the rack alone (no table to lay off onto, or an opening turn,
+which lays nothing off) are found by :class:`tabletop.engine.partition.MeldPacking`,
+the same search on counts with branch and bound (30-card racks in a tenth of a
+second).  With a table to extend the search is the one below.
+
 The extend-only search is exact.  It takes the lowest rack item left (the
 *pivot*, in :mod:`tabletop.engine.partition`'s order: naturals by suit and rank, jokers
 last) and tries everything that can become of it: it stays on the rack, it
@@ -81,9 +86,12 @@ from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Family, Item, Joker, Natural, format_items, natural
 from tabletop.engine.melds import MeldKind, Reading
 from tabletop.engine.partition import (
+    ItemScore,
+    MeldPacking,
     PartitionSearch,
     best_split,
     can_be_melded,
+    field_item,
     order_key,
     sorted_items,
 )
@@ -154,10 +162,11 @@ def solve(
     stay on the rack (1 to keep a discard for going out).
 
     ``budget_s``: the seconds the search may take (None: as long as it needs).  When they
-    run out the answer is the best play found by then with ``optimal`` False; the search
-    The Sabra rearrangement answers with the best play its bisection has found; the other
-    searches, which keep no best play, answer with the rack's own melds laid beside the
-    table (:func:`_melds_from_the_rack`), found in a twentieth of the budget more.
+    run out the answer is the best play found by then with ``optimal`` False: every search
+    keeps its best play so far (the Sabra rearrangement the best of its bisection), and
+    the answer is never worse than the rack's own melds laid beside the table
+    (:func:`_melds_from_the_rack`, found in a twentieth of the budget more, or, with a
+    table to lay off onto or rebuild, in the first quarter of the budget).
     """
     if budget_s is not None and not budget_s > 0:
         raise SolveError(f"the time budget is a positive number of seconds, not {budget_s!r}")
@@ -168,13 +177,33 @@ def solve(
     try:
         with budget.limit(budget_s):
             play = _solve(variant, rack, table, initial, objective, keep)
-            return replace(play, optimal=False) if budget.settled() else play
+            settled = budget.settled()
+        if not settled:
+            return play
+        # out of time: the best play found, unless the rack's own melds do better
+        assert budget_s is not None
+        fallback = _melds_from_the_rack(
+            variant, rack, table, initial, keep, budget_s * FALLBACK_SHARE, objective
+        )
+        if _ranking(fallback, objective) > _ranking(play, objective):
+            return fallback
+        return replace(play, optimal=False)
     except budget.OutOfTime:
         assert budget_s is not None
-        return _melds_from_the_rack(variant, rack, table, initial, keep, budget_s)
+        return _melds_from_the_rack(
+            variant, rack, table, initial, keep, budget_s * FALLBACK_SHARE, objective
+        )
     finally:
         if collecting:
             gc.enable()
+
+
+def _ranking(play: Play, objective: str) -> tuple[int, ...]:
+    """How plays compare for ``objective`` (an opening first, where one is asked for)."""
+    count = len(play.placed)
+    if objective == "tiles":
+        return (int(play.meets_initial), count, play.value)
+    return (int(play.meets_initial), play.value, count)
 
 
 FALLBACK_SHARE = 0.05
@@ -187,12 +216,14 @@ def _melds_from_the_rack(
     table: Sequence[Sequence[Item]],
     initial: bool,
     keep: int,
-    budget_s: float,
+    seconds: float,
+    objective: str = "value",
 ) -> Play:
-    """The fallback when the budget ran out: new melds from the rack alone beside the table
+    """The floor of an answer out of time: new melds from the rack alone beside the table
     as it lies (always a legal turn where melds are laid, and an opening when they reach
-    the variant's initial meld), the split that leaves the least in hand; nothing placed
-    when that too takes longer than its share or does not open."""
+    the variant's initial meld), the best such play for ``objective`` found in ``seconds``
+    (Räuber-Rommé's ``value``: the least left in hand); nothing placed when none is found
+    in time or none opens."""
     table_melds = tuple(tuple(meld) for meld in table)
     opening = variant.initial_meld_required > 0 or variant.initial_meld_needs_run
     needs_opening = initial and opening and variant.table_rules.lays_out
@@ -200,19 +231,30 @@ def _melds_from_the_rack(
     items = tuple(JOKER if isinstance(item, Joker) else item for item in rack)
     if not variant.table_rules.lays_out or not items:
         return nothing
+    need = variant.initial_meld_required if needs_opening else 0
+    need_run = needs_opening and variant.initial_meld_needs_run
+    rules = variant.table_rules
+
+    scorer = slot_scorer(objective)
+    if rules.rearrange and rules.jokers_move_freely:
+
+        def scorer(field: int, slot_value: int) -> int:
+            worth = variant.hand_value(field_item(variant.family, field))
+            return SCORE_SCALE + worth if objective == "tiles" else worth * SCORE_SCALE + 1
+
     try:
-        with budget.limit(budget_s * FALLBACK_SHARE):
-            readings, leftover = best_split(items, variant)
+        with budget.limit(seconds):
+            found = MeldPacking(variant, items, scorer).solve(need, need_run, keep)
     except budget.OutOfTime:
         return nothing
-    if len(leftover) < keep:
+    if found is None or not found.readings:
         return nothing
+    readings = found.readings
     value = sum(variant.meld_value(reading) for reading in readings)
-    if needs_opening and (
-        value < variant.initial_meld_required
-        or (variant.initial_meld_needs_run and not any(r.kind is MeldKind.RUN for r in readings))
-    ):
-        return nothing
+    if rules.rearrange and rules.jokers_move_freely:
+        # Räuber-Rommé counts the placed cards as they would count left in the hand
+        value = sum(variant.hand_value(JOKER if slot.is_joker else slot.item)
+                    for reading in readings for slot in reading.slots)
     melds = tuple(reading.resolved_items() for reading in readings)
     placed = tuple(sorted((item for meld in melds for item in meld), key=order_key))
     placed = tuple(JOKER if isinstance(item, Joker) else item for item in placed)
@@ -248,60 +290,148 @@ def _solve(
         )
     opening_rule = variant.initial_meld_required > 0 or variant.initial_meld_needs_run
     constrained = initial and opening_rule and rules.lays_out
-    search = _ExtendSearch(
-        variant,
-        table_melds,
-        objective,
-        lay_off=not constrained,
-        max_placed=len(rack_items) - keep,
+    if constrained or not table_melds:
+        # new melds from the rack alone: the packing search on counts
+        return _new_melds_only(variant, rack_items, table_melds, constrained, objective, keep)
+    left = budget.remaining()
+    if left is None:
+        return _extend(variant, rack_items, table_melds, objective, keep)
+    # under a budget: first the best play of new melds alone (quick), the floor of the
+    # answer should the search with the table run out of time
+    floor = _melds_from_the_rack(
+        variant, rack_items, table_melds, False, keep, left * FLOOR_SHARE, objective
     )
-    need = variant.initial_meld_required if constrained else 0
-    need_run = constrained and variant.initial_meld_needs_run
-    start = _State(sorted_items(rack_items), 0, need, need_run, 0)
-    result = search.best(start)
-    if result is None:
-        return Play(table_melds, (), 0, meets_initial=False)
-    if constrained or not rules.exchange:
+    play = _extend(variant, rack_items, table_melds, objective, keep)
+    if budget.settled() and _ranking(floor, objective) > _ranking(play, objective):
+        return floor
+    return play
+
+
+FLOOR_SHARE = 0.25
+"""Of what is left of a budget, what the floor of an extend-only answer may take."""
+
+
+def _extend(
+    variant: Variant,
+    rack_items: tuple[Item, ...],
+    table_melds: tuple[Meld, ...],
+    objective: str,
+    keep: int,
+) -> Play:
+    """The extend-only search with a table to lay off onto, joker exchanges included."""
+    rules = variant.table_rules
+    search = _ExtendSearch(
+        variant, table_melds, objective, lay_off=True, max_placed=len(rack_items) - keep
+    )
+    start = _State(sorted_items(rack_items), 0, 0, False, 0)
+    try:
+        result = search.best(start)
+    except budget.OutOfTime:
+        # the best play found in time (the extend-only search keeps it as it goes)
+        found = search.incumbent_play(start)
+        if found is None:
+            raise
+        budget.settle()
+        return found
+    assert result is not None  # nothing placed is always a play here
+    if not rules.exchange:
         return search.play(start)
-    best: tuple[tuple[int, int], _ExtendSearch, _State, tuple[_Exchange, ...]] | None = None
-    for exchanges in _exchange_choices(variant, table_melds, rack_items):
-        tiles = [tile for exchange in exchanges for tile in exchange.tiles]
-        room = len(rack_items) - keep - len(tiles)
-        if room < 0:
-            continue
-        exchanged = list(table_melds)
-        for exchange in exchanges:
-            exchanged[exchange.index] = exchange.meld
-        freed = sum(exchange.freed for exchange in exchanges)
-        left = list(rack_items)
-        for tile in tiles:
-            left.remove(tile)
-        inner = _ExtendSearch(
-            variant,
-            tuple(exchanged),
-            objective,
-            lay_off=True,
-            max_placed=room,
-            freed_needs_rack_pair=rules.freed_with_hand_tiles,
-        )
-        inner_start = _State(sorted_items((*left, *([JOKER] * freed))), 0, 0, False, 0, freed)
-        rest = inner.best(inner_start)
-        if rest is None:
-            continue  # the freed jokers find no new meld
-        gain = search.score((len(tiles), sum(exchange.value for exchange in exchanges)))
-        total = (gain[0] + rest[0], gain[1] + rest[1])
-        if total > (best[0] if best is not None else result):
-            best = (total, inner, inner_start, exchanges)
-    if best is None:
-        return search.play(start)
-    _, inner, inner_start, exchanges = best
-    play = inner.play(inner_start)
+    # (score, search, start, exchanges, steps: None when that search finished)
+    best: tuple[tuple[int, int], _ExtendSearch, _State, tuple[_Exchange, ...],
+                tuple[_Step, ...] | None] | None = None
+    current: tuple[_ExtendSearch, _State, tuple[int, int], tuple[_Exchange, ...]] | None = None
+    try:
+        for exchanges in _exchange_choices(variant, table_melds, rack_items):
+            tiles = [tile for exchange in exchanges for tile in exchange.tiles]
+            room = len(rack_items) - keep - len(tiles)
+            if room < 0:
+                continue
+            exchanged = list(table_melds)
+            for exchange in exchanges:
+                exchanged[exchange.index] = exchange.meld
+            freed = sum(exchange.freed for exchange in exchanges)
+            left = list(rack_items)
+            for tile in tiles:
+                left.remove(tile)
+            inner = _ExtendSearch(
+                variant,
+                tuple(exchanged),
+                objective,
+                lay_off=True,
+                max_placed=room,
+                freed_needs_rack_pair=rules.freed_with_hand_tiles,
+            )
+            inner_start = _State(sorted_items((*left, *([JOKER] * freed))), 0, 0, False, 0, freed)
+            gain = search.score((len(tiles), sum(exchange.value for exchange in exchanges)))
+            current = (inner, inner_start, gain, exchanges)
+            rest = inner.best(inner_start)
+            current = None
+            if rest is None:
+                continue  # the freed jokers find no new meld
+            total = (gain[0] + rest[0], gain[1] + rest[1])
+            if total > (best[0] if best is not None else result):
+                best = (total, inner, inner_start, exchanges, None)
+    except budget.OutOfTime:
+        budget.settle()
+        if current is not None and current[0].incumbent is not None:
+            inner, inner_start, gain, exchanges = current
+            assert inner.incumbent is not None
+            reached, prefix, _ = inner.incumbent
+            total = (gain[0] + reached[0], gain[1] + reached[1])
+            if total > (best[0] if best is not None else result):
+                best = (total, inner, inner_start, exchanges, prefix)
+    with budget.suspended():
+        if best is None:
+            return search.play(start)
+        _, inner, inner_start, exchanges, taken = best
+        play = inner.play(inner_start, taken or ())
     placed = sorted(
         (*play.placed, *(tile for exchange in exchanges for tile in exchange.tiles)),
         key=order_key,
     )
     value = play.value + sum(exchange.value for exchange in exchanges)
     return Play(play.melds, tuple(placed), value, meets_initial=True)
+
+
+SCORE_SCALE = 1 << 16
+"""Weights the first criterion of an objective over the second in one integer score (the
+second never reaches it: at most a few hundred points, or a few dozen items)."""
+
+
+def slot_scorer(objective: str) -> ItemScore:
+    """What one slot of a new meld scores for ``objective`` (the packing search's weights),
+    given its slot value: ``tiles`` an item first, its value second; ``value`` the other
+    way round."""
+    if objective == "tiles":
+        return lambda field, value: SCORE_SCALE + value
+    return lambda field, value: value * SCORE_SCALE + 1
+
+
+def _new_melds_only(
+    variant: Variant,
+    rack: tuple[Item, ...],
+    table: tuple[Meld, ...],
+    constrained: bool,
+    objective: str,
+    keep: int,
+) -> Play:
+    """The best play of new melds from the rack alone (no table to lay off onto, or an
+    opening turn, which lays nothing off): :class:`partition.MeldPacking`."""
+    packing = MeldPacking(variant, rack, slot_scorer(objective))
+    need = variant.initial_meld_required if constrained else 0
+    need_run = constrained and variant.initial_meld_needs_run
+    result = packing.solve(need, need_run, keep)
+    if result is None:
+        return Play(table, (), 0, meets_initial=False)
+    if not result.optimal:
+        budget.settle()
+    melds = tuple(reading.resolved_items() for reading in result.readings)
+    placed = sorted(
+        (JOKER if item.is_joker else item for meld in melds for item in meld), key=order_key
+    )
+    value = sum(variant.meld_value(reading) for reading in result.readings)
+    return Play((*table, *melds), tuple(placed), value, meets_initial=True,
+                optimal=result.optimal)
 
 
 def best_rack_split(variant: Variant, rack: Sequence[Item]) -> RackSplit:
@@ -576,6 +706,9 @@ class _ExtendSearch:
         self.all_melds = (1 << len(table)) - 1
         self._gains_cache: dict[tuple[int, int], tuple[tuple[int, int] | None, ...]] = {}
         self._profiles: dict[tuple[int, int], list[tuple[int, int] | None]] = {}
+        self.path: list[_Step] = []
+        self.incumbent: tuple[tuple[int, int], tuple[_Step, ...], _State] | None = None
+        """The best score found so far, the steps to it and the state they lead to."""
 
     # -- scores ------------------------------------------------------------------------
     def score(self, gain: _Gain) -> tuple[int, int]:
@@ -658,9 +791,10 @@ class _ExtendSearch:
         return profile
 
     # -- the recursion -------------------------------------------------------------------
-    def best(self, state: _State) -> tuple[int, int] | None:
+    def best(self, state: _State, gained: tuple[int, int] = (0, 0)) -> tuple[int, int] | None:
         """The best score reachable from ``state`` (None: the opening cannot be met,
-        or the freed jokers cannot all go into new melds)."""
+        or the freed jokers cannot all go into new melds).  ``gained``: the score of the
+        steps that led here, for the best play found so far (:meth:`incumbent_play`)."""
         budget.check()
         if state.freed:
             jokers = sum(1 for item in state.remaining if item.is_joker)
@@ -676,17 +810,33 @@ class _ExtendSearch:
             outcome = ((0, 0), None) if state.need <= 0 and not state.need_run else None
         else:
             outcome = None
+            path = self.path
             for step in self.steps(state):
                 following = self.after(state, step)
-                sub = self.best(following)
+                gain = self.score(step.gain)
+                path.append(step)
+                sub = self.best(following, (gained[0] + gain[0], gained[1] + gain[1]))
+                path.pop()
                 if sub is None:
                     continue
-                gain = self.score(step.gain)
                 total = (gain[0] + sub[0], gain[1] + sub[1])
                 if outcome is None or total > outcome[0]:
                     outcome = (total, step)
         self.memo[key] = outcome
+        if outcome is not None:
+            reached = (gained[0] + outcome[0][0], gained[1] + outcome[0][1])
+            if self.incumbent is None or reached > self.incumbent[0]:
+                self.incumbent = (reached, tuple(self.path), state)
         return None if outcome is None else outcome[0]
+
+    def incumbent_play(self, start: _State) -> Play | None:
+        """The best play found so far from ``start`` (the search ran out of time), or
+        None when none was found."""
+        if self.incumbent is None:
+            return None
+        _, steps, _ = self.incumbent
+        with budget.suspended():
+            return self.play(start, steps)
 
     def after(self, state: _State, step: _Step) -> _State:
         used = state.used if step.target is None else state.used | (1 << step.target)
@@ -699,9 +849,11 @@ class _ExtendSearch:
     def steps(self, state: _State) -> Iterator[_Step]:
         remaining = state.remaining
         pivot = remaining[0]
-        yield _Step((0, 0), remaining[1:])  # the pivot stays on the rack
+        stays = _Step((0, 0), remaining[1:])  # the pivot stays on the rack: tried last, so
+        # the first answers found (the best so far, out of time) lay what they can
         room = self.max_placed - state.placed
         if room <= 0:
+            yield stays
             return
         best_meld: dict[tuple[tuple[Item, ...], bool, int], _Step] = {}
         if not pivot.is_joker:
@@ -714,8 +866,10 @@ class _ExtendSearch:
                     slot_key = (rest, step.is_run, freed)
                     if slot_key not in best_meld or step.gain > best_meld[slot_key].gain:
                         best_meld[slot_key] = step
-        yield from best_meld.values()
+        yield from sorted(best_meld.values(), key=lambda step: self.score(step.gain),
+                          reverse=True)
         if not self.lay_off:
+            yield stays
             return
         best_bundle: dict[tuple[int, tuple[Item, ...]], _Step] = {}
         for anchor in self.anchors:
@@ -731,6 +885,7 @@ class _ExtendSearch:
                 if old is None or self.score(step.gain) > self.score(old.gain):
                     best_bundle[slot] = step
         yield from best_bundle.values()
+        yield stays
 
     def freed_choices(self, state: _State, reading: Reading) -> range:
         """How many of a new meld's jokers may be freed ones."""
@@ -922,12 +1077,28 @@ class _ExtendSearch:
                     yield step
 
     # -- the answer --------------------------------------------------------------------
-    def play(self, start: _State) -> Play:
+    def play(self, start: _State, prefix: Sequence[_Step] = ()) -> Play:
+        """The best play from ``start``; ``prefix``: steps taken first (then the best from
+        where they lead, which the search has finished)."""
         melds: list[Meld] = list(self.table)
         new: list[Meld] = []
         placed: list[Item] = []
         value = 0
         state = start
+
+        def take(step: _Step) -> None:
+            nonlocal value
+            if step.gain[0]:
+                placed.extend(step.used_items)
+                value += step.gain[1]
+                if step.target is None:
+                    new.append(step.meld)
+                else:
+                    melds[step.target] = step.meld
+
+        for first in prefix:
+            take(first)
+            state = self.after(state, first)
         while state.remaining:
             # Equivalent states share a memo entry, so the step stored there may
             # suit another of them; pick a step of this very state that attains
@@ -944,13 +1115,7 @@ class _ExtendSearch:
                     step = candidate
                     break
             assert step is not None
-            if step.gain[0]:
-                placed.extend(step.used_items)
-                value += step.gain[1]
-                if step.target is None:
-                    new.append(step.meld)
-                else:
-                    melds[step.target] = step.meld
+            take(step)
             state = self.after(state, step)
         placed.sort(key=order_key)
         return Play(tuple(melds + new), tuple(placed), value, meets_initial=True)

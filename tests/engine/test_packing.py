@@ -1,0 +1,170 @@
+"""engine.partition.MeldPacking: the packing search on counts, proved against the item by
+item searches it replaced (the extend-only search with nothing to lay off onto, and a
+brute force over the rack's subsets for a table rebuilt), and its best play so far."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections import Counter
+
+import pytest
+
+from tabletop.engine import budget
+from tabletop.engine.items import JOKER, Item, parse_items, parse_melds
+from tabletop.engine.partition import (
+    MeldPacking,
+    _run_length_cap,
+    can_be_melded,
+    field_item,
+    sorted_items,
+)
+from tabletop.engine.solver import _ExtendSearch, _State, slot_scorer, solve
+from tabletop.engine.turns import check_turn
+from tabletop.engine.variants import Variant, find_variant
+
+EXTEND_ONLY = ("rommee", "rum500", "american-rummy", "remi", "rummikub-american",
+               "rummikub-international", "wiener")
+
+
+def _rack(variant: Variant, rng: random.Random, size: int, jokers: int) -> tuple[Item, ...]:
+    family = variant.family
+    pool = [field_item(family, i) for i in range(52) for _ in range(variant.copies_of_each)]
+    rng.shuffle(pool)
+    return (*pool[:size], *([JOKER] * min(jokers, variant.joker_count)))
+
+
+def _reference(variant: Variant, rack: tuple[Item, ...], objective: str, need: int,
+               need_run: bool, keep: int) -> tuple[int, int] | None:
+    """The item-by-item extend-only search with no table (exact, and slow on long racks)."""
+    search = _ExtendSearch(variant, (), objective, lay_off=False, max_placed=len(rack) - keep)
+    return search.best(_State(sorted_items(rack), 0, need, need_run, 0))
+
+
+def _score(variant: Variant, readings: tuple, objective: str) -> tuple[int, int]:  # type: ignore[type-arg]
+    count = sum(len(r.slots) for r in readings)
+    value = sum(variant.meld_value(r) for r in readings)
+    return (count, value) if objective == "tiles" else (value, count)
+
+
+@pytest.mark.parametrize("variant_id", EXTEND_ONLY)
+def test_the_packing_matches_the_item_search(variant_id: str) -> None:
+    variant = find_variant(variant_id)
+    rng = random.Random(variant_id)
+    for _ in range(10):
+        rack = _rack(variant, rng, rng.randint(8, 15), rng.randint(0, 3))
+        objective = rng.choice(["tiles", "value"])
+        opening = rng.random() < 0.4 and variant.table_rules.lays_out
+        need = variant.initial_meld_required if opening else 0
+        need_run = opening and variant.initial_meld_needs_run
+        keep = rng.choice([0, 0, 1])
+        expected = _reference(variant, rack, objective, need, need_run, keep)
+        found = MeldPacking(variant, rack, slot_scorer(objective)).solve(need, need_run, keep)
+        if expected is None:
+            assert found is None, rack
+            continue
+        assert found is not None and found.optimal
+        assert _score(variant, found.readings, objective) == expected, rack
+        used = Counter(JOKER if s.is_joker else s.item for r in found.readings for s in r.slots)
+        assert not used - Counter(rack)
+        assert sum(used.values()) <= len(rack) - keep
+        for reading in found.readings:
+            assert variant.analyse(reading.resolved_items()).valid
+
+
+def test_a_long_run_that_cannot_be_cut_is_laid_whole() -> None:
+    # [remi] twice as many real tiles as jokers: JK JK R3 R4 R5 R6 is a run, but neither
+    # JK JK R3 nor JK JK R3 R4 is, so the six go down together or not at all
+    remi = find_variant("remi")
+    assert _run_length_cap(remi, repr(remi), 2) >= 6
+    play = solve(remi, parse_items("R3 R4 R5 R6 JK JK"))
+    assert len(play.placed) == 6 and len(play.melds) == 1
+    # without jokers a run is never needed longer than five: it splits into two
+    assert _run_length_cap(find_variant("american-rummy"), "american", 0) == 5
+
+
+def _brute_rebuild(variant: Variant, table: tuple[Item, ...], rack: tuple[Item, ...]) -> int:
+    """Most rack items that fit with the whole table into legal melds (every subset)."""
+    best = 0
+    for size in range(len(rack), 0, -1):
+        for subset in itertools.combinations(rack, size):
+            if can_be_melded((*table, *subset), variant):
+                return size
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_rebuilt_table_matches_the_brute_force(seed: int) -> None:
+    raeuber = find_variant("raeuber")
+    rng = random.Random(seed)
+    melds = ["AS 2S 3S", "4H 5H 6H 7H", "9D 9C 9H", "JK 5C 6C", "QS QH JK", "8C 9C 10C",
+             "KD KS KC", "2D 3D 4D"]
+    table = parse_melds(" | ".join(rng.sample(melds, 3)))
+    on_table = Counter(item for meld in table for item in meld)
+    pool = [field_item(raeuber.family, i) for i in range(52) for _ in range(2)]
+    pool = list((Counter(pool) - on_table).elements())
+    rng.shuffle(pool)
+    rack = tuple(pool[:6])
+    flat = tuple(item for meld in table for item in meld)
+    expected = _brute_rebuild(raeuber, flat, rack)
+    play = solve(raeuber, rack, table)
+    assert play.optimal and len(play.placed) == expected, (table, rack)
+    if play.placed:
+        assert check_turn(raeuber, table, play.melds, play.placed, opened=True).valid
+
+
+def test_out_of_time_the_packing_answers_with_its_best_so_far() -> None:
+    rommee = find_variant("rommee")
+    rack = _rack(rommee, random.Random(4), 28, 4)
+    with budget.limit(0.02):
+        started = time.monotonic()
+        try:
+            found = MeldPacking(rommee, rack, slot_scorer("tiles")).solve()
+        except budget.OutOfTime:
+            found = None  # not a single play in time: the caller falls back
+        assert time.monotonic() - started < 0.02 * 1.1 + 0.05
+    if found is not None and not found.optimal:
+        used = Counter(JOKER if s.is_joker else s.item for r in found.readings for s in r.slots)
+        assert not used - Counter(rack)
+        for reading in found.readings:
+            assert rommee.analyse(reading.resolved_items()).valid
+    exact = MeldPacking(rommee, rack, slot_scorer("tiles")).solve()
+    assert exact is not None and exact.optimal
+    if found is not None:
+        assert found.score <= exact.score
+
+
+@pytest.mark.parametrize("steps", [40, 400, 4000])
+def test_stopped_early_the_packing_answers_with_a_legal_play(
+    steps: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the budget runs out after so many steps of the search: the answer is the best play
+    # found by then, legal, and no better than the best
+    rommee = find_variant("rommee")
+    rack = _rack(rommee, random.Random(5), 30, 3)
+    exact = MeldPacking(rommee, rack, slot_scorer("tiles")).solve()
+    assert exact is not None and exact.optimal
+    packing = MeldPacking(rommee, rack, slot_scorer("tiles"))
+    calls = 0
+
+    def check() -> None:
+        nonlocal calls
+        calls += 1
+        if calls > steps:
+            raise budget.OutOfTime
+
+    monkeypatch.setattr(budget, "check", check)
+    found = packing.solve()
+    assert found is not None
+    if not found.optimal:
+        assert found.score <= exact.score
+    else:
+        assert found.score == exact.score
+    used = Counter(JOKER if s.is_joker else s.item for r in found.readings for s in r.slots)
+    assert not used - Counter(rack)
+    for reading in found.readings:
+        assert rommee.analyse(reading.resolved_items()).valid
+    assert found.score == sum(
+        slot_scorer("tiles")(0, rommee.slot_value(r, s)) for r in found.readings for s in r.slots
+    )
