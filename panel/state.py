@@ -395,6 +395,22 @@ def match_for(state: dict[str, Any], rounds: int | None = None) -> Match | None:
     return build_match(variant, setup, list(setup["players"]), played)[0]
 
 
+def _ended_by_rounds(state: _Replay, result: dict[str, Any]) -> dict[str, Any]:
+    """The feed's line for a match its scored rounds ended (rounds entered on the panel:
+    no game logged a ``match_over``), dated with the round that ended it."""
+    last = state.rounds[-1]
+    scored = next((entry for entry in state.feed if entry.get("id") == last.get("id")), {})
+    return {
+        "type": "match_over",
+        "seat": None,
+        "id": last.get("id"),
+        "recorded_at": scored.get("recorded_at"),
+        "winner": result["winner"],
+        "totals": {name: row["total"] for name, row in result["progress"].items()},
+        "from_rounds": True,
+    }
+
+
 def _result(
     variant: Variant,
     match: Match | None,
@@ -471,6 +487,8 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         else entry
         for entry in reversed(state.feed)
     ]
+    if result["over"] and state.match_over is None and state.rounds:
+        feed.insert(0, _ended_by_rounds(state, result))
     turn = state.turn
     if turn is not None and isinstance(turn.get("seat"), int) and 0 <= turn["seat"] < len(players):
         turn = {**turn, "player": players[turn["seat"]]}

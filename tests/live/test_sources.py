@@ -246,7 +246,7 @@ def test_an_endless_backoff_is_bounded_by_the_open_deadline() -> None:
                         open_timeout_s=0.5, open_capture=never_opens)
     started = time.monotonic()
     # the last try is cut short by the deadline when the machine is slow to run it
-    with pytest.raises(SourceError, match="camera 0: no (camera answers|answer within 0.5 s)"):
+    with pytest.raises(SourceError, match=r"camera 0: no (camera answers|answer within 0\.5 s)"):
         source.open()
     assert time.monotonic() - started < OPEN_CONTRACT_S
     assert next(opens) > 3  # it did retry, a bounded number of times

@@ -144,6 +144,16 @@ def test_a_sabra_match_scored_by_hand_is_zero_sum_and_ends_at_its_rounds(
     assert refused.status_code == 422
     assert refused.json()["detail"] == "match 1 is over (Ana won); no further round is scored"
     assert len(_events(client, match_id)) == 4
+    # the feed says so, with the final totals; taking the last round back takes it away
+    assert state["feed"][0] == {
+        "type": "match_over", "seat": None, "id": logged[2]["id"],
+        "recorded_at": logged[2]["recorded_at"], "winner": "Ana",
+        "totals": {"Ana": 40, "Ben": 10, "Cem": -50}, "from_rounds": True,
+    }
+    assert sum(entry["type"] == "match_over" for entry in state["feed"]) == 1
+    undone = client.post(f"/api/matches/{match_id}/undo", json={"who": "Ana"})
+    assert undone.status_code == 201, undone.text
+    assert all(entry["type"] != "match_over" for entry in _state(client, match_id)["feed"])
 
 
 def test_a_remi_match_scored_by_hand_ends_at_its_target(client: TestClient) -> None:
