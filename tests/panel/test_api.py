@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,22 +10,11 @@ from fastapi.testclient import TestClient
 
 from tabletop.panel.app import InsecureSettings, create_app
 from tabletop.panel.settings import PanelSettings
+from tests.panel.clients import panel_client
 
 JPEG = bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9")
 
-PANEL_URL = "http://127.0.0.1:8765"
 """Where the panel serves by default: TestClient's own "testserver" is no name it answers to."""
-
-
-def _client(tmp_path: Path, **settings: Any) -> TestClient:
-    config = PanelSettings(database_url=f"sqlite:///{tmp_path / 'panel.db'}", **settings)
-    return TestClient(create_app(config), base_url=PANEL_URL)
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with _client(tmp_path) as client:
-        yield client
 
 
 def _match(client: TestClient, players: tuple[str, ...] = ("Ana", "Ben", "Cem")) -> int:
@@ -211,7 +199,7 @@ def test_export_endpoints(client: TestClient) -> None:
 
 
 def test_token_guards_every_change(tmp_path: Path) -> None:
-    with _client(tmp_path, token="s3cret") as client:
+    with panel_client(tmp_path, token="s3cret") as client:
         assert client.post("/api/matches", json={"name": "m"}).status_code == 401
         assert (
             client.post(
@@ -262,7 +250,7 @@ def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_camera_frame(tmp_path: Path) -> None:
     frame = tmp_path / "frame.jpg"
-    with _client(tmp_path, frame_path=frame) as client:
+    with panel_client(tmp_path, frame_path=frame) as client:
         assert client.get("/api/frame.jpg").status_code == 404
         frame.write_bytes(JPEG)
         response = client.get("/api/frame.jpg")
@@ -288,7 +276,7 @@ def test_websocket_pushes_the_state_after_each_event(client: TestClient) -> None
 def test_bus_events_reach_the_store(tmp_path: Path) -> None:
     from tabletop.live.bus import EventBus
 
-    with _client(tmp_path) as client:
+    with panel_client(tmp_path) as client:
         service = client.app.state.service  # type: ignore[attr-defined]
         match_id = _match(client, ("Ana", "Ben"))
         bus = EventBus()
@@ -335,7 +323,7 @@ def test_panel_command_exports_a_match(tmp_path: Path, capsys: pytest.CaptureFix
     from tabletop.cli import main
 
     url = f"sqlite:///{tmp_path / 'panel.db'}"
-    with _client(tmp_path) as client:
+    with panel_client(tmp_path) as client:
         match_id = _match(client, ("Ana", "Ben"))
         _event(
             client,

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,17 +16,7 @@ from tabletop.engine.items import Item, parse_items, parse_melds
 from tabletop.engine.solver import solve
 from tabletop.engine.turns import check_turn
 from tabletop.engine.variants import find_variant
-from tabletop.panel.app import create_app
-from tabletop.panel.settings import PanelSettings
-
-PANEL_URL = "http://127.0.0.1:8765"
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    config = PanelSettings(database_url=f"sqlite:///{tmp_path / 'panel.db'}")
-    with TestClient(create_app(config), base_url=PANEL_URL) as client:
-        yield client
+from tests.panel.clients import PANEL_URL
 
 
 def _match(

@@ -11,17 +11,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 import pytest
-from fastapi.testclient import TestClient
 
-from tabletop.panel.app import create_app
 from tabletop.panel.join import join_url, lan_address, print_qr, qr_matrix
 from tabletop.panel.routers.about import best_language
-from tabletop.panel.settings import PanelSettings
+from tests.panel.clients import panel_client
 from tests.shared import REPO
 
 TOKEN = "s3cret-token"
@@ -107,11 +104,6 @@ def test_the_browsers_language_picks_the_pages_language(header: str | None, expe
     assert best_language(header) == expected
 
 
-def _client(tmp_path: Path, **settings: Any) -> TestClient:
-    app = create_app(PanelSettings(database_url=f"sqlite:///{tmp_path / 'p.db'}", **settings))
-    return TestClient(app, base_url="http://127.0.0.1:8765")
-
-
 @pytest.mark.parametrize(
     ("lang", "accept", "expected"),
     [(None, "ro,en;q=0.5", "ro"), ("de", "ro,en;q=0.5", "de"), (None, None, "en")],
@@ -120,19 +112,19 @@ def test_the_panel_tells_the_page_its_language(
     tmp_path: Path, lang: str | None, accept: str | None, expected: str
 ) -> None:
     headers = {"Accept-Language": accept} if accept else {}
-    with _client(tmp_path, lang=lang) as client:
+    with panel_client(tmp_path, lang=lang) as client:
         answer = client.get("/api/panel", headers=headers).json()
     assert answer == {"lang": expected, "languages": ["de", "en", "ro"], "on_network": False}
 
 
 def test_a_local_panel_has_nothing_to_join(tmp_path: Path) -> None:
-    with _client(tmp_path) as client:
+    with panel_client(tmp_path) as client:
         assert client.get("/api/join").json() == {"url": None, "qr_svg": None, "qr_url": None}
         assert client.get("/api/join.svg").status_code == 404
 
 
 def test_a_panel_on_the_network_shows_its_link_and_code(tmp_path: Path) -> None:
-    with _client(tmp_path, host="0.0.0.0", port=8799, token=TOKEN) as client:
+    with panel_client(tmp_path, host="0.0.0.0", port=8799, token=TOKEN) as client:
         assert client.get("/api/join").status_code == 401  # the code holds the token
         client.headers["X-Panel-Token"] = TOKEN
         answer = client.get("/api/join").json()

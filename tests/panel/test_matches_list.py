@@ -13,19 +13,9 @@ from fastapi.testclient import TestClient
 
 from tabletop.live.bus import EventBus
 from tabletop.live.corrections import inbox_for
-from tabletop.panel.app import create_app
 from tabletop.panel.embed import PanelAddressError, start_panel
 from tabletop.panel.settings import PanelSettings
 from tabletop.panel.store import EventStore
-
-PANEL_URL = "http://127.0.0.1:8765"
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    settings = PanelSettings(database_url=f"sqlite:///{tmp_path / 'panel.db'}")
-    with TestClient(create_app(settings), base_url=PANEL_URL) as client:
-        yield client
 
 
 def _match(client: TestClient, name: str, variant: str = "sabra", **setup: Any) -> int:

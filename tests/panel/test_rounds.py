@@ -8,28 +8,13 @@ tests/engine/test_tile_scoring.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tabletop.panel.app import create_app
-from tabletop.panel.settings import PanelSettings
-
-PANEL_URL = "http://127.0.0.1:8765"
-
-
-def _client(tmp_path: Path, **settings: Any) -> TestClient:
-    config = PanelSettings(database_url=f"sqlite:///{tmp_path / 'panel.db'}", **settings)
-    return TestClient(create_app(config), base_url=PANEL_URL)
-
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with _client(tmp_path) as client:
-        yield client
+from tests.panel.clients import panel_client
 
 
 def _match(
@@ -525,7 +510,7 @@ def test_a_repeat_with_the_same_key_is_answered_as_logged(client: TestClient) ->
 
 
 def test_entering_a_round_needs_the_token_and_the_preview_only_reads(tmp_path: Path) -> None:
-    with _client(tmp_path, token="s3cret") as client:
+    with panel_client(tmp_path, token="s3cret") as client:
         headers = {"X-Panel-Token": "s3cret"}
         match_id = _match(client, "sabra", ["Ana", "Ben"], headers=headers)
         entry = _entry({"name": "Ana", "out": True}, {"name": "Ben", "points": 9})
