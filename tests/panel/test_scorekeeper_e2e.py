@@ -307,7 +307,9 @@ def test_a_rommee_match_with_penalty_points_in_german(browser: Any, tmp_path: Pa
         expect(page.locator("#winner-standings li").nth(0)).to_have_attribute("data-player", "Ben")
         expect(page.locator("#winner-standings li").nth(0).locator(".total")).to_have_text("50")
         expect(page.locator("#winner-standings li").nth(2).locator(".total")).to_have_text("105")
-        expect(page.locator("#feed li").first).to_have_text(
+        feed = page.locator("#feed li")
+        expect(feed.first).to_have_text("Partie vorbei — Ben gewinnt")
+        expect(feed.nth(1)).to_have_text(
             "panel hat Runde 3 eingetragen — Cem gewinnt: Strafpunkte Ana 45, Ben 10, Cem 0")
         assert not page.errors
 
