@@ -96,7 +96,10 @@ class _Replay:
     round_number: Any = None
     """The live game's round, from its ``turn_started`` events."""
     opened: set[int] = field(default_factory=set)
-    """Seats that have made their initial meld in this round."""
+    """Seats whose turns in this round laid their initial meld (turns that have ended)."""
+    turn_opening: dict[int, tuple[bool, bool | None]] = field(default_factory=dict)
+    """Per seat, in its turn now on: whether it laid a meld, and whether the game's last
+    opening progress reached the minimum (None: the game reported none)."""
     opening_value: int = 0
     """What the seat on turn has laid toward its initial meld in this turn so far."""
 
@@ -172,8 +175,10 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
         state.progress = None
         state.scored_round = None
         seat = event.get("seat")
-        if event.get("valid") and event.get("laid") and isinstance(seat, int):
-            state.opened.add(seat)
+        if isinstance(seat, int):
+            laid, reached = state.turn_opening.pop(seat, (False, None))
+            if event.get("valid") is not False and (laid or reached or event.get("laid")):
+                state.opened.add(seat)
     elif kind == "timer_paused" and state.turn is not None:
         state.turn["paused_at"] = stored.recorded_at
     elif kind == "timer_resumed" and state.turn is not None and state.turn["paused_at"] is not None:
@@ -197,6 +202,9 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
         }
         if isinstance(event.get("value"), int):
             state.opening_value = int(event["value"])
+        if isinstance(event.get("seat"), int):
+            laid, _ = state.turn_opening.get(event["seat"], (False, None))
+            state.turn_opening[event["seat"]] = (laid, _reaches(event))
     elif kind == "round_scored":
         state.rounds.append(
             {
@@ -212,7 +220,7 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
         )
         state.turn = None
         state.progress = None
-        state.opened = set()
+        state.opened, state.turn_opening = set(), {}
         _round_closed(state, "play")
         state.scored_round = len(state.rounds)
     elif kind == "score_edited":
@@ -240,8 +248,30 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
         entry = {"id": stored.id, "recorded_at": stored.recorded_at, **event}
         if kind in ("meld_laid", "item_added", "joker_exchanged"):
             entry.update(_meld_play(state, event))
+        if kind == "meld_laid" and isinstance(event.get("seat"), int):
+            _, reached = state.turn_opening.get(event["seat"], (False, None))
+            state.turn_opening[event["seat"]] = (True, reached)
         state.feed.append(entry)
         del state.feed[:-FEED_LENGTH]
+
+
+def _reaches(event: dict[str, Any]) -> bool:
+    """An ``initial_meld_progress`` that reaches the variant's minimum."""
+    if event.get("meets"):
+        return True
+    value, required = event.get("value"), event.get("required")
+    return isinstance(value, int) and isinstance(required, int) and value >= required
+
+
+def opened_seats(state: _Replay) -> list[int]:
+    """Seats that have made their initial meld in the round now on: a valid turn of theirs
+    that laid it, or, in their turn now on, opening progress reaching the minimum, or
+    (where the game reports no progress: no opening minimum) a meld laid."""
+    now = {
+        seat for seat, (laid, reached) in state.turn_opening.items()
+        if reached or (laid and reached is None)
+    }
+    return sorted(state.opened | now)
 
 
 def _object_or_none(value: Any) -> dict[str, Any] | None:
@@ -280,7 +310,7 @@ def _turn_on(state: _Replay, stored: StoredEvent) -> None:
     """A turn starts (or, after an undo, starts again): its timer runs from now."""
     number = stored.event.get("round")
     if number is not None and number != state.round_number:
-        state.round_number, state.opened = number, set()
+        state.round_number, state.opened, state.turn_opening = number, set(), {}
     state.turn = {
         "seat": stored.event.get("seat"),
         "since": stored.recorded_at,
@@ -538,6 +568,7 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         if state.phase == "counting"
         else [],
         "scored_round": state.scored_round,
+        "opened": opened_seats(state),
         "feed": feed,
         "corrections": state.corrections[-FEED_LENGTH:][::-1],
         "problems": problems,

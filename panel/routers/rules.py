@@ -3,8 +3,7 @@ variant's options and warnings explained in the players' language.
 
 The hint runs the exact optimiser (:func:`tabletop.engine.solver.solve`) on the table as
 the panel's state has it, within the time the request allows; nothing is stored.  Whether
-the seat's player still has to open is read from the match's events since the last
-scored round (:func:`has_opened`).
+the seat's player still has to open is the replay's (``state["opened"]``, panel/state.py).
 """
 
 from __future__ import annotations
@@ -20,8 +19,6 @@ from tabletop.engine.solver import solve
 from tabletop.engine.variants import VARIANTS, Variant, find_variant
 from tabletop.panel.dependencies import MatchId, ReaderDep, ServiceDep
 from tabletop.panel.schemas import refusal
-from tabletop.panel.state import undone_ids
-from tabletop.panel.store import StoredEvent
 from tabletop.panel.texts import Language, rule_texts
 
 router = APIRouter(
@@ -131,7 +128,7 @@ def hint(match_id: MatchId, body: HintIn, service: ServiceDep) -> dict[str, Any]
     elif body.seat is None:
         initial = False
     else:
-        initial = not has_opened(service.store.events(match_id), body.seat)
+        initial = body.seat not in state["opened"]
     try:
         play = solve(
             variant, rack, table, initial=initial, objective=body.objective, keep=body.keep,
@@ -217,45 +214,6 @@ def _has_opening_rule(variant: Variant) -> bool:
     return (
         variant.initial_meld_required > 0 or variant.initial_meld_needs_run
     ) and variant.table_rules.lays_out
-
-
-def has_opened(events: Sequence[StoredEvent], seat: int) -> bool:
-    """Whether ``seat`` has made its initial meld in the round now on (events in log
-    order): a valid turn of its that laid items.  In its turn now on: its opening progress
-    reaching the requirement, or, where the game reports no progress (a variant without an
-    opening minimum), a meld it laid.  Undone events do not count; a scored round, or a
-    turn of the next round, starts the count again."""
-    undone = undone_ids(events)
-    opened = laid = False
-    progress: bool | None = None  # the turn's last opening progress reached the minimum
-    round_number: Any = None
-    for stored in events:
-        if stored.id in undone:
-            continue
-        event = stored.event
-        if stored.type == "turn_started" and event.get("round", round_number) != round_number:
-            round_number = event["round"]
-            opened, laid, progress = False, False, None
-        if stored.type == "round_scored":
-            opened, laid, progress = False, False, None
-        elif event.get("seat") != seat:
-            continue
-        elif stored.type == "meld_laid":
-            laid = True
-        elif stored.type == "initial_meld_progress":
-            progress = _reaches(event)
-        elif stored.type == "turn_ended":
-            if event.get("valid") is not False and (laid or progress or event.get("laid")):
-                opened = True
-            laid, progress = False, None
-    return opened or bool(progress) or (laid and progress is None)
-
-
-def _reaches(event: dict[str, Any]) -> bool:
-    if event.get("meets"):
-        return True
-    value, required = event.get("value"), event.get("required")
-    return isinstance(value, int) and isinstance(required, int) and value >= required
 
 
 def changed_melds(
