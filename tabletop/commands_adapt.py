@@ -1,7 +1,7 @@
 """``tabletop adapt``: the model adapted to the players' own tile set or deck.
 
     tabletop adapt ANNOTATIONS.jsonl [ANNOTATIONS.jsonl ...] [--out DIR] [--epochs N]
-                   [--seed N] [--base MODEL] [--json]
+                   [--seed N] [--base MODEL] [--light] [--json]
     tabletop adapt --layout PHOTO [--layout PHOTO ...] [--order tiles|cards] [--out DIR]
     tabletop adapt --corrections [...]
 
@@ -16,7 +16,9 @@ boxes moved to sit as the labels draw them, where that helps).  The adapted mode
 written to DIR (default: the active set's
 folder in the user data folder, ``<data>/models/default``), a complete model folder:
 ``tabletop detect --model DIR/tabletop.onnx`` reads with it.  Fine-tuning runs on the
-CPU and needs the ``train`` extra (torch).  See :mod:`tabletop.vision.adapt`.
+CPU and needs the ``train`` extra (torch); ``--light``, the way without it, learns the
+set's four inks from its labelled tiles in seconds and keeps the base's files.  See
+:mod:`tabletop.vision.adapt`.
 """
 
 from __future__ import annotations
@@ -30,8 +32,24 @@ from pathlib import Path
 from typing import Any
 
 
+def _has_torch() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def cmd_adapt(args: argparse.Namespace) -> int:
-    import torch  # noqa: F401  (the train extra: cli.main names it when torch is missing)
+    if args.light and args.epochs is not None:
+        raise ValueError("--epochs is for the fine-tune; --light learns the set's inks only")
+    # asking for epochs asks for the fine-tune: without torch, cli.main names the extra
+    light = args.light or (args.epochs is None and not _has_torch())
+    if not light:
+        import torch  # noqa: F401  (the train extra: cli.main names it when torch is missing)
+    elif not args.light and not args.json:
+        print("tabletop: PyTorch is not installed (the train extra): learning the set's "
+              "inks only (--light)", file=sys.stderr)
 
     # through importlib, so that type-checking the command line does not follow torch
     adapting = importlib.import_module("tabletop.vision.adapt")
@@ -65,8 +83,11 @@ def cmd_adapt(args: argparse.Namespace) -> int:
                 args.layout, Path(scratch) / "layout.jsonl", args.order, detector)
             files.append(layout)
             log(f"labelled {len(args.layout)} layout photo(s) in the {args.order} order")
-        result = adapting.adapt(files, out, base_model=args.base, epochs=epochs,
-                                seed=args.seed, log=log)
+        if light:
+            result = adapting.adapt_light(files, out, base_model=args.base, log=log)
+        else:
+            result = adapting.adapt(files, out, base_model=args.base, epochs=epochs,
+                                    seed=args.seed, log=log)
         if layout is not None:
             # kept with the model: how the layout photos were labelled
             lines = []
@@ -82,10 +103,11 @@ def cmd_adapt(args: argparse.Namespace) -> int:
 
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     adapt = commands.add_parser(
-        "adapt", help="adapt the model to the players' own tile set or deck (needs torch)",
+        "adapt", help="adapt the model to the players' own tile set or deck",
         description="Fine-tune the readers on labelled photos of the players' set and fit "
-                    "the finders' boxes to how the labels draw them (CPU, minutes); write "
-                    "a model folder that detect, eval and run can use.")
+                    "the finders' boxes to how the labels draw them (CPU, minutes; the train "
+                    "extra), or with --light (or without PyTorch) learn only the set's four "
+                    "inks (seconds); write a model folder that detect, eval and run can use.")
     adapt.add_argument("annotations", nargs="*", metavar="ANNOTATIONS.jsonl",
                        help="labelled photos in the detect JSONL form, image paths relative "
                             "to the file's folder")
@@ -105,5 +127,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     adapt.add_argument("--corrections", action="store_true",
                        help="also learn from every correction made on the panel during "
                             "play (kept in <data folder>/corrections/)")
+    adapt.add_argument("--light", action="store_true",
+                       help="learn only the set's tile inks, without PyTorch, in seconds: "
+                            "orange against the set's own red (the default without the "
+                            "train extra)")
     adapt.add_argument("--json", action="store_true", help="print what was done as JSON")
     adapt.set_defaults(handler=cmd_adapt)

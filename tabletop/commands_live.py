@@ -15,6 +15,7 @@ from typing import Any
 from tabletop.commands_vision import (
     add_adapted_option,
     add_card_model_options,
+    add_palette_option,
     detector_settings,
     model_path,
 )
@@ -230,6 +231,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                              "(1..3, default 1.5; 1 for one pass, at about 0.4 times the "
                              "detector's time)")
     add_card_model_options(parser)
+    add_palette_option(parser)
     add_adapted_option(parser)
     parser.add_argument("--every-frame", dest="every_frame", action="store_true",
                         help="run the model on every whole frame, not only where the table "

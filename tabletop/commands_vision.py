@@ -34,6 +34,18 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                              "or with the reader that names tiles (off)")
 
 
+PALETTE_CHOICES = ("on", "off")
+"""``vision.detector.PALETTE_WAYS``, kept here for the same reason."""
+
+
+def add_palette_option(parser: argparse.ArgumentParser) -> None:
+    """--palette, for every command that runs the model."""
+    parser.add_argument("--palette", dest="palette", default=None, choices=PALETTE_CHOICES,
+                        help="decide each tile's colour against the inks of the other tiles "
+                             "in the picture (on, the default: orange against the set's own "
+                             "red) or as the reader reads each tile alone (off)")
+
+
 def add_adapted_option(parser: argparse.ArgumentParser) -> None:
     """--adapted, for every command that runs the model."""
     parser.add_argument("--adapted", default=None, metavar="DIR",
@@ -77,8 +89,9 @@ def cmd_synth(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
 
+    palettes = tuple(name.strip() for name in args.palettes.split(",")) if args.palettes else None
     out = dataset.generate_dataset(
-        args.out, args.images, args.seed, args.kind, size, args.workers, progress
+        args.out, args.images, args.seed, args.kind, size, args.workers, progress, palettes
     )
     print(
         json.dumps(
@@ -97,7 +110,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 DETECTOR_OPTIONS = ("imgsz", "confidence", "views", "zoom", "card_turns", "card_finder",
-                    "card_reader")
+                    "card_reader", "palette")
 """The ``vision.detector.DetectorSettings`` fields that model options set (each option's
 ``dest`` is its field's name)."""
 
@@ -251,6 +264,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     synth.add_argument("--kind", choices=("tiles", "cards", "mixed"), default="mixed")
     synth.add_argument("--size", default="1280x720", help="WIDTHxHEIGHT")
     synth.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    synth.add_argument("--palettes", default=None, metavar="NAME[,NAME...]",
+                       help="the tile sets' ink palette families (default: the training "
+                            "ones; the held-out family 'unusual' tests colours never trained on)")
     synth.add_argument("--json", action="store_true")
     synth.set_defaults(handler=cmd_synth)
 
@@ -271,6 +287,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                               "more rendered card indices at higher precision but one "
                               "fewer real one, and is about 7%% slower)")
         add_card_model_options(sub)
+        add_palette_option(sub)
         add_adapted_option(sub)
         sub.add_argument("--json", action="store_true")
 

@@ -85,6 +85,7 @@ from tabletop.vision.labels import (
     class_id,
     kind_of,
 )
+from tabletop.vision.palette import SetInks, ink_features
 from tabletop.vision.reader import NONE_INDEX, READER_CLASSES
 
 MODEL_NAME = "tabletop"
@@ -697,9 +698,13 @@ class AdaptResult:
     """Processor time of the run, all threads together (on a busy machine the wall time
     says more about the other jobs)."""
     seed: int
+    set_inks: dict[str, Any] | None = None
+    """The set's inks fitted on the labelled tiles (:class:`tabletop.vision.palette.SetInks`),
+    None where the photos show tiles of fewer than two colours."""
 
     def to_json(self) -> dict[str, Any]:
         return {"out": str(self.out), "model": str(self.out / f"{MODEL_NAME}.onnx"),
+                "set_inks": self.set_inks,
                 "base": str(self.base), "photos": list(self.photos), "items": self.items,
                 "labels": self.labels, "crops": self.crops, "adapted": list(self.adapted),
                 "epochs": self.epochs, "steps": self.steps, "boxes": self.boxes,
@@ -710,6 +715,10 @@ class AdaptResult:
     def to_text(self) -> str:
         items = ", ".join(f"{count} {kind}s" for kind, count in self.items.items() if count)
         readers = " and ".join(name.replace("_", " ") for name in self.adapted) or "nothing"
+        if not self.epochs:
+            return (f"learnt the set's inks from {len(self.photos)} photo(s) "
+                    f"({items or 'no items'}) in {self.seconds:.1f} s\n"
+                    f"model: {self.out / (MODEL_NAME + '.onnx')}")
         return (f"adapted {readers} on {len(self.photos)} photo(s) ({items or 'no items'}; "
                 f"{sum(self.crops.values())} crops, {self.epochs} epochs) in "
                 f"{self.seconds:.0f} s\nmodel: {self.out / (MODEL_NAME + '.onnx')}")
@@ -791,6 +800,9 @@ def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
                                        log=say)
             shares[role] = round(share, 3)
             crop_counts[role] = len(images)
+        inks = fit_set_inks(photos)
+        if inks is not None:
+            _write_set_inks(inks, staging)
         moved = any(not fit.is_identity for fit in fits.values())
         for role in ("finder", "card_finder"):
             if not base[role].is_file():
@@ -813,10 +825,87 @@ def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
                              boxes={kind: fit.to_json() for kind, fit in fits.items()},
                              tuned_shares=shares, seconds=seconds,
                              cpu_seconds=time.process_time() - cpu_started,
-                             seed=seed)
+                             seed=seed, set_inks=None if inks is None else inks.to_json())
         info = {**result.to_json(), "date": datetime.datetime.now(datetime.UTC).isoformat(
             timespec="seconds"), "annotations": [str(Path(f)) for f in
                                                  dict.fromkeys(p.source for p in photos)]}
+        (staging / ADAPTED_INFO).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+        _replace_folder(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return result
+
+
+def fit_set_inks(photos: Sequence[LabelledPhoto]) -> SetInks | None:
+    """The set's inks from the labelled tiles of ``photos`` (their labelled boxes), or None
+    where they show tiles of fewer than two colours."""
+    features, colours = [], []
+    for photo in photos:
+        image, truth = photo.read()
+        tiles = truth.of_kind("tile")
+        measured_features, measured = ink_features(image, tiles.boxes)
+        for label, row, ok in zip(tiles.labels, measured_features, measured, strict=True):
+            if ok and label != JOKER:
+                features.append(row)
+                colours.append(label[0])
+    if len(set(colours)) < 2:
+        return None
+    return SetInks.fit(np.array(features), colours)
+
+
+def _write_set_inks(inks: SetInks, folder: Path) -> None:
+    from tabletop.vision.detector import set_inks_path
+
+    path = set_inks_path(folder / f"{MODEL_NAME}.onnx")
+    path.write_text(json.dumps(inks.to_json(), indent=1) + "\n", encoding="utf-8")
+
+
+def adapt_light(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
+                base_model: str | Path | None = None,
+                log: Callable[[str], None] | None = None) -> AdaptResult:
+    """Adapt without PyTorch, in seconds: the base model's files unchanged beside the
+    set's own inks (:class:`tabletop.vision.palette.SetInks`), measured on the labelled
+    tiles of the photos (one layout photo of the whole set is enough), against which the
+    detector then judges every tile's colour.  AdaptError where the photos show tiles of
+    fewer than two colours."""
+    started, cpu_started = time.monotonic(), time.process_time()
+    say = log or (lambda _text: None)
+    out = Path(out_dir)
+    _check_out(out)
+    base = _base_files(base_model)
+    photos = read_labelled(annotation_files)
+    inks = fit_set_inks(photos)
+    if inks is None:
+        raise AdaptError("the photos show tiles of fewer than two colours: no inks to learn "
+                         "(cards are adapted by the fine-tune of the train extra)")
+    items: Counter[str] = Counter()
+    labels: Counter[str] = Counter()
+    for photo in photos:
+        _, truth = photo.read()
+        items.update(truth.kinds)
+        labels.update(f"{label}.card" if label == JOKER and kind == "card" else label
+                      for label, kind in zip(truth.labels, truth.kinds, strict=True))
+    say("inks: " + ", ".join(f"{colour} from {row['tiles']} tiles"
+                             for colour, row in inks.to_json().items() if row))
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=_existing_parent(out)))
+    try:
+        for role, source in base.items():
+            if source.is_file():
+                shutil.copy2(source, staging / model_files(
+                    staging / f"{MODEL_NAME}.onnx")[role].name)
+        _write_set_inks(inks, staging)
+        result = AdaptResult(out=out, base=base["finder"],
+                             photos=tuple(str(photo.path) for photo in photos),
+                             items={kind: items.get(kind, 0) for kind in ("tile", "card")},
+                             labels=dict(sorted(labels.items())), crops={}, adapted=("inks",),
+                             epochs=0, steps={}, boxes={}, tuned_shares={},
+                             seconds=time.monotonic() - started,
+                             cpu_seconds=time.process_time() - cpu_started, seed=0,
+                             set_inks=inks.to_json())
+        info = {**result.to_json(), "method": "light",
+                "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+                "annotations": [str(Path(f)) for f in dict.fromkeys(p.source for p in photos)]}
         (staging / ADAPTED_INFO).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
         _replace_folder(staging, out)
     except BaseException:

@@ -359,20 +359,56 @@ def _guess_kind(label: str) -> str:
         raise DetectionsError(f"{error}; add \"kind\"") from None
 
 
+ITEM_BOXES = "item"
+"""Boxes drawn around each item as the detector boxes it (a tile, a card's index)."""
+WHOLE_CARD_BOXES = "whole card"
+"""Boxes drawn around each whole card."""
+BOX_MEANINGS = (ITEM_BOXES, WHOLE_CARD_BOXES)
+LABEL_LIST = "labels"
+"""The :attr:`ImageDetections.meaning` of a line that lists its labels without boxes."""
+
+
 @dataclass(frozen=True)
 class ImageDetections:
-    """One line of ``tabletop detect --json`` or of an annotations.jsonl."""
+    """One line of ``tabletop detect --json`` or of an annotations.jsonl.
+
+    A labelled line says how it labels its items (:data:`BOX_MEANINGS`): by a box
+    around each item as the detector boxes it (``item``, the default), by a box
+    around each whole card (``whole card``: a card is read when a detection of its
+    label lies inside its box), or only by the list of the labels in the picture
+    (``labels``, with ``kind``; ``detections`` is then empty)."""
 
     image: str
     width: int
     height: int
     detections: Detections
+    box_meaning: str = ITEM_BOXES
+    labels: tuple[str, ...] | None = None
+    kind: Kind | None = None
 
     def __post_init__(self) -> None:
         for name in ("width", "height"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise DetectionsError(f"{name} must be a positive integer, not {value!r}")
+        if self.box_meaning not in BOX_MEANINGS:
+            raise DetectionsError(f"box_meaning must be one of {', '.join(BOX_MEANINGS)}, "
+                                  f"not {self.box_meaning!r}")
+        if self.labels is not None:
+            if self.kind not in KINDS:
+                raise DetectionsError(f"a label list needs 'kind' (tile or card), "
+                                      f"not {self.kind!r}, in {self.image!r}")
+            try:
+                labels = tuple(normalise_label(str(label), self.kind) for label in self.labels)
+            except ValueError as error:
+                raise DetectionsError(f"{self.image!r}: {error}") from None
+            object.__setattr__(self, "labels", labels)
+
+    @property
+    def meaning(self) -> str:
+        """How the line labels its items: ``labels`` for a label list, else its boxes'
+        meaning (:data:`BOX_MEANINGS`)."""
+        return LABEL_LIST if self.labels is not None else self.box_meaning
 
     def to_json(self, *, with_confidence: bool = True) -> dict[str, Any]:
         """The JSON line; ``with_confidence=False`` (ground truth) leaves out each
@@ -382,8 +418,16 @@ class ImageDetections:
             for item in items:
                 del item["confidence"]
                 item.pop("alternatives", None)
-        return {"image": self.image, "width": self.width, "height": self.height,
-                "detections": items}
+        line: dict[str, Any] = {"image": self.image, "width": self.width,
+                                "height": self.height}
+        if self.kind is not None:
+            line["kind"] = self.kind
+        if self.box_meaning != ITEM_BOXES:
+            line["box_meaning"] = self.box_meaning
+        if self.labels is not None:
+            line["labels"] = list(self.labels)
+        line["detections"] = items
+        return line
 
     @classmethod
     def from_json(cls, obj: Any) -> ImageDetections:
@@ -394,8 +438,15 @@ class ImageDetections:
                 raise DetectionsError(f"image line lacks {key!r}: {json.dumps(obj)[:120]}")
         if not isinstance(obj["detections"], list):
             raise DetectionsError(f"'detections' must be a list in {obj['image']!r}")
+        labels = obj.get("labels")
+        if labels is not None and not isinstance(labels, list):
+            raise DetectionsError(f"'labels' must be a list in {obj['image']!r}")
+        if labels is not None and obj["detections"]:
+            raise DetectionsError(f"{obj['image']!r} has both 'labels' and boxes")
         return cls(str(obj["image"]), obj["width"], obj["height"],
-                   Detections.from_items(obj["detections"]))
+                   Detections.from_items(obj["detections"]),
+                   str(obj.get("box_meaning", ITEM_BOXES)),
+                   None if labels is None else tuple(labels), obj.get("kind"))
 
 
 def read_jsonl(path: str | Path) -> list[ImageDetections]:
@@ -503,9 +554,13 @@ def without_nested(detections: Detections, kind: str = "card",
 
 __all__ = [
     "ALTERNATIVES_SLACK",
+    "BOX_MEANINGS",
     "DUPLICATE_OVERLAP",
+    "ITEM_BOXES",
+    "LABEL_LIST",
     "NESTED_OVERLAP",
     "NONE_LABEL",
+    "WHOLE_CARD_BOXES",
     "Detections",
     "DetectionsError",
     "ImageDetections",

@@ -17,6 +17,7 @@ reader names the tiles).
 from __future__ import annotations
 
 import ast
+import json
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -29,6 +30,7 @@ import numpy.typing as npt
 
 from tabletop.vision.detections import EDGE_PX, Detections, iou_matrix, without_duplicates
 from tabletop.vision.labels import CLASS_NAMES, label_of
+from tabletop.vision.palette import SET_INKS_FILE, SetInks, TablePalette
 from tabletop.vision.reader import (
     DEFAULT_CARD_TURNS,
     READER_CLASSES,
@@ -124,6 +126,22 @@ def card_reader_path(finder: Path) -> Path:
     return finder.with_name(f"{finder.stem}.cards.reader.onnx")
 
 
+def set_inks_path(finder: Path) -> Path:
+    """Where an adapted model keeps its set's inks: ``NAME.palette.json`` beside its finder."""
+    return finder.with_name(f"{finder.stem}.{SET_INKS_FILE}")
+
+
+def load_set_inks(path: Path) -> SetInks | None:
+    """The set's inks in ``path``, or None where there is no such file; ModelError for one
+    that cannot be read."""
+    if not path.is_file():
+        return None
+    try:
+        return SetInks.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ModelError(f"cannot read the set's inks {str(path)!r}: {error}") from None
+
+
 CARD_READER_WAYS = ("on", "off")
 """Whether card-index boxes are named by the model's card reader (``on``) or by the
 reader that names the tiles too (``off``)."""
@@ -169,6 +187,18 @@ def _nms(boxes: npt.NDArray[Any], classes: npt.NDArray[Any], scores: npt.NDArray
     return np.asarray(cv2.dnn.NMSBoxesBatched(rects, [float(s) for s in scores],
                                               [int(c) for c in classes], min_score, NMS_IOU),
                       int).reshape(-1)
+
+
+PALETTE_WAYS = ("on", "off")
+"""Whether tile colours are decided against the frame's own inks (``on``) or as the reader
+reads each tile alone (``off``)."""
+
+
+def check_palette(way: str) -> str:
+    """``way`` if it is one of :data:`PALETTE_WAYS`, else ValueError."""
+    if way not in PALETTE_WAYS:
+        raise ValueError(f"palette must be one of {', '.join(PALETTE_WAYS)}, not {way!r}")
+    return way
 
 
 def check_zoom(zoom: float) -> float:
@@ -350,6 +380,9 @@ class DetectorSettings:
     """``on`` to name card-index boxes with the model's card reader
     (:func:`card_reader_path`, a reader fine-tuned on card indices alone), ``off`` to
     name them with the reader that names tiles (None: ``on`` when the model has one)."""
+    palette: str = "on"
+    """``on`` to decide tile colours against the inks of the other tiles in the frame
+    (:class:`tabletop.vision.palette.TablePalette`), ``off`` to take the reader's."""
     device: str | None = None
     """The torch device a ``.pt`` model runs on (None: the CPU); ONNX Runtime runs on
     the CPU."""
@@ -362,6 +395,7 @@ class DetectorSettings:
             check_card_finder(self.card_finder)
         if self.card_reader is not None:
             check_card_reader(self.card_reader)
+        check_palette(self.palette)
 
 
 class Detector:
@@ -389,6 +423,7 @@ class Detector:
         else:
             raise ModelError(f"model {str(self.path)!r}: want a .pt or .onnx file")
         self._load_card_finder(self.settings.card_finder)
+        self._palette = TablePalette(set_inks=load_set_inks(set_inks_path(self.path)))
 
     def _load_ultralytics(self) -> None:
         self._finder: OnnxFinder | UltralyticsFinder = UltralyticsFinder(
@@ -503,10 +538,22 @@ class Detector:
         return probabilities
 
     def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:
-        """Name every found box (:meth:`named`)."""
+        """Name every found box (:meth:`named`), tile colours decided against the frame's
+        inks where the settings say so (:meth:`with_palette`)."""
         if len(found) == 0:
             return found
-        return self.named(found, self.probabilities(image, found))
+        return self.named(found, self.with_palette(image, found,
+                                                   self.probabilities(image, found)))
+
+    def with_palette(self, image: npt.NDArray[np.uint8], found: Detections,
+                     probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The found boxes' reader ``probabilities`` with each tile's colour blended with
+        the colour of its ink among the inks of all the tiles found
+        (:class:`tabletop.vision.palette.TablePalette`); unchanged with ``palette`` off."""
+        if self.settings.palette == "off":
+            return probabilities
+        tiles = np.array([kind == "tile" for kind in found.kinds])
+        return self._palette.update(image, found.boxes, probabilities, tiles)
 
     def named(self, found: Detections, probabilities: npt.NDArray[np.float64]
               ) -> Detections:

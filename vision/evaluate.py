@@ -24,6 +24,15 @@ Definitions (per set):
   card: a target inside the interval is neither met nor missed with confidence.
   The items count as independent trials; items in one photo share its light
   and angle, so the real spread is wider still;
+* sets labelled otherwise (:attr:`ImageDetections.meaning`): where a box
+  surrounds a whole card, the card is found when a card detection's centre
+  lies inside its box and read right when one of its label does; a detection
+  is right when it lies inside a box of its label.  Where a picture only lists
+  its labels, the distinct labels read there are compared with the list: an
+  item is read right when its label was read (a card's two indices name it
+  once), found as far as as many labels were read as listed, and precision is
+  the share of the distinct labels read that are listed.  Neither has an mAP or
+  sizes;
 * comparison (:func:`compare`): two predictors on the same set, item by item:
   how many items each alone read right, and the exact McNemar test of those
   discordant items, the fair way to ask whether one reads better than the
@@ -42,7 +51,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tabletop.vision.detections import Detections, ImageDetections, iou_matrix, read_jsonl
+from tabletop.vision.detections import (
+    ITEM_BOXES,
+    LABEL_LIST,
+    WHOLE_CARD_BOXES,
+    Detections,
+    ImageDetections,
+    iou_matrix,
+    read_jsonl,
+)
 from tabletop.vision.labels import KINDS
 
 IOU_THRESHOLD = 0.5
@@ -101,7 +118,8 @@ class Evaluation:
     found: float
     identity: float
     precision: float
-    map50: float
+    map50: float | None
+    """None where the set has no item boxes to rank detections by."""
     confusions: tuple[tuple[str, str, int], ...] = field(default=())
     per_class_ap: tuple[tuple[str, float], ...] = field(default=())
     by_kind: tuple[tuple[str, Evaluation], ...] = field(default=())
@@ -128,7 +146,7 @@ class Evaluation:
             "found": round(self.found, 4),
             "identity": round(self.identity, 4),
             "precision": round(self.precision, 4),
-            "map50": round(self.map50, 4),
+            "map50": None if self.map50 is None else round(self.map50, 4),
             "intervals": {key: [round(low, 4), round(high, 4)]
                           for key, (low, high) in self.intervals().items()},
             "confusions": [{"true": t, "predicted": p, "count": n} for t, p, n in self.confusions],
@@ -148,7 +166,8 @@ class Evaluation:
             f"{self.name}: {self.images} images, {self.labelled} labelled, "
             f"{self.predicted} predicted",
             f"  found {self.found:.3f}  identity {self.identity:.3f}  "
-            f"precision {self.precision:.3f}  mAP50 {self.map50:.3f}",
+            f"precision {self.precision:.3f}"
+            + ("" if self.map50 is None else f"  mAP50 {self.map50:.3f}"),
             "  95% intervals: " + "  ".join(f"{key} {low:.3f}-{high:.3f}" for key, (low, high)
                                             in self.intervals().items()),
         ]
@@ -277,17 +296,135 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
     )
 
 
-def items_read_right(pairs: Iterable[tuple[Detections, Detections]]
+@dataclass(frozen=True)
+class Truth:
+    """What one labelled picture says is in it: its items' boxes (in the image's pixels)
+    and what they mean (:attr:`ImageDetections.meaning`), or the list of its labels."""
+
+    detections: Detections
+    meaning: str = ITEM_BOXES
+    labels: tuple[str, ...] = ()
+    kind: str = "card"
+
+    @property
+    def items(self) -> int:
+        return len(self.labels) if self.meaning == LABEL_LIST else len(self.detections)
+
+    def item_labels(self) -> list[str]:
+        if self.meaning == LABEL_LIST:
+            return [_key(label, self.kind) for label in self.labels]
+        return [_key(lab, k) for lab, k in zip(self.detections.labels, self.detections.kinds,
+                                                strict=True)]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One picture's items scored without IoU matching (whole-card boxes, label lists)."""
+
+    found: npt.NDArray[np.bool_]
+    right: npt.NDArray[np.bool_]
+    predicted: int
+    predicted_right: int
+    confusions: tuple[tuple[str, str], ...]
+
+
+def _whole_card_reading(truth: Truth, predicted: Detections) -> _Reading:
+    """Per whole-card box: whether a card detection's centre lies in it, and one of its
+    label; per detection: whether it lies in a box of its label."""
+    cards = truth.detections
+    boxes = cards.boxes
+    mine = predicted.of_kind("card") if len(predicted) else predicted
+    centres = ((mine.boxes[:, :2] + mine.boxes[:, 2:]) / 2 if len(mine)
+               else np.zeros((0, 2)))
+    x, y = centres[:, None, 0], centres[:, None, 1]
+    inside = ((x >= boxes[None, :, 0]) & (x <= boxes[None, :, 2])
+              & (y >= boxes[None, :, 1]) & (y <= boxes[None, :, 3]))
+    truth_keys = truth.item_labels()
+    pred_keys = [_key(lab, "card") for lab in mine.labels]
+    same = np.array([[p == t for t in truth_keys] for p in pred_keys], bool).reshape(
+        len(pred_keys), len(truth_keys))
+    found = inside.any(axis=0)
+    right = (inside & same).any(axis=0)
+    confusions = []
+    for t in np.flatnonzero(found & ~right):
+        candidates = np.flatnonzero(inside[:, t])
+        best = candidates[np.argmax(mine.confidences[candidates])]
+        confusions.append((truth_keys[t], pred_keys[best]))
+    wrong_kind = len(predicted) - len(mine)
+    return _Reading(found, right, len(mine) + wrong_kind, int((inside & same).any(axis=1).sum()),
+                    tuple(confusions))
+
+
+def _label_list_reading(truth: Truth, predicted: Detections) -> _Reading:
+    """The distinct labels read of the list's kind against the listed labels."""
+    listed = truth.item_labels()
+    read = {_key(lab, k) for lab, k in zip(predicted.labels, predicted.kinds, strict=True)
+            if k == truth.kind}
+    right = np.zeros(len(listed), bool)
+    unused = set(read)
+    for i, key in enumerate(listed):
+        if key in unused:
+            right[i] = True
+            unused.discard(key)
+    found = np.zeros(len(listed), bool)
+    found[: min(len(read), len(listed))] = True
+    found |= right
+    missed = [key for key, hit in zip(listed, right, strict=True) if not hit]
+    extra = sorted(unused)
+    confusions = tuple(zip(missed, extra, strict=False))
+    wrong_kind = sum(k != truth.kind for k in predicted.kinds)
+    return _Reading(found, right, len(read) + wrong_kind, int(right.sum()), confusions)
+
+
+def _reading(truth: Truth, predicted: Detections) -> _Reading:
+    if truth.meaning == LABEL_LIST:
+        return _label_list_reading(truth, predicted)
+    if truth.meaning == WHOLE_CARD_BOXES:
+        return _whole_card_reading(truth, predicted)
+    flags = np.zeros(len(truth.detections), bool)
+    found = flags.copy()
+    for t, tk, pk in _matched_keys(truth.detections, predicted):
+        found[t] = True
+        flags[t] = tk == pk
+    return _Reading(found, flags, len(predicted), int(flags.sum()), ())
+
+
+def evaluate_truths(pairs: Iterable[tuple[Truth, Detections]], name: str = "set",
+                    top_confusions: int = 10) -> Evaluation:
+    """Score (truth, predicted) pairs of a set whose pictures are labelled in one way:
+    :func:`evaluate` for item boxes, else the whole-card and label-list rules above."""
+    pairs = list(pairs)
+    meanings = {truth.meaning for truth, _ in pairs}
+    if len(meanings) > 1:
+        raise ValueError(f"set {name!r} mixes pictures labelled by "
+                         f"{' and '.join(sorted(meanings))}: score them apart")
+    if not meanings or meanings == {ITEM_BOXES}:
+        return evaluate([(truth.detections, pred) for truth, pred in pairs], name,
+                        top_confusions)
+    readings = [_reading(truth, pred) for truth, pred in pairs]
+    labelled = sum(truth.items for truth, _ in pairs)
+    predicted = sum(reading.predicted for reading in readings)
+    found = sum(int(reading.found.sum()) for reading in readings)
+    right = sum(int(reading.right.sum()) for reading in readings)
+    confusions = Counter(pair for reading in readings for pair in reading.confusions)
+    return Evaluation(
+        name=name, images=len(pairs), labelled=labelled, predicted=predicted,
+        found=found / labelled if labelled else 0.0,
+        identity=right / labelled if labelled else 0.0,
+        precision=(sum(reading.predicted_right for reading in readings) / predicted
+                   if predicted else 0.0),
+        map50=None,
+        confusions=tuple((t, p, n) for (t, p), n in confusions.most_common(top_confusions)))
+
+
+def items_read_right(pairs: Iterable[tuple[Detections | Truth, Detections]]
                      ) -> npt.NDArray[np.bool_]:
-    """Per labelled item (images in order, items in their order): whether a
-    prediction matched it (:func:`match`) with its label and kind."""
-    right: list[bool] = []
-    for truth, pred in pairs:
-        flags = [False] * len(truth)
-        for t, tk, pk in _matched_keys(truth, pred):
-            flags[t] = tk == pk
-        right.extend(flags)
-    return np.asarray(right, bool)
+    """Per labelled item (images in order, items in their order): whether it was read
+    right: a prediction matched it (:func:`match`) with its label and kind, or as the
+    picture's :class:`Truth` says for whole-card boxes and label lists."""
+    right = [_reading(truth if isinstance(truth, Truth) else Truth(truth), pred).right
+             for truth, pred in pairs]
+    return np.concatenate(right) if right else np.zeros(0, bool)
 
 
 def mcnemar_exact(only_first: int, only_second: int) -> float:
@@ -337,11 +474,14 @@ class Comparison:
                 f"exact McNemar p = {self.p_value:.3g}")
 
 
-def compare(first: Sequence[tuple[Detections, Detections]],
-            second: Sequence[tuple[Detections, Detections]], name: str = "set",
+def compare(first: Sequence[tuple[Detections | Truth, Detections]],
+            second: Sequence[tuple[Detections | Truth, Detections]], name: str = "set",
             names: tuple[str, str] = ("first", "second")) -> Comparison:
     """Item by item, two predictors' (truth, predictions) pairs of the same images."""
-    if [len(truth) for truth, _ in first] != [len(truth) for truth, _ in second]:
+    def counts(pairs: Sequence[tuple[Detections | Truth, Detections]]) -> list[int]:
+        return [truth.items if isinstance(truth, Truth) else len(truth) for truth, _ in pairs]
+
+    if counts(first) != counts(second):
         raise ValueError(f"set {name!r}: the two runs do not label the same items, "
                          "so they cannot be compared item by item")
     right_first, right_second = items_read_right(first), items_read_right(second)
@@ -363,10 +503,10 @@ def annotations_path(data: str | Path) -> Path:
     return path
 
 
-def labelled_images(data: str | Path, limit: int | None = None
-                    ) -> Iterator[tuple[npt.NDArray[np.uint8], Detections]]:
+def labelled_truths(data: str | Path, limit: int | None = None
+                    ) -> Iterator[tuple[npt.NDArray[np.uint8], Truth]]:
     """Each image of a labelled set (a JSONL file or a folder holding annotations.jsonl)
-    with its labels, in the image file's pixels."""
+    with what its line says is in it (:class:`Truth`), boxes in the image file's pixels."""
     import cv2
 
     path = annotations_path(data)
@@ -382,15 +522,23 @@ def labelled_images(data: str | Path, limit: int | None = None
         if image.shape[:2] != (record.height, record.width):
             # Labels are in the pixels the line states; bring them to the file's pixels.
             truth = truth.scaled(image.shape[1] / record.width, image.shape[0] / record.height)
-        yield image, truth
+        yield image, Truth(truth, record.meaning, record.labels or (), record.kind or "card")
+
+
+def labelled_images(data: str | Path, limit: int | None = None
+                    ) -> Iterator[tuple[npt.NDArray[np.uint8], Detections]]:
+    """Each image of a labelled set with its labelled boxes, in the image file's pixels
+    (a label list's picture has none)."""
+    for image, truth in labelled_truths(data, limit):
+        yield image, truth.detections
 
 
 def evaluate_predictor(predictor: Predictor, data: str | Path, name: str | None = None,
                        limit: int | None = None) -> Evaluation:
     """Run ``predictor`` on every image of a labelled set and score it."""
     path = annotations_path(data)
-    pairs = [(truth, predictor(image)) for image, truth in labelled_images(path, limit)]
-    return evaluate(pairs, name or set_name(path))
+    pairs = [(truth, predictor(image)) for image, truth in labelled_truths(path, limit)]
+    return evaluate_truths(pairs, name or set_name(path))
 
 
 def set_name(path: Path) -> str:
@@ -406,10 +554,9 @@ def compare_predictors(first: Predictor, second: Predictor, data: str | Path,
     from disk): each one's scores and their item-by-item comparison."""
     path = annotations_path(data)
     name = set_name(path)
-    runs: tuple[list[tuple[Detections, Detections]], list[tuple[Detections, Detections]]] = (
-        [], [])
-    for image, truth in labelled_images(path, limit):
+    runs: tuple[list[tuple[Truth, Detections]], list[tuple[Truth, Detections]]] = ([], [])
+    for image, truth in labelled_truths(path, limit):
         runs[0].append((truth, first(image)))
         runs[1].append((truth, second(image)))
-    return (evaluate(runs[0], name), evaluate(runs[1], name),
+    return (evaluate_truths(runs[0], name), evaluate_truths(runs[1], name),
             compare(runs[0], runs[1], name, names))

@@ -543,13 +543,72 @@ def test_the_cli_needs_annotations_or_a_layout(capsys: pytest.CaptureFixture[str
         "--corrections")
 
 
+@needs_realdata
+@pytest.mark.parametrize("torch_installed", [True, False], ids=["--light", "without torch"])
+def test_one_layout_photo_teaches_the_set_s_inks_without_torch(
+        layout_photo: tuple[Path, list[tuple[str, list[int]]]], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str], torch_installed: bool) -> None:
+    from tabletop import cli
+    from tabletop.vision.palette import TablePalette
+    from tabletop.vision.reader import READER_CLASSES
+    from tabletop.vision.replay import CropBank
+
+    path, _ = layout_photo
+    out = tmp_path / "mine"
+    with pytest.MonkeyPatch.context() as patch:
+        if not torch_installed:
+            patch.setitem(sys.modules, "torch", None)
+        args = ["adapt", "--layout", str(path), "--out", str(out), "--json"]
+        assert cli.main(args + (["--light"] if torch_installed else [])) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["epochs"] == 0 and done["adapted"] == ["inks"]
+    assert {colour: row["tiles"] for colour, row in done["set_inks"].items()} == {
+        "K": 13, "B": 13, "O": 13, "R": 13}
+    assert {p.name for p in out.iterdir()} >= {"tabletop.onnx", "tabletop.reader.onnx",
+                                                "tabletop.palette.json", ADAPTED_INFO}
+    detector = Detector(adapted_model(out))
+    inks = detector._palette.set_inks
+    assert inks is not None
+    # three real tiles of the set on a table too small for the table's own palette, the
+    # orange read as red: the set's inks make it orange again
+    bank = CropBank.load(REALDATA, max_aspect=0.95)
+    labels = ["O7", "R9", "K3"]
+    pieces = [cv2.resize(bank.of(label)[1].image, (64, 90)) for label in labels]
+    table = np.full((130, 3 * 100 + 20, 3), (70, 110, 150), np.uint8)
+    boxes = []
+    for i, piece in enumerate(pieces):
+        table[20:110, 20 + 100 * i: 84 + 100 * i] = piece
+        boxes.append([20 + 100 * i, 20, 84 + 100 * i, 110])
+    read = np.zeros((3, len(READER_CLASSES)))
+    for row, label in zip(read, ["R7", "R9", "K3"], strict=True):
+        for colour in "KBOR":
+            row[READER_CLASSES.index(colour + label[1:])] = 0.04
+        row[READER_CLASSES.index(label)] = 0.85
+        row[-1] = 1.0 - row.sum()
+    changed = TablePalette(set_inks=inks).update(table, np.array(boxes, float), read)
+    assert [READER_CLASSES[i] for i in changed.argmax(axis=1)] == labels
+    assert np.array_equal(TablePalette().update(table, np.array(boxes, float), read), read)
+
+
+def test_a_light_adapt_needs_tiles_of_two_colours(tmp_path: Path) -> None:
+    from tabletop.vision.adapt import adapt_light
+
+    _photo(tmp_path / "a.jpg")
+    annotations = tmp_path / "a.jsonl"
+    annotations.write_text(_line("a.jpg", [R5]))
+    with pytest.raises(AdaptError, match="fewer than two colours"):
+        adapt_light([annotations], tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
 def test_without_torch_the_cli_names_the_extra(capsys: pytest.CaptureFixture[str],
                                                tmp_path: Path) -> None:
     from tabletop import cli
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(sys.modules, "torch", None)  # import torch raises ModuleNotFoundError
-        status = cli.main(["adapt", str(tmp_path / "a.jsonl"), "--out", str(tmp_path / "m")])
+        status = cli.main(["adapt", str(tmp_path / "a.jsonl"), "--epochs", "2",
+                           "--out", str(tmp_path / "m")])
     err = capsys.readouterr().err.strip()
     assert status == 2
     assert err.splitlines() == [err]

@@ -116,10 +116,34 @@ def test_contract_json_round_trip(tmp_path: Path) -> None:
     ({"image": "a", "width": 5, "height": 5}, "'detections'"),
     ({"image": "a", "width": 5, "height": 5, "detections": [{"label": "JK", "box": [0, 0, 1, 1]}]},
      "both a tile and a card"),
+    ({"image": "a", "width": 5, "height": 5, "detections": [], "box_meaning": "corner"},
+     "box_meaning must be one of"),
+    ({"image": "a", "width": 5, "height": 5, "detections": [], "labels": ["AS"]},
+     "a label list needs 'kind'"),
+    ({"image": "a", "width": 5, "height": 5, "detections": [], "kind": "card",
+      "labels": ["AS", "R7"]}, "'R7' is not a card token"),
+    ({"image": "a", "width": 5, "height": 5, "kind": "card", "labels": ["AS"],
+      "detections": [{"label": "AS", "box": [0, 0, 1, 1]}]}, "both 'labels' and boxes"),
+    ({"image": "a", "width": 5, "height": 5, "kind": "card", "labels": "AS",
+      "detections": []}, "'labels' must be a list"),
 ])
 def test_bad_json_lines(line: dict[str, Any], message: str) -> None:
     with pytest.raises(DetectionsError, match=message):
         ImageDetections.from_json(line)
+
+
+@pytest.mark.parametrize(("line", "meaning"), [
+    ({"image": "a.jpg", "width": 9, "height": 9, "detections": []}, "item"),
+    ({"image": "a.jpg", "width": 9, "height": 9, "kind": "card", "box_meaning": "whole card",
+      "detections": [{"label": "AS", "kind": "card", "box": [0.0, 0.0, 5.0, 8.0]}]},
+     "whole card"),
+    ({"image": "a.jpg", "width": 9, "height": 9, "kind": "card", "labels": ["AS", "10H"],
+      "detections": []}, "labels"),
+])
+def test_how_a_line_labels_its_items_is_kept(line: dict[str, Any], meaning: str) -> None:
+    record = ImageDetections.from_json(line)
+    assert record.meaning == meaning
+    assert record.to_json(with_confidence=False) == line
 
 
 def test_bad_jsonl_names_file_and_line(tmp_path: Path) -> None:

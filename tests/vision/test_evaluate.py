@@ -9,13 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
-from tabletop.vision.detections import Detections
+from tabletop.vision.detections import LABEL_LIST, WHOLE_CARD_BOXES, Detections
 from tabletop.vision.evaluate import (
+    Truth,
     average_precision,
     compare,
     compare_predictors,
     evaluate,
     evaluate_predictor,
+    evaluate_truths,
     items_read_right,
     mcnemar_exact,
     wilson_interval,
@@ -319,3 +321,78 @@ def test_compare_predictors_reads_each_image_once_for_both(tmp_path: Path) -> No
     assert (comparison.name, comparison.only_first, comparison.only_second) == (
         tmp_path.name, 2, 0)
     assert comparison.p_value == pytest.approx(0.5)
+
+
+# --- sets labelled by whole-card boxes or by label lists ------------------------------
+CARD_BOXES = Detections(np.array([[0, 0, 100, 140], [200, 0, 300, 140]], float),
+                        ("AS", "10H"), ("card", "card"), np.ones(2))
+WHOLE_CARD_CASES = [
+    # name, predictions (label, box), found, identity, precision
+    ("both corners of each card read", [("AS", [5, 5, 20, 30]), ("AS", [80, 110, 95, 135]),
+                                        ("10H", [205, 5, 220, 30])], 1.0, 1.0, 1.0),
+    ("one card read as another", [("AC", [5, 5, 20, 30]), ("10H", [205, 5, 220, 30])],
+     1.0, 0.5, 0.5),
+    ("one corner right is enough", [("AC", [5, 5, 20, 30]), ("AS", [80, 110, 95, 135])],
+     0.5, 0.5, 0.5),
+    ("an index outside every card is a false alarm", [("AS", [5, 5, 20, 30]),
+                                                     ("KD", [120, 5, 140, 30])], 0.5, 0.5, 0.5),
+    ("nothing read", [], 0.0, 0.0, 0.0),
+]
+
+
+@pytest.mark.parametrize(("name", "predicted", "found", "identity", "precision"),
+                         WHOLE_CARD_CASES, ids=[c[0] for c in WHOLE_CARD_CASES])
+def test_whole_card_boxes_by_hand(name: str, predicted: list[tuple[str, list[float]]],
+                                  found: float, identity: float, precision: float) -> None:
+    truth = Truth(CARD_BOXES, WHOLE_CARD_BOXES)
+    result = evaluate_truths([(truth, dets([(lab, box, 0.9) for lab, box in predicted],
+                                           "card"))])
+    assert (result.found, result.identity, result.precision) == pytest.approx(
+        (found, identity, precision))
+    assert result.map50 is None
+    assert result.to_json()["map50"] is None
+
+
+LABEL_LIST_CASES = [
+    # name, listed, read, identity, precision
+    ("each card read once", ("AS", "10H", "2C"), ("AS", "10H", "2C"), 1.0, 1.0),
+    ("a card's two indices name it once", ("AS", "10H"), ("AS", "AS", "10H", "10H"), 1.0, 1.0),
+    ("a card read that is not there", ("AS", "10H"), ("AS", "10H", "KD"), 1.0, 2 / 3),
+    ("a card read as another", ("AS", "10H"), ("AC", "10H"), 0.5, 0.5),
+    ("nothing read", ("AS",), (), 0.0, 0.0),
+]
+
+
+@pytest.mark.parametrize(("name", "listed", "read", "identity", "precision"),
+                         LABEL_LIST_CASES, ids=[c[0] for c in LABEL_LIST_CASES])
+def test_label_lists_by_hand(name: str, listed: tuple[str, ...], read: tuple[str, ...],
+                             identity: float, precision: float) -> None:
+    truth = Truth(Detections.empty(), LABEL_LIST, listed, "card")
+    predicted = dets([(lab, [10.0 * i, 0, 10.0 * i + 8, 8], 0.9) for i, lab in enumerate(read)],
+                     "card")
+    result = evaluate_truths([(truth, predicted)])
+    assert (result.identity, result.precision) == pytest.approx((identity, precision))
+    assert items_read_right([(truth, predicted)]).sum() == round(identity * len(listed))
+
+
+def test_a_set_mixing_ways_of_labelling_is_refused() -> None:
+    pairs = [(Truth(CARD_BOXES, WHOLE_CARD_BOXES), Detections.empty()),
+             (Truth(Detections.empty(), LABEL_LIST, ("AS",), "card"), Detections.empty())]
+    with pytest.raises(ValueError, match="mixes pictures labelled by"):
+        evaluate_truths(pairs, "mixed")
+
+
+def test_eval_reads_label_list_and_whole_card_files(tmp_path: Path) -> None:
+    cv2.imwrite(str(tmp_path / "a.png"), np.full((200, 320, 3), 90, np.uint8))
+    lines = [{"image": "a.png", "width": 320, "height": 200, "kind": "card",
+              "box_meaning": "whole card",
+              "detections": [{"label": "AS", "kind": "card", "box": [0, 0, 100, 140]}]}]
+    (tmp_path / "annotations.jsonl").write_text("".join(json.dumps(line) + "\n"
+                                                        for line in lines))
+    reads_ace = dets([("AS", [5, 5, 20, 30], 0.9)], "card")
+    assert evaluate_predictor(lambda image: reads_ace, tmp_path).identity == 1.0
+    listed = [{"image": "a.png", "width": 320, "height": 200, "kind": "card",
+               "labels": ["AS", "KD"], "detections": []}]
+    (tmp_path / "annotations.jsonl").write_text(json.dumps(listed[0]) + "\n")
+    result = evaluate_predictor(lambda image: reads_ace, tmp_path)
+    assert (result.labelled, result.identity, result.precision) == (2, 0.5, 1.0)

@@ -61,15 +61,17 @@ class _Job:
     width: int
     height: int
     kind: str
+    palettes: tuple[str, ...] | None = None
 
 
 def _render_one(job: _Job) -> str:
     import cv2
 
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.vision.synth.scene import RenderOptions, render_scene
 
     cv2.setNumThreads(1)
-    scene = render_scene(image_seed(job.seed, job.index), job.width, job.height, job.kind)
+    scene = render_scene(image_seed(job.seed, job.index), job.width, job.height, job.kind,
+                         RenderOptions(palettes=job.palettes))
     stem = f"{job.index:06d}"
     out = Path(job.out)
     (out / "images" / f"{stem}.jpg").write_bytes(scene.encoded)
@@ -91,10 +93,16 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def generate_dataset(out: str | Path, images: int, seed: int, kind: str = "mixed",
                      size: tuple[int, int] = (1280, 720), workers: int | None = None,
-                     progress: Callable[[int, int, float], None] | None = None) -> Path:
-    """Render ``images`` photos into ``out`` on ``workers`` processes (default: all cores)."""
+                     progress: Callable[[int, int, float], None] | None = None,
+                     palettes: tuple[str, ...] | None = None) -> Path:
+    """Render ``images`` photos into ``out`` on ``workers`` processes (default: all cores);
+    ``palettes``: the tile sets' ink palette families (None: the training ones)."""
     from tabletop.vision.synth.scene import SCENE_KINDS
+    from tabletop.vision.synth.tiles import PALETTES
 
+    unknown = [name for name in palettes or () if name not in PALETTES]
+    if unknown:
+        raise ValueError(f"unknown palette {unknown[0]!r}; known: {', '.join(PALETTES)}")
     if kind not in SCENE_KINDS:
         raise ValueError(f"--kind must be one of {', '.join(SCENE_KINDS)}, not {kind!r}")
     if images < 1:
@@ -102,7 +110,7 @@ def generate_dataset(out: str | Path, images: int, seed: int, kind: str = "mixed
     out = Path(out)
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
-    jobs = [_Job(str(out), i, seed, size[0], size[1], kind) for i in range(images)]
+    jobs = [_Job(str(out), i, seed, size[0], size[1], kind, palettes) for i in range(images)]
     workers = max(1, min(workers or os.cpu_count() or 1, images))
     start = time.monotonic()
     lines: list[str] = []

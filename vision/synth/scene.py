@@ -16,10 +16,10 @@ import numpy as np
 import numpy.typing as npt
 
 from tabletop.vision.detections import Detections
-from tabletop.vision.labels import CARD_LABELS, TILE_LABELS
+from tabletop.vision.labels import CARD_LABELS, JOKER, TILE_COLOURS, TILE_LABELS
 from tabletop.vision.synth.cards import CardRender, random_design, render_back, render_card
 from tabletop.vision.synth.textures import table_surface
-from tabletop.vision.synth.tiles import TileRender, random_style, render_tile
+from tabletop.vision.synth.tiles import TileRender, TileStyle, random_style, render_tile
 
 Image = npt.NDArray[np.float32]
 SCENE_KINDS = ("tiles", "cards", "mixed")
@@ -50,6 +50,12 @@ class RenderOptions:
     occluders: bool = True  # hands
     surface: str | None = None  # force one surface kind
     jpeg: bool = True
+    palettes: tuple[str, ...] | None = None
+    """The tile sets' ink palette families (``tiles.PALETTES``); None: the training
+    families (``tiles.TRAINING_PALETTES``)."""
+    tile_style: TileStyle | None = None
+    """One tile set for the scene's tiles (a player's own set seen on several tables);
+    None: a set drawn for the scene.  The scene's other draws are the same either way."""
 
 
 @dataclass(frozen=True)
@@ -220,8 +226,12 @@ def _place_tile(plane: _Plane, tile: TileRender, label: str, matrix: npt.NDArray
 
 
 def _tile_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler,
-                 base_height: float, thickness: tuple[float, float], amount: float) -> None:
-    style = random_style(rng)
+                 base_height: float, thickness: tuple[float, float], amount: float,
+                 palettes: tuple[str, ...] | None = None,
+                 tile_style: TileStyle | None = None) -> None:
+    style = random_style(rng, palettes=palettes)
+    if tile_style is not None:
+        style = tile_style
     th = round(base_height)
     tw = th * style.aspect
     side = style.side
@@ -490,7 +500,8 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
         th = height * rng.uniform(*(CLOSE_UP_TILE_HEIGHT if close_up else TILE_HEIGHT))
         thickness_len = th * rng.uniform(0.06, 0.14) * (0.5 + tilt)
         _tile_layout(plane, rng, sampler, th, (float(-up[0] * thickness_len),
-                                               float(-up[1] * thickness_len)), amount)
+                                               float(-up[1] * thickness_len)), amount,
+                     options.palettes, options.tile_style)
     if cards:
         ch = height * rng.uniform(*(CLOSE_UP_CARD_HEIGHT if close_up else CARD_HEIGHT))
         _card_layout(plane, rng, sampler, ch, amount)
@@ -543,3 +554,36 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
         else Detections.empty()
     )
     return Scene(decoded, encoded, detections, tuple(items))
+
+
+def render_layout(style: TileStyle, seed: int, width: int = 1600, height: int = 900,
+                  order: tuple[tuple[str, ...], ...] | None = None) -> Scene:
+    """A photo of one tile set laid out in rows in ``order`` (default: K1..K13, B1..B13,
+    O1..O13, R1..R13, then the jokers, as ``tabletop adapt --layout`` reads it) on a
+    table, under the renderer's light, blur and noise; the same arguments give the same
+    bytes."""
+    rows = order or (*(tuple(f"{c}{n}" for n in range(1, 14)) for c in TILE_COLOURS),
+                     (JOKER, JOKER))
+    rng = np.random.default_rng(seed)
+    image = table_surface(rng, height, width)
+    columns = max(len(row) for row in rows)
+    tile_height = min(0.8 * height / len(rows), 0.9 * width / columns / style.aspect)
+    gap_x = (width - columns * tile_height * style.aspect) / (columns + 1)
+    gap_y = (height - len(rows) * tile_height) / (len(rows) + 1)
+    boxes, labels = [], []
+    for r, row in enumerate(rows):
+        for c, label in enumerate(row):
+            tile = render_tile(label, style, round(tile_height))
+            h, w = tile.image.shape[:2]
+            x = round(gap_x + c * (w + gap_x) + rng.normal(0, 2))
+            y = round(gap_y + r * (tile_height + gap_y) + rng.normal(0, 2))
+            alpha = tile.alpha[..., None]
+            image[y:y + h, x:x + w] = tile.image * alpha + image[y:y + h, x:x + w] * (1 - alpha)
+            boxes.append([x, y, x + w, y + h])
+            labels.append(label)
+    image = np.clip(_effects(image, rng), 0, 255).astype(np.uint8)
+    encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    decoded = cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR)
+    detections = Detections(np.array(boxes, np.float64), tuple(labels),
+                            ("tile",) * len(labels), np.ones(len(labels)))
+    return Scene(decoded, encoded, detections, ())

@@ -3,10 +3,16 @@
 A tile is drawn face up with its numeral upright; the scene rotates it.  Each
 style has a small mark under the numeral (a maker's logo, a bar, a dot...),
 as real tiles do, so a 6 upside down is not a 9: the mark is then above.
+
+A set's four inks are drawn from a palette family (modern Rummikub, older
+sets, Remi, Okey, worn, glossy...) so that a model trained on these tiles
+learns the colour roles across makes rather than one maker's exact inks.
 """
 
 from __future__ import annotations
 
+import colorsys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -59,6 +65,8 @@ class TileStyle:
     joker: str
     joker_inks: tuple[str, str, str]  # ink keys of the joker's outline, features and fill
     hollow: bool  # a lighter round hollow behind the numeral (classic sets)
+    palette: str = "modern"  # the palette family its inks were drawn from
+    mark_in_ink: bool = False  # the mark takes each tile's own ink (Okey), not mark_colour
 
     def ink(self, colour: str) -> Colour:
         return dict(self.inks)[colour]
@@ -73,35 +81,147 @@ def _jitter(rng: np.random.Generator, colour: Colour, amount: float) -> Colour:
     return (float(c[0]), float(c[1]), float(c[2]))
 
 
-def random_style(rng: np.random.Generator) -> TileStyle:
-    """A tile set: classic Rummikub, Romanian Remi, or another make."""
+Range = tuple[float, float]
+HsvRange = tuple[Range, Range, Range]
+
+INK_ROLES = ("K", "B", "O", "R")
+"""The colour roles of a tile set: black, blue, orange (or yellow), red."""
+
+PALETTES: dict[str, dict[str, HsvRange]] = {
+    # Current Rummikub: the orange is often close to red, told apart by being brighter.
+    "modern": {"K": ((0, 180), (0, 60), (18, 60)),
+               "B": ((100, 118), (170, 250), (130, 215)),
+               "O": ((4, 18), (190, 255), (215, 255)),
+               "R": ((-6, 3), (180, 255), (130, 200))},
+    # Older sets: turquoise-leaning blue, yellow-orange, brown or grey-green black, crimson.
+    "vintage": {"K": ((8, 60), (40, 130), (35, 80)),
+                "B": ((94, 106), (150, 235), (110, 190)),
+                "O": ((16, 26), (180, 255), (200, 250)),
+                "R": ((-12, 0), (150, 235), (130, 200))},
+    # Romanian Remi: red, yellow, blue, black.
+    "remi": {"K": ((0, 180), (0, 50), (15, 50)),
+             "B": ((102, 120), (180, 255), (120, 200)),
+             "O": ((21, 30), (190, 255), (200, 255)),
+             "R": ((-5, 4), (190, 255), (150, 225))},
+    # Turkish Okey: the same four roles, an ochre yellow and often a lighter blue.
+    "okey": {"K": ((0, 180), (0, 40), (10, 45)),
+             "B": ((98, 116), (170, 255), (140, 220)),
+             "O": ((18, 28), (200, 255), (190, 245)),
+             "R": ((-4, 5), (200, 255), (165, 230))},
+    # Worn sets: the inks have lost saturation and turned lighter.
+    "faded": {"K": ((0, 180), (0, 50), (60, 105)),
+              "B": ((100, 116), (90, 160), (150, 215)),
+              "O": ((10, 22), (110, 180), (215, 250)),
+              "R": ((-6, 4), (100, 170), (170, 225))},
+    # Dark glossy inks: deep and saturated.
+    "dark": {"K": ((0, 180), (0, 40), (5, 30)),
+             "B": ((105, 122), (200, 255), (90, 150)),
+             "O": ((8, 18), (220, 255), (170, 220)),
+             "R": ((-6, 2), (210, 255), (110, 160))},
+    # Hues no training family reaches: turquoise, pure yellow, olive, magenta.
+    "unusual": {"K": ((28, 45), (70, 150), (40, 85)),
+                "B": ((82, 93), (150, 240), (120, 200)),
+                "O": ((27, 33), (170, 255), (200, 250)),
+                "R": ((155, 167), (140, 230), (140, 210))},
+}
+"""Per family and role, the (lo, hi) ranges of hue, saturation and value an ink is drawn from.
+
+OpenCV's convention: hue 0..180, saturation and value 0..255.  A hue range
+may start below 0 to wrap round red (-6..3 is 174..180 and 0..3)."""
+
+HELD_OUT_PALETTES: tuple[str, ...] = ("unusual",)
+"""Families training never draws by default, to validate on inks the model has not seen."""
+
+TRAINING_PALETTES: tuple[str, ...] = tuple(n for n in PALETTES if n not in HELD_OUT_PALETTES)
+"""The families ``random_style`` draws from unless told otherwise."""
+
+MIN_INK_DISTANCE = 25.0
+"""The least CIE76 Lab distance between two inks of one set: makers keep them apart."""
+
+_MAX_PALETTE_DRAWS = 200
+
+
+def _hsv_to_bgr(hue: float, saturation: float, value: float) -> Colour:
+    r, g, b = colorsys.hsv_to_rgb((hue % 180.0) / 180.0, saturation / 255.0, value / 255.0)
+    return (b * 255.0, g * 255.0, r * 255.0)
+
+
+def ink_lab(inks: Sequence[Colour]) -> npt.NDArray[np.float32]:
+    """CIE Lab (L 0..100) of BGR 0..255 colours, one row each, to compare inks as eyes do."""
+    bgr = np.asarray(inks, np.float32).reshape(1, -1, 3) / 255.0
+    return cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).reshape(-1, 3)
+
+
+def _distinct(inks: Sequence[Colour]) -> bool:
+    lab = ink_lab(inks)
+    gaps = np.linalg.norm(lab[:, None] - lab[None], axis=2)
+    return bool(gaps[np.triu_indices(len(lab), 1)].min() >= MIN_INK_DISTANCE)
+
+
+def palette_inks(name: str, rng: np.random.Generator) -> dict[str, Colour]:
+    """One set's four BGR inks (K, B, O, R), drawn from the ``PALETTES`` family ``name``.
+
+    Each ink is drawn uniformly in its role's hue, saturation and value ranges;
+    that draw is the set's own variation, shared by all its tiles.  A draw with
+    two inks closer than ``MIN_INK_DISTANCE`` in Lab is drawn again, since real
+    sets are designed so that their colours are told apart.  The result depends
+    only on ``name`` and the state of ``rng``."""
+    if name not in PALETTES:
+        raise ValueError(f"unknown palette family {name!r}; known: {', '.join(PALETTES)}")
+    ranges = PALETTES[name]
+    for _ in range(_MAX_PALETTE_DRAWS):
+        inks = {role: _hsv_to_bgr(*(float(rng.uniform(lo, hi)) for lo, hi in ranges[role]))
+                for role in INK_ROLES}
+        if _distinct(list(inks.values())):
+            return inks
+    raise RuntimeError(f"palette family {name!r} rarely gives four distinct inks; widen it")
+
+
+def random_style(rng: np.random.Generator, palettes: Sequence[str] | None = None) -> TileStyle:
+    """A tile set: classic Rummikub, Romanian Remi, or another make, inked from a palette family.
+
+    ``palettes`` names the families the inks may come from (one chosen at
+    random); by default ``TRAINING_PALETTES``, so that ``HELD_OUT_PALETTES``
+    stay unseen until asked for.  The family of fonts, marks and jokers is
+    drawn independently of the palette.
+
+    The palette and its inks come from a stream spawned off ``rng``, which
+    leaves ``rng`` where it would be anyway: one seed gives the same set
+    design, and the same draws to whatever the caller renders next, whichever
+    families are asked for, so held-out validation differs from training in
+    the inks alone.  A small per-set jitter from ``rng`` goes on top, unless it
+    would bring two inks closer than ``MIN_INK_DISTANCE``."""
+    names = tuple(TRAINING_PALETTES if palettes is None else palettes)
+    if not names:
+        raise ValueError("no palette family to draw from")
+    unknown = [n for n in names if n not in PALETTES]
+    if unknown:
+        raise ValueError(f"unknown palette families {unknown}; known: {', '.join(PALETTES)}")
     family = str(rng.choice(["classic", "remi", "other"], p=[0.45, 0.3, 0.25]))
     cream = _jitter(rng, (208.0, 228.0, 238.0), 6)
     if family == "classic":
-        inks = {"K": (28.0, 28.0, 30.0), "B": (185.0, 95.0, 25.0), "O": (25.0, 135.0, 240.0),
-                "R": (45.0, 35.0, 205.0)}
         font = str(rng.choice(("sans", *SANS_FONTS, *STROKE_FONTS)))
         weight = int(rng.integers(750, 1000))
         mark, joker, hollow = "logo", "face", bool(rng.random() < 0.8)
         face = cream
     elif family == "remi":
-        inks = {"K": (30.0, 30.0, 30.0), "B": (170.0, 80.0, 20.0), "O": (10.0, 195.0, 235.0),
-                "R": (35.0, 35.0, 200.0)}
         font, weight = str(rng.choice(TILE_FONTS)), int(rng.integers(650, 1000))
         mark = str(rng.choice(["bar", "dot", "logo", "triangle"]))
         joker = str(rng.choice(["smiley", "jester", "letter"], p=[0.6, 0.25, 0.15]))
         hollow = bool(rng.random() < 0.3)
         face = _jitter(rng, (225.0, 238.0, 242.0), 6) if rng.random() < 0.6 else cream
     else:
-        inks = {"K": (40.0, 35.0, 30.0), "B": (200.0, 120.0, 30.0), "O": (30.0, 150.0, 245.0),
-                "R": (40.0, 40.0, 215.0)}
-        if rng.random() < 0.3:
-            inks["B"] = (150.0, 110.0, 20.0)  # teal-ish blue of some makes
         font, weight = str(rng.choice(TILE_FONTS)), int(rng.integers(550, 1000))
         mark, joker = str(rng.choice(MARKS)), str(rng.choice(JOKERS))
         hollow = bool(rng.random() < 0.4)
         face = _jitter(rng, (225.0, 235.0, 238.0), 14)
-    inks = {key: _jitter(rng, value, 10) for key, value in inks.items()}
+    ink_rng = rng.spawn(1)[0]
+    palette = names[int(ink_rng.integers(len(names)))]
+    drawn = palette_inks(palette, ink_rng)
+    jittered = {key: _jitter(rng, value, 4) for key, value in drawn.items()}
+    inks = jittered if _distinct(list(jittered.values())) else drawn
+    # Okey sets print the small shape under the numeral in the tile's own ink.
+    mark_in_ink = palette == "okey" and mark != "logo" and bool(ink_rng.random() < 0.7)
     side = tuple(float(v) * rng.uniform(0.68, 0.85) for v in face)
     mark_colour = (
         tuple(float(v) * rng.uniform(0.8, 0.9) for v in face)
@@ -133,6 +253,8 @@ def random_style(rng: np.random.Generator) -> TileStyle:
         joker=joker,
         joker_inks=joker_inks,  # type: ignore[arg-type]
         hollow=hollow,
+        palette=palette,
+        mark_in_ink=mark_in_ink,
     )
 
 
@@ -209,10 +331,10 @@ def _draw_joker(img: Image, kind: str, style: TileStyle, box: tuple[int, int, in
               round(cx - h * 0.125), round(cy - h * 0.15))
 
 
-def _draw_mark(img: Image, style: TileStyle, w: int, h: int) -> tuple[float, float, float, float]:
+def _draw_mark(img: Image, style: TileStyle, w: int, h: int,
+               colour: Colour) -> tuple[float, float, float, float]:
     cy = style.mark_y * h
     shape = img.shape[:2]
-    colour = style.mark_colour
     if style.mark == "logo":
         mw, mh = w * 0.62, h * 0.085
         mask = text_mask("Rummikub", "italic", 700, max(1, round(mh)), max(1, round(mw)))
@@ -305,6 +427,7 @@ def render_tile(label: str, style: TileStyle, height: int) -> TileRender:
         x, y = round(w / 2 - mask.shape[1] / 2), round(cy - dh / 2)
         paint(img, mask, style.ink(colour), x, y)
         numeral_box = (float(x), float(y), float(x + mask.shape[1]), float(y + mask.shape[0]))
-        mark_box = _draw_mark(img, style, w, h)
+        mark_box = _draw_mark(img, style, w, h,
+                              style.ink(colour) if style.mark_in_ink else style.mark_colour)
     img *= alpha[..., None]
     return TileRender(img, alpha, outline, numeral_box, mark_box)  # type: ignore[arg-type]

@@ -1,0 +1,132 @@
+"""Tile sets the model never saw, read out of the box and after one layout photo.
+
+    python -m bench.set_inks [--sets 12] [--tables 4] [--family modern] [--seed 7100]
+                             [--json OUT]
+
+Per set: a tile set drawn from one palette family (``vision.synth.tiles.PALETTES``;
+``unusual`` is the held-out family no training render uses), one photo of it laid out
+in order (``vision.synth.scene.render_layout``) and ``--tables`` rendered tables of the
+same set.  The shipped model runs once per table (finder boxes, reader
+probabilities); the boxes are then named three ways, so that the figures differ by the
+colour stage alone:
+
+* ``reader``: the reader alone (``--palette off``);
+* ``table``: colours judged against the table's own inks (``vision.palette``, the
+  default);
+* ``layout``: that, plus the set's inks from its layout photo, labelled by the shipped
+  detector in the layout's order and learnt as ``tabletop adapt --layout --light``
+  does.  A layout photo the detector cannot label (a row one tile short) counts as a
+  set whose layout failed, and its tables are read as ``table``.
+
+Per way: identity (tiles found with their label, Wilson 95 % interval) and the exact
+McNemar test against ``reader`` on the same tiles.  Tables of one set share its inks,
+so the intervals are narrower than the truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop.vision.adapt import AdaptError, adapt_light, layout_to_jsonl
+from tabletop.vision.detector import Detector, DetectorSettings, load_set_inks, set_inks_path
+from tabletop.vision.evaluate import Truth, compare, evaluate_truths
+from tabletop.vision.palette import TablePalette
+from tabletop.vision.synth.scene import RenderOptions, render_layout, render_scene
+from tabletop.vision.synth.tiles import PALETTES, random_style
+
+WAYS = ("reader", "table", "layout")
+
+
+def run(sets: int, tables: int, family: str, seed: int, log: Any = print) -> dict[str, Any]:
+    if family not in PALETTES:
+        raise ValueError(f"unknown palette family {family!r}; known: {', '.join(PALETTES)}")
+    detector = Detector(settings=DetectorSettings(palette="off"))
+    runs: dict[str, list[tuple[Truth, Any]]] = {way: [] for way in WAYS}
+    failed_layouts = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        for index in range(sets):
+            style = random_style(np.random.default_rng(seed + index), palettes=(family,))
+            layout = render_layout(style, seed + 10_000 + index)
+            photo = Path(scratch) / f"layout-{index}.jpg"
+            photo.write_bytes(layout.encoded)
+            set_palette = None
+            try:
+                labelled = layout_to_jsonl([photo], Path(scratch) / f"layout-{index}.jsonl",
+                                           "tiles", detector)
+                folder = Path(scratch) / f"model-{index}"
+                adapt_light([labelled], folder)
+                set_palette = TablePalette(set_inks=load_set_inks(
+                    set_inks_path(folder / "tabletop.onnx")))
+            except AdaptError as error:
+                failed_layouts += 1
+                log(f"set {index}: layout not read ({error})")
+            for table in range(tables):
+                scene = render_scene(seed + 20_000 + 100 * index + table, 1280, 720, "tiles",
+                                     RenderOptions(tile_style=style))
+                truth = Truth(scene.detections)
+                found = detector.find(scene.image)
+                if not len(found):
+                    for way in WAYS:
+                        runs[way].append((truth, found))
+                    continue
+                read = detector.probabilities(scene.image, found)
+                tiles = np.array([kind == "tile" for kind in found.kinds])
+                on_table = TablePalette().update(scene.image, found.boxes, read, tiles)
+                with_layout = (on_table if set_palette is None else set_palette.update(
+                    scene.image, found.boxes, read, tiles))
+                runs["reader"].append((truth, detector.named(found, read)))
+                runs["table"].append((truth, detector.named(found, on_table)))
+                runs["layout"].append((truth, detector.named(found, with_layout)))
+            log(f"set {index + 1}/{sets} done")
+    result: dict[str, Any] = {"family": family, "sets": sets, "tables": sets * tables,
+                              "failed_layouts": failed_layouts, "seed": seed}
+    for way in WAYS:
+        evaluation = evaluate_truths(runs[way], way)
+        result[way] = {"labelled": evaluation.labelled,
+                       "identity": round(evaluation.identity, 4),
+                       "interval": [round(v, 4) for v in evaluation.intervals()["identity"]],
+                       "found": round(evaluation.found, 4)}
+        if way != "reader":
+            result[way]["against_reader"] = compare(runs["reader"], runs[way], way,
+                                                    ("reader", way)).to_json()
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.set_inks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", type=int, default=12)
+    parser.add_argument("--tables", type=int, default=4)
+    parser.add_argument("--family", default="modern")
+    parser.add_argument("--seed", type=int, default=7100)
+    parser.add_argument("--json", default=None, help="also write the result here")
+    args = parser.parse_args(argv)
+    result = run(args.sets, args.tables, args.family, args.seed,
+                 log=lambda text: print(text, file=sys.stderr, flush=True))
+    print(f"{args.family}: {args.sets} sets, {result['tables']} tables, "
+          f"{result['failed_layouts']} layout photo(s) not read")
+    for way in WAYS:
+        row = result[way]
+        low, high = row["interval"]
+        line = (f"  {way:<7} identity {row['identity']:.3f} ({low:.3f}-{high:.3f}) "
+                f"of {row['labelled']} tiles")
+        if "against_reader" in row:
+            both = row["against_reader"]
+            line += (f"; only reader {both['only_first_right']}, only {way} "
+                     f"{both['only_second_right']}, McNemar p {both['mcnemar_p']:.3g}")
+        print(line)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
