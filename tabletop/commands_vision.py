@@ -109,8 +109,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-DETECTOR_OPTIONS = ("imgsz", "confidence", "views", "zoom", "card_turns", "card_finder",
-                    "card_reader", "palette")
+DETECTOR_OPTIONS = ("imgsz", "confidence", "views", "zoom", "zoom_out", "card_turns",
+                    "card_finder", "card_reader", "palette")
 """The ``vision.detector.DetectorSettings`` fields that model options set (each option's
 ``dest`` is its field's name)."""
 
@@ -281,6 +281,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         sub.add_argument("--zoom", type=float, default=None,
                          help="a second finder pass at this many times the input size, "
                               "for small card indices (1..3, default 1.5; 1 for one pass)")
+        sub.add_argument("--zoom-out", dest="zoom_out", type=float, default=None,
+                         help="where a tile is large, one more finder pass at this many "
+                              "times the input size, for large tiles (0.25..1, default "
+                              "0.667; 1 for none)")
         sub.add_argument("--card-turns", dest="card_turns", type=int, default=None,
                          help="turns of each card index's crop the reader averages (1, 2 "
                               "or 4; default 2: as found and upside down; 4 read 0.004-0.009 "

@@ -201,6 +201,26 @@ def check_palette(way: str) -> str:
     return way
 
 
+DEFAULT_ZOOM_OUT = 0.667
+"""Where the base pass finds a large tile, the finder runs once more at this many times
+its input size, for large tiles it misses: at 960 the shipped finder boxes fewer tiles
+over about 96 input pixels (0.924 of those over 128 frame pixels on rendered tables
+against 0.973 at 64-128).  1 turns it off."""
+ZOOM_OUT_TRIGGER = 96
+"""The base pass's largest tile box, in its input pixels, from which the zoomed-out pass
+runs: tables of small tiles, the usual live view, never pay for it."""
+ZOOM_OUT_TILE_FLOOR = 48
+"""The zoomed-out pass keeps tile boxes this many of its input pixels long or longer:
+smaller ones are the base pass's to find."""
+
+
+def check_zoom_out(zoom_out: float) -> float:
+    """``zoom_out`` if it is a usable zoomed-out pass factor (0.25..1), else ValueError."""
+    if not 0.25 <= zoom_out <= 1.0:
+        raise ValueError(f"zoom out must be from 0.25 to 1 (no such pass), not {zoom_out!r}")
+    return float(zoom_out)
+
+
 def check_zoom(zoom: float) -> float:
     """``zoom`` if it is a usable second-pass factor, else ValueError."""
     if not 1.0 <= zoom <= MAX_ZOOM:
@@ -220,6 +240,12 @@ def merge_zoomed(base: Detections, zoomed: Detections, zoomed_scale: float,
                            zoomed.boxes[:, 3] - zoomed.boxes[:, 1]) * zoomed_scale
         zoomed = zoomed[~((np.asarray(zoomed.kinds) == "tile") & (sides >= tile_limit))]
     return merge_boxes([base, zoomed])
+
+
+def _longest(detections: Detections) -> float:
+    """The longest side of any box, in pixels."""
+    boxes = detections.boxes
+    return float(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]).max())
 
 
 def merge_boxes(parts: Sequence[Detections]) -> Detections:
@@ -368,6 +394,9 @@ class DetectorSettings:
     zoom: float = DEFAULT_ZOOM
     """The second finder pass's input size as a multiple of ``imgsz`` (1: one pass only,
     as always for an ONNX model exported with a fixed input size)."""
+    zoom_out: float = DEFAULT_ZOOM_OUT
+    """The zoomed-out pass's input size as a multiple of ``imgsz``, run where the base pass
+    boxed a tile of :data:`ZOOM_OUT_TRIGGER` input pixels or more (1: never)."""
     card_turns: int = DEFAULT_CARD_TURNS
     """How many turns of each card index's crop the reader averages (1, 2 or 4)."""
     card_finder: str | None = None
@@ -391,6 +420,7 @@ class DetectorSettings:
         check_views(self.views)
         check_card_turns(self.card_turns)
         object.__setattr__(self, "zoom", check_zoom(self.zoom))
+        object.__setattr__(self, "zoom_out", check_zoom_out(self.zoom_out))
         if self.card_finder is not None:
             check_card_finder(self.card_finder)
         if self.card_reader is not None:
@@ -545,15 +575,21 @@ class Detector:
         return self.named(found, self.with_palette(image, found,
                                                    self.probabilities(image, found)))
 
+    @property
+    def palette(self) -> TablePalette | None:
+        """The stage judging tile colours against the inks (None with ``palette`` off or
+        a one-stage model)."""
+        return None if self.settings.palette == "off" or self.reader is None else self._palette
+
     def with_palette(self, image: npt.NDArray[np.uint8], found: Detections,
                      probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The found boxes' reader ``probabilities`` with each tile's colour blended with
         the colour of its ink among the inks of all the tiles found
         (:class:`tabletop.vision.palette.TablePalette`); unchanged with ``palette`` off."""
-        if self.settings.palette == "off":
+        if self.palette is None:
             return probabilities
         tiles = np.array([kind == "tile" for kind in found.kinds])
-        return self._palette.update(image, found.boxes, probabilities, tiles)
+        return self.palette.update(image, found.boxes, probabilities, tiles)
 
     def named(self, found: Detections, probabilities: npt.NDArray[np.float64]
               ) -> Detections:
@@ -689,15 +725,36 @@ class Detector:
         ``frame_long``: the long side of the frame ``image`` is a region of (None: it is
         the frame); the passes run at the frame's scales."""
         long_side = max(image.shape[:2])
+        h, w = image.shape[:2]
         share = 1.0 if frame_long is None else long_side / frame_long
-        found = run(image, max(32, round(self.imgsz * share)))
+        base_size = max(32, round(self.imgsz * share))
+        found = run(image, base_size)
+        found = self._zoomed_out(image, found, run, base_size, share)
         zoomed_size = self.zoom_imgsz
         if zoomed_size is None:
             return found
         zoomed_size = max(32, round(zoomed_size * share))
-        h, w = image.shape[:2]
         return merge_zoomed(found, run(image, zoomed_size),
                             min(zoomed_size / w, zoomed_size / h))
+
+    def _zoomed_out(self, image: npt.NDArray[np.uint8], found: Detections,
+                    run: Callable[[npt.NDArray[np.uint8], int], Detections],
+                    base_size: int, share: float) -> Detections:
+        """``found`` with the large tiles of a pass at ``zoom_out`` times the input size
+        where ``found`` holds a large tile (:data:`ZOOM_OUT_TRIGGER`)."""
+        if self.settings.zoom_out >= 1.0 or self._fixed_input or not len(found):
+            return found
+        h, w = image.shape[:2]
+        tiles = found[np.asarray(found.kinds) == "tile"]
+        base_scale = min(base_size / w, base_size / h)
+        if not len(tiles) or _longest(tiles) * base_scale < ZOOM_OUT_TRIGGER:
+            return found
+        size = max(32, round(self.imgsz * self.settings.zoom_out * share / 32) * 32)
+        scale = min(size / w, size / h)
+        out = run(image, size)
+        sides = np.maximum(out.boxes[:, 2] - out.boxes[:, 0], out.boxes[:, 3] - out.boxes[:, 1])
+        keep = (np.asarray(out.kinds) == "tile") & (sides * scale >= ZOOM_OUT_TILE_FLOOR)
+        return merge_boxes([found, out[keep]]) if keep.any() else found
 
     def _pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
         """One finder pass with the frame's long side at ``size``."""

@@ -58,6 +58,7 @@ from tabletop.vision.detections import (
     overlap_of_smaller,
     without_duplicates,
 )
+from tabletop.vision.palette import ink_features
 from tabletop.vision.reader import VIEW_SHIFTS
 
 Image = npt.NDArray[np.uint8]
@@ -147,6 +148,17 @@ class _Item:
     hits: tuple[bool, ...] = (True,)
     """Whether each of the last looks at its place found it: it is shown while at least
     half of them did (a box one look alone found is the finder's flicker)."""
+    ink: FloatArray | None = None
+    """A tile's ink (:func:`tabletop.vision.palette.ink_features`), measured when it was
+    first read; None where none was measured (a card index, a blank)."""
+
+
+def _fused(item: _Item) -> FloatArray:
+    """An item's readings as one distribution: the normalised geometric mean."""
+    assert item.log_sum is not None
+    mean = item.log_sum / item.reads
+    fused = np.exp(mean - mean.max())
+    return fused / fused.sum()  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -458,9 +470,16 @@ class IncrementalDetector:
         probabilities = self.detector.probabilities(image, found)
         self.counts.reads += len(found)
         logs = np.log(np.maximum(probabilities, 1e-6))
+        inks: list[FloatArray | None] = [None] * len(found)
+        tiles = np.flatnonzero([kind == "tile" for kind in found.kinds])
+        if self.detector.palette is not None and len(tiles):
+            features, measured = ink_features(image, found.boxes[tiles])
+            for row, feature, ok in zip(tiles, features, measured, strict=True):
+                inks[row] = feature if ok else None
         for i in range(len(found)):
             item = _Item(found.boxes[i].copy(), found.kinds[i], float(found.confidences[i]),
-                         logs[i].copy(), 1, Detections.empty(), self.counts.frames)
+                         logs[i].copy(), 1, Detections.empty(), self.counts.frames,
+                         ink=inks[i])
             item.named = self._name(item)
             self._items.append(item)
 
@@ -500,13 +519,28 @@ class IncrementalDetector:
         self._emitted = None
 
     def _name(self, item: _Item) -> Detections:
-        assert item.log_sum is not None
-        mean = item.log_sum / item.reads
-        fused = np.exp(mean - mean.max())
-        fused /= fused.sum()
         one = Detections(item.box[None], ("JK",), (item.kind,),  # type: ignore[arg-type]
                          np.array([item.finder_confidence]))
-        return self.detector.named(one, fused[None])  # type: ignore[no-any-return]
+        return self.detector.named(one, _fused(item)[None])  # type: ignore[no-any-return]
+
+    def _named_on_this_table(self, items: list[_Item]) -> list[Detections]:
+        """Each item as named, its tile colours judged against the inks of every tile
+        shown (the detector's palette, :mod:`tabletop.vision.palette`); items whose
+        colour that changes are named again."""
+        palette = self.detector.palette
+        inked = [i for i, it in enumerate(items) if it.ink is not None and it.log_sum is not None]
+        if palette is None or not inked:
+            return [it.named for it in items]
+        probabilities = np.stack([_fused(items[i]) for i in inked])
+        features = np.stack([items[i].ink for i in inked])  # type: ignore[misc]
+        judged = palette.update_inks(features, np.ones(len(inked), bool), probabilities)
+        named = [it.named for it in items]
+        for row, i in enumerate(inked):
+            if not np.array_equal(judged[row], probabilities[row]):
+                one = Detections(items[i].box[None], ("JK",), (items[i].kind,),  # type: ignore[arg-type]
+                                 np.array([items[i].finder_confidence]))
+                named[i] = self.detector.named(one, judged[row][None])
+        return named
 
     # --- what the frame gives ----------------------------------------------------------
     def _emit(self, changed: npt.NDArray[np.bool_]) -> Detections:
@@ -517,7 +551,8 @@ class IncrementalDetector:
         key = hidden.tobytes()
         if self._emitted is not None and key == self._hidden_key:
             return self._emitted
-        parts = [it.named for it, gone in zip(shown, hidden, strict=True) if not gone]
+        visible = [it for it, gone in zip(shown, hidden, strict=True) if not gone]
+        parts = self._named_on_this_table(visible)
         emitted = without_duplicates(Detections.concatenate(parts)) if parts \
             else Detections.empty()
         self._emitted, self._hidden_key = emitted, key

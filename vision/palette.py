@@ -398,11 +398,10 @@ class TablePalette:
     """The players' own set's inks (``tabletop adapt``): each tile's colour is then also
     judged against them, on a table of any size."""
 
-    def fit(self, image: npt.NDArray[np.uint8], boxes: Any,
+    def fit(self, features: npt.NDArray[np.float64], measured: npt.NDArray[np.bool_],
             probabilities: npt.NDArray[np.float64]) -> PaletteFit | None:
-        """Group the tiles' inks and name the groups; None where the table shows too
-        few tiles, or a single ink."""
-        features, measured = ink_features(image, boxes)
+        """Group the tiles' inks (:func:`ink_features`) and name the groups; None where the
+        table shows too few tiles, or a single ink."""
         coloured = colour_marginals(probabilities)
         # a tile the reader takes for a joker or for nothing says little of a colour
         weights = probabilities[:, _COLOUR_ROWS].sum(axis=(1, 2))
@@ -433,32 +432,41 @@ class TablePalette:
                probabilities: npt.NDArray[np.float64],
                tiles: Sequence[bool] | npt.NDArray[np.bool_] | None = None
                ) -> npt.NDArray[np.float64]:
-        """The reader's probabilities with each tile's colour blended with its table
-        colour; rows not marked in ``tiles`` (card indices) and tiles without a
-        measured ink are returned as they were."""
+        """The reader's probabilities with tile colours judged against the inks
+        (:meth:`update_inks`), the inks measured in ``image`` in each tile's box."""
         probabilities = np.asarray(probabilities, np.float64)
         rows = (np.ones(len(probabilities), bool) if tiles is None
                 else np.asarray(tiles, bool))
         boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+        features = np.zeros((len(probabilities), 3))
+        measured = np.zeros(len(probabilities), bool)
+        if rows.any() and (self.set_inks is not None or rows.sum() >= self.min_tiles):
+            features[rows], measured[rows] = ink_features(image, boxes[rows])
+        return self.update_inks(features, measured, probabilities, rows)
+
+    def update_inks(self, features: npt.NDArray[np.float64], measured: npt.NDArray[np.bool_],
+                    probabilities: npt.NDArray[np.float64],
+                    tiles: Sequence[bool] | npt.NDArray[np.bool_] | None = None
+                    ) -> npt.NDArray[np.float64]:
+        """The reader's probabilities (rows over the reader's classes) with each tile's
+        colour judged against the set's inks where they are known, then against the
+        table's; ``features``, ``measured``: each row's ink (:func:`ink_features`).  Rows
+        not marked in ``tiles`` (card indices) and tiles without a measured ink are
+        returned as they were."""
+        probabilities = np.asarray(probabilities, np.float64)
+        rows = (np.ones(len(probabilities), bool) if tiles is None
+                else np.asarray(tiles, bool))
         out = probabilities.copy()
         if self.set_inks is not None and rows.any():
-            out[np.flatnonzero(rows)] = self._by_set_inks(image, boxes[rows], out[rows])
+            chances, near = self.set_inks.probabilities(features[rows])
+            out[rows] = blend(out[rows], chances, measured[rows] & near, self.weight)
         if rows.sum() < self.min_tiles:
             return out
-        fit = self.fit(image, boxes[rows], out[rows])
+        fit = self.fit(features[rows], measured[rows], out[rows])
         if fit is None:
             return out
         out[np.flatnonzero(rows)] = blend(out[rows], fit.table, fit.changed, self.weight)
         return out
-
-    def _by_set_inks(self, image: npt.NDArray[np.uint8], boxes: npt.NDArray[np.float64],
-                     probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """Each tile's colour blended with its colour by the set's own inks, where its ink
-        was measured and lies near one of them."""
-        assert self.set_inks is not None
-        features, measured = ink_features(image, boxes)
-        chances, near = self.set_inks.probabilities(features)
-        return blend(probabilities, chances, measured & near, self.weight)
 
 
 def blend(probabilities: npt.NDArray[np.float64], table: npt.NDArray[np.float64],

@@ -215,3 +215,28 @@ def test_it_says_when_the_frame_is_not_the_table_yet(game: Replay, detector: Det
         # a second after the hand left, the frame is the table
         assert not settling[round(step.settled_t * fps) + round(fps)]
     assert not any(settling[:round(game.timings[0].hand_in_t * fps)])
+
+
+def test_tile_colours_are_judged_against_the_set_s_inks_as_the_whole_frame_pass_does(
+        game: Replay, detector: Detector, tmp_path: Path) -> None:
+    """A model folder whose set's inks call this set's red blue and its blue red: the
+    whole frame's pass and the incremental path name the tiles alike, both swapped."""
+    import shutil
+
+    from tabletop.vision.detector import set_inks_path
+    from tabletop.vision.palette import SetInks, ink_features
+
+    last = game.frame(game.frame_count - 1)
+    plain = detector(last)
+    features, measured = ink_features(last, plain.boxes)
+    swapped = [{"R": "B", "B": "R"}.get(label[0], label[0]) for label in plain.labels]
+    inks = SetInks.fit(features[measured], [c for c, ok in zip(swapped, measured,
+                                                                 strict=True) if ok])
+    for source in detector.path.parent.glob("tabletop.*onnx"):
+        shutil.copy2(source, tmp_path / source.name)
+    set_inks_path(tmp_path / "tabletop.onnx").write_text(json.dumps(inks.to_json()))
+    adapted = Detector(tmp_path / "tabletop.onnx")
+    whole = adapted(last)
+    assert Counter(label[0] for label in whole.labels) == Counter(swapped)
+    looker = IncrementalDetector(adapted, IncrementalSettings(refresh_s=NEVER))
+    assert Counter(_played(game, looker)[-1].labels) == Counter(whole.labels)  # type: ignore[attr-defined]

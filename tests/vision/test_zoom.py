@@ -180,3 +180,50 @@ def test_a_fixed_size_export_runs_one_pass(tmp_path: Path,
     boxes = detector.find(image)  # type: ignore[arg-type]
     assert as_rows(boxes) == as_rows(detector._pass(image, 960))  # type: ignore[arg-type]
     assert items_found(truth, boxes, "tile") > 0
+
+
+# --- the zoomed-out pass for large tiles -------------------------------------------------
+@pytest.mark.parametrize("zoom_out", [0.0, 0.2, 1.01, float("nan")])
+def test_zoom_out_out_of_range_is_refused(zoom_out: float) -> None:
+    from tabletop.vision.detector import check_zoom_out
+
+    with pytest.raises(ValueError, match=r"zoom out must be from 0\.25 to 1"):
+        check_zoom_out(zoom_out)
+
+
+def _tile_table(tile_height: int) -> np.ndarray:
+    """Real tiles of the set (CropBank) in a row on a plain table, ``tile_height`` px tall."""
+    from tabletop.vision.replay import CropBank
+    from tests.shared import REALDATA
+
+    if REALDATA is None:
+        pytest.skip("the real photos are missing")
+    bank = CropBank.load(REALDATA, max_aspect=0.95)
+    frame = np.full((720, 1280, 3), (70, 110, 150), np.uint8)
+    x = 40
+    for label in ("R5", "B7", "K10"):
+        piece = bank.of(label)[0].image
+        width = round(piece.shape[1] * tile_height / piece.shape[0])
+        frame[100:100 + tile_height, x:x + width] = cv2.resize(piece, (width, tile_height))
+        x += width + 30
+    return frame
+
+
+@pytest.mark.parametrize(("tile_height", "passes"), [(60, 2), (330, 3)],
+                         ids=["table view", "close-up"])
+def test_the_zoomed_out_pass_runs_only_where_a_tile_is_large(tile_height: int, passes: int
+                                                             ) -> None:
+    from tabletop.vision.detector import Detector
+
+    detector = Detector()
+    sizes: list[int] = []
+    finder = detector._finder
+
+    def counting(image: np.ndarray, size: int, *rest: object) -> Detections:
+        sizes.append(size)
+        return finder(image, size, *rest)  # type: ignore[arg-type]
+
+    detector._finder = counting  # type: ignore[assignment]
+    read = detector(_tile_table(tile_height))
+    assert len(sizes) == passes
+    assert sorted(read.labels) == ["B7", "K10", "R5"]
