@@ -39,7 +39,7 @@ def compose_layout(bank: CropBank, rng: np.random.Generator) -> tuple[np.ndarray
     """The set laid out in :data:`TILE_ORDER` from ``bank``'s crops, and how many places
     took a crop of another number of the colour."""
     columns = max(len(row) for row in TILE_ORDER)
-    image = np.full((len(TILE_ORDER) * (TILE_HEIGHT + 40) + 40, columns * 84 + 40, 3),
+    image = np.full((len(TILE_ORDER) * (TILE_HEIGHT + 40) + 40, columns * 110 + 60, 3),
                     (70, 110, 150), np.uint8)
     image = np.clip(image + rng.normal(0, 6, image.shape), 0, 255).astype(np.uint8)
     filled = 0

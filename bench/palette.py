@@ -29,7 +29,7 @@ import numpy as np
 from tabletop.vision.detector import Detector, DetectorSettings
 from tabletop.vision.evaluate import compare, evaluate_truths, labelled_truths
 from tabletop.vision.labels import TILE_COLOURS
-from tabletop.vision.palette import ink_features
+from tabletop.vision.palette import TablePalette, ink_features
 
 
 def fit_prior(sets: Sequence[str]) -> dict[str, Any]:
@@ -56,8 +56,8 @@ def compare_palette(data: str) -> dict[str, Any]:
         probabilities = (detector.probabilities(image, found) if len(found)
                          else np.zeros((0, 0)))
         runs[0].append((truth, detector.named(found, probabilities)))
-        on = (detector._palette.update(image, found.boxes, probabilities,
-                                       np.array([k == "tile" for k in found.kinds]))
+        on = (TablePalette().update(image, found.boxes, probabilities,
+                                    np.array([k == "tile" for k in found.kinds]))
               if len(found) else probabilities)
         runs[1].append((truth, detector.named(found, on)))
     off, with_palette = evaluate_truths(runs[0], data), evaluate_truths(runs[1], data)

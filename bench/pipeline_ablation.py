@@ -4,8 +4,8 @@ against the shipped model's plain reading, item by item.
     python -m bench.pipeline_ablation DATA [DATA ...] [--json OUT]
 
 Settings (``vision.detector.DetectorSettings``): ``plain`` (the reader alone, no
-zoomed-out pass), ``palette`` (tile colours against the table's inks), ``zoom-out``
-(the zoomed-out pass for large tiles), ``both`` (the shipped defaults).  Per set and
+zoomed-out pass), ``palette`` (tile colours against the table's inks, ``--palette
+on``), ``zoom-out`` (the zoomed-out pass for large tiles, a default), ``both``.  Per set and
 setting: found, identity and precision with Wilson 95 % intervals, and the exact
 McNemar test against ``plain``.
 """
@@ -23,9 +23,9 @@ from tabletop.vision.evaluate import compare, evaluate_truths, labelled_truths
 
 SETTINGS = {
     "plain": DetectorSettings(palette="off", zoom_out=1.0),
-    "palette": DetectorSettings(zoom_out=1.0),
+    "palette": DetectorSettings(palette="on", zoom_out=1.0),
     "zoom-out": DetectorSettings(palette="off"),
-    "both": DetectorSettings(),
+    "both": DetectorSettings(palette="on"),
 }
 
 

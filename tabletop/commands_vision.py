@@ -34,16 +34,17 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                              "or with the reader that names tiles (off)")
 
 
-PALETTE_CHOICES = ("on", "off")
+PALETTE_CHOICES = ("auto", "on", "off")
 """``vision.detector.PALETTE_WAYS``, kept here for the same reason."""
 
 
 def add_palette_option(parser: argparse.ArgumentParser) -> None:
     """--palette, for every command that runs the model."""
     parser.add_argument("--palette", dest="palette", default=None, choices=PALETTE_CHOICES,
-                        help="decide each tile's colour against the inks of the other tiles "
-                             "in the picture (on, the default: orange against the set's own "
-                             "red) or as the reader reads each tile alone (off)")
+                        help="judge each tile's colour against the set's own inks where the "
+                             "model has them, from 'tabletop adapt' (auto, the default), "
+                             "against the inks of the other tiles in the picture too (on), or "
+                             "as the reader reads each tile alone (off)")
 
 
 def add_adapted_option(parser: argparse.ArgumentParser) -> None:

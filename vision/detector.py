@@ -189,9 +189,10 @@ def _nms(boxes: npt.NDArray[Any], classes: npt.NDArray[Any], scores: npt.NDArray
                       int).reshape(-1)
 
 
-PALETTE_WAYS = ("on", "off")
-"""Whether tile colours are decided against the frame's own inks (``on``) or as the reader
-reads each tile alone (``off``)."""
+PALETTE_WAYS = ("auto", "on", "off")
+"""How tile colours are judged beyond the reader: ``auto`` against the set's own inks
+where the model has them (a folder ``tabletop adapt`` made), ``on`` against the inks of
+the other tiles in the frame as well, ``off`` as the reader reads each tile alone."""
 
 
 def check_palette(way: str) -> str:
@@ -409,9 +410,9 @@ class DetectorSettings:
     """``on`` to name card-index boxes with the model's card reader
     (:func:`card_reader_path`, a reader fine-tuned on card indices alone), ``off`` to
     name them with the reader that names tiles (None: ``on`` when the model has one)."""
-    palette: str = "on"
-    """``on`` to decide tile colours against the inks of the other tiles in the frame
-    (:class:`tabletop.vision.palette.TablePalette`), ``off`` to take the reader's."""
+    palette: str = "auto"
+    """How tile colours are judged beyond the reader (:data:`PALETTE_WAYS`,
+    :class:`tabletop.vision.palette.TablePalette`)."""
     device: str | None = None
     """The torch device a ``.pt`` model runs on (None: the CPU); ONNX Runtime runs on
     the CPU."""
@@ -453,7 +454,11 @@ class Detector:
         else:
             raise ModelError(f"model {str(self.path)!r}: want a .pt or .onnx file")
         self._load_card_finder(self.settings.card_finder)
-        self._palette = TablePalette(set_inks=load_set_inks(set_inks_path(self.path)))
+        set_inks = load_set_inks(set_inks_path(self.path))
+        self._palette: TablePalette | None = (
+            None if self.settings.palette == "off"
+            or (self.settings.palette == "auto" and set_inks is None)
+            else TablePalette(set_inks=set_inks, use_table=self.settings.palette == "on"))
 
     def _load_ultralytics(self) -> None:
         self._finder: OnnxFinder | UltralyticsFinder = UltralyticsFinder(
@@ -577,15 +582,16 @@ class Detector:
 
     @property
     def palette(self) -> TablePalette | None:
-        """The stage judging tile colours against the inks (None with ``palette`` off or
-        a one-stage model)."""
-        return None if self.settings.palette == "off" or self.reader is None else self._palette
+        """The stage judging tile colours against the inks: None with ``palette`` off, with
+        ``auto`` and no set's inks beside the model, or for a one-stage model."""
+        return None if self.reader is None else self._palette
 
     def with_palette(self, image: npt.NDArray[np.uint8], found: Detections,
                      probabilities: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The found boxes' reader ``probabilities`` with each tile's colour blended with
         the colour of its ink among the inks of all the tiles found
-        (:class:`tabletop.vision.palette.TablePalette`); unchanged with ``palette`` off."""
+        (:class:`tabletop.vision.palette.TablePalette`); unchanged where the settings and
+        the model leave no palette (:attr:`palette`)."""
         if self.palette is None:
             return probabilities
         tiles = np.array([kind == "tile" for kind in found.kinds])

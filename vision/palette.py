@@ -29,6 +29,13 @@ on the same table show, without training:
 
 Tables with fewer than :data:`MIN_TILES` inked tiles, or one ink, are left as
 the reader read them; so are card indices and jokers.
+
+The players' own set's inks (:class:`SetInks`, learnt by ``tabletop adapt`` from
+one layout photo) judge each tile's colour on a table of any size.  The detector
+uses them by default where a model folder has them, and the table's inks only
+with ``--palette on``: on rendered sets the shipped reader already reads the
+palette families' inks, and the table's stage changed few tiles, more of them
+for the worse than for the better (models/README.md, "Colours").
 """
 
 from __future__ import annotations
@@ -94,6 +101,10 @@ lightness x 100, a*, b* less the face's) over the sets the renderer draws from i
 training palette families and the tiles of ``shared/realdata/rummikub-tiles``
 (``python -m bench.palette --prior``): what a black, blue, orange or red ink looks like
 in general, to name a table's groups where its reader cannot tell them apart."""
+MIN_GROUP_AGREEMENT = 0.8
+"""The least share of a group's tiles the reader reads as the group's colour for the group
+to be renamed: one ink read as one colour is a clash to resolve, a group read as a mix
+of colours is two inks measured alike."""
 MIN_RENAMED_GROUP = 2
 """The fewest tiles of a group the table renames: one tile apart from the others may be a
 mark or a neighbour's edge measured as its ink."""
@@ -249,7 +260,12 @@ def name_groups(groups: npt.NDArray[np.int64], colour_probabilities: npt.NDArray
     logs = np.log(np.clip(colour_probabilities, 1e-6, None))
     votes = np.stack([logs[groups == g].sum(axis=0) for g in range(count)])
     names = votes.argmax(axis=1)
-    clashing = [g for g in range(count) if (names == names[g]).sum() > 1]
+    # a group the reader reads as two colours holds two inks the measure cannot tell
+    # apart: it is not one ink to rename
+    each = colour_probabilities.argmax(axis=1)
+    agreeing = np.array([float((each[groups == g] == names[g]).mean()) for g in range(count)])
+    clashing = [g for g in range(count) if (names == names[g]).sum() > 1
+                and agreeing[g] >= MIN_GROUP_AGREEMENT]
     taken = {int(names[g]) for g in range(count) if g not in clashing}
     free = [c for c in range(len(TILE_COLOURS)) if c not in taken]
     if not clashing or len(clashing) > len(free):
@@ -295,6 +311,9 @@ a layout photo shows each ink on a few tiles only."""
 SET_MAX_DISTANCE = 4.0
 """A tile's ink farther than this many spreads from every ink of the set is measured
 wrongly (glare, a mark, a neighbour): the set's inks say nothing of it."""
+SET_DECISIVE = 0.9
+"""The least probability the set's inks give a tile's colour for it to count: an ink
+measured between two of the set's inks says nothing."""
 SET_INKS_FILE = "palette.json"
 """The file beside an adapted model's finder (``NAME.palette.json``) holding its set's
 inks (:class:`SetInks`)."""
@@ -397,6 +416,8 @@ class TablePalette:
     set_inks: SetInks | None = None
     """The players' own set's inks (``tabletop adapt``): each tile's colour is then also
     judged against them, on a table of any size."""
+    use_table: bool = True
+    """Whether colours are judged against the inks of the table's other tiles too."""
 
     def fit(self, features: npt.NDArray[np.float64], measured: npt.NDArray[np.bool_],
             probabilities: npt.NDArray[np.float64]) -> PaletteFit | None:
@@ -440,7 +461,8 @@ class TablePalette:
         boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
         features = np.zeros((len(probabilities), 3))
         measured = np.zeros(len(probabilities), bool)
-        if rows.any() and (self.set_inks is not None or rows.sum() >= self.min_tiles):
+        if rows.any() and (self.set_inks is not None
+                           or (self.use_table and rows.sum() >= self.min_tiles)):
             features[rows], measured[rows] = ink_features(image, boxes[rows])
         return self.update_inks(features, measured, probabilities, rows)
 
@@ -459,8 +481,10 @@ class TablePalette:
         out = probabilities.copy()
         if self.set_inks is not None and rows.any():
             chances, near = self.set_inks.probabilities(features[rows])
-            out[rows] = blend(out[rows], chances, measured[rows] & near, self.weight)
-        if rows.sum() < self.min_tiles:
+            decisive = chances.max(axis=1) >= SET_DECISIVE
+            out[rows] = blend(out[rows], chances, measured[rows] & near & decisive,
+                              self.weight)
+        if not self.use_table or rows.sum() < self.min_tiles:
             return out
         fit = self.fit(features[rows], measured[rows], out[rows])
         if fit is None:

@@ -68,9 +68,11 @@ def test_an_unknown_way_is_refused_quoting_it(way: str) -> None:
 
 
 def test_the_command_line_offers_the_detector_s_ways() -> None:
-    from tabletop.commands_vision import CARD_READER_CHOICES
+    from tabletop.commands_vision import CARD_READER_CHOICES, PALETTE_CHOICES
+    from tabletop.vision.detector import PALETTE_WAYS
 
     assert CARD_READER_CHOICES == CARD_READER_WAYS
+    assert PALETTE_CHOICES == PALETTE_WAYS
 
 
 @pytest.mark.parametrize("finder", ["m/x.onnx", "m/x.pt"])
