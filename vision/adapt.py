@@ -826,11 +826,7 @@ def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
                              tuned_shares=shares, seconds=seconds,
                              cpu_seconds=time.process_time() - cpu_started,
                              seed=seed, set_inks=None if inks is None else inks.to_json())
-        info = {**result.to_json(), "date": datetime.datetime.now(datetime.UTC).isoformat(
-            timespec="seconds"), "annotations": [str(Path(f)) for f in
-                                                 dict.fromkeys(p.source for p in photos)]}
-        (staging / ADAPTED_INFO).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-        _replace_folder(staging, out)
+        _finish(staging, out, result, photos, method="fine-tune")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -903,15 +899,22 @@ def adapt_light(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
                              seconds=time.monotonic() - started,
                              cpu_seconds=time.process_time() - cpu_started, seed=0,
                              set_inks=inks.to_json())
-        info = {**result.to_json(), "method": "light",
-                "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-                "annotations": [str(Path(f)) for f in dict.fromkeys(p.source for p in photos)]}
-        (staging / ADAPTED_INFO).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-        _replace_folder(staging, out)
+        _finish(staging, out, result, photos, method="light")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return result
+
+
+def _finish(staging: Path, out: Path, result: AdaptResult, photos: Sequence[LabelledPhoto],
+            method: str) -> None:
+    """Write what was done (:data:`ADAPTED_INFO`) into the staging folder and put it in
+    ``out``'s place."""
+    info = {**result.to_json(), "method": method,
+            "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "annotations": [str(Path(f)) for f in dict.fromkeys(p.source for p in photos)]}
+    (staging / ADAPTED_INFO).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    _replace_folder(staging, out)
 
 
 def _existing_parent(out: Path) -> Path:

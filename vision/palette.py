@@ -69,8 +69,8 @@ MIN_TILES = 6
 """Fewest tiles with a measured ink for a table's palette: fewer tiles cannot show a
 set's inks apart from each other."""
 MERGE_SEPARATION = 2.5
-"""Two groups are one ink when their centres lie within this many within-group
-spreads (pooled standard deviation along the line between them)."""
+"""Two groups are one ink when their centres lie within this many within-group spreads
+(:func:`_separation`)."""
 TABLE_WEIGHT = 0.7
 """The weight of the table's colour against the reader's (geometric blend)."""
 COLOUR_FLOOR = 0.02
@@ -399,10 +399,6 @@ class PaletteFit:
     colours: npt.NDArray[np.int64]
     table: npt.NDArray[np.float64]
     changed: npt.NDArray[np.bool_]
-
-    @property
-    def inks(self) -> int:
-        return len(self.colours)
 
 
 @dataclass
