@@ -1061,7 +1061,8 @@ def layout_record(photo: str | Path, order: str | Sequence[Sequence[str]] = "til
                   relative_to: str | Path | None = None) -> ImageDetections:
     """The labelled record of a layout photo: ``detector``'s boxes on it (default: the
     shipped model, whose reader drops the finder's false alarms), labelled by
-    :func:`label_layout`.  The record's image path is relative to ``relative_to`` (a
+    :func:`label_layout`; where they do not fill the order, the finder's boxes alone
+    (a tile the reader took for nothing).  The record's image path is relative to ``relative_to`` (a
     folder) where it can be, else absolute."""
     import cv2
 
@@ -1076,7 +1077,15 @@ def layout_record(photo: str | Path, order: str | Sequence[Sequence[str]] = "til
     try:
         labelled = label_layout(detector(image), order, kind)
     except LayoutError as error:
-        raise LayoutError(f"layout photo {str(photo)!r}: {error}") from None
+        # every box of a layout photo is an item: where the reader dropped one as
+        # `none`, the finder's own boxes may still fill the order
+        find = getattr(detector, "find", None)
+        try:
+            if find is None:
+                raise error
+            labelled = label_layout(find(image), order, kind)
+        except LayoutError:
+            raise LayoutError(f"layout photo {str(photo)!r}: {error}") from None
     return ImageDetections(_relative(photo, relative_to), image.shape[1], image.shape[0],
                            labelled)
 

@@ -327,6 +327,25 @@ def test_a_layout_photo_is_labelled_by_the_real_detector(
     assert all(right)
 
 
+@needs_realdata
+def test_a_tile_the_reader_drops_is_still_labelled_from_the_finder_s_boxes(
+        layout_photo: tuple[Path, list[tuple[str, list[int]]]]) -> None:
+    from tabletop.vision.adapt import layout_record
+
+    class ReaderDropsOne(Detector):
+        """The shipped model, its reader calling the first tile of the photo nothing."""
+
+        def __call__(self, image: np.ndarray) -> Detections:
+            read = super().__call__(image)
+            return read[np.arange(len(read)) != int(np.argmin(read.boxes[:, 0]
+                                                               + read.boxes[:, 1]))]
+
+    path, _ = layout_photo
+    record = layout_record(path, "tiles", ReaderDropsOne())
+    assert len(record.detections) == 54
+    assert record.detections.labels[:2] == ("K1", "K2")
+
+
 def test_a_layout_photo_that_does_not_fit_says_so(tmp_path: Path) -> None:
     from tabletop.vision.adapt import layout_record
 
