@@ -201,7 +201,9 @@ budget tests use it too)."""
 def test_a_hard_position_is_answered_within_the_budget(client: TestClient) -> None:
     match_id = _match(client, "raeuber", RAEUBER_TABLE)
     rack = "10S JS QS KS 10H JH QH KH 10D JD QD KD 8C"
-    budget = 0.3
+    # short enough that no search proves its play optimal, even with its caches warm from
+    # earlier tests in the process
+    budget = 0.05
     started = time.monotonic()
     answer = _hint(client, match_id, rack=rack, initial=False, budget_s=budget)
     elapsed = time.monotonic() - started
