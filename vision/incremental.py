@@ -518,10 +518,12 @@ class IncrementalDetector:
             item.named = self._name(item)
         self._emitted = None
 
-    def _name(self, item: _Item) -> Detections:
+    def _name(self, item: _Item, probabilities: FloatArray | None = None) -> Detections:
+        """The item named by ``probabilities`` (default: its readings fused)."""
         one = Detections(item.box[None], ("JK",), (item.kind,),  # type: ignore[arg-type]
                          np.array([item.finder_confidence]))
-        return self.detector.named(one, _fused(item)[None])  # type: ignore[no-any-return]
+        fused = _fused(item) if probabilities is None else probabilities
+        return self.detector.named(one, fused[None])  # type: ignore[no-any-return]
 
     def _named_on_this_table(self, items: list[_Item]) -> list[Detections]:
         """Each item as named, its tile colours judged against the inks of every tile
@@ -537,9 +539,7 @@ class IncrementalDetector:
         named = [it.named for it in items]
         for row, i in enumerate(inked):
             if not np.array_equal(judged[row], probabilities[row]):
-                one = Detections(items[i].box[None], ("JK",), (items[i].kind,),  # type: ignore[arg-type]
-                                 np.array([items[i].finder_confidence]))
-                named[i] = self.detector.named(one, judged[row][None])
+                named[i] = self._name(items[i], judged[row])
         return named
 
     # --- what the frame gives ----------------------------------------------------------
