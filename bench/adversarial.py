@@ -1,29 +1,39 @@
 """The optimiser on hard positions, per variant, under a time budget.
 
     python -m bench.adversarial [--positions N] [--budget SECONDS] [--seed S] [--memory]
+                                [--sweep]
 
 Positions are made to be hard, not to be likely: the longest racks the material allows
 with several jokers (27-30 items for Rommé, whole-rack openings asked for their value),
-and Räuber-Rommé's table of 14 melds with four jokers to rebuild with a 13-card rack.
+Räuber-Rommé's table of 14 melds with four jokers to rebuild with a 13-card rack, and
+Sabra tables of 60-100 tiles to rebuild with racks of 15-30 (bench/solver.py's hard
+positions).
 Each is solved with ``solve(..., budget_s=SECONDS)``; the table gives per variant how
 many finished optimally, the time taken (median, p99, max: the budget must bound it)
 and, with ``--memory``, the peak memory the search allocated (Python objects, through
 tracemalloc, in a second call of each position: tracing slows the search several times
 over, so it is kept out of the timed call).
+
+``--sweep`` asks every position again under each budget of :data:`SWEEP_BUDGETS` (0.2 to
+5 s) and holds the budget to its promise: every call ends within 1.1 x its budget + 50 ms,
+and no answer is worse than the one a smaller budget gave.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import statistics
 import time
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from bench.solver import hard_positions
 from tabletop.engine.items import Item, parse_items, parse_melds
-from tabletop.engine.solver import solve
+from tabletop.engine.rearrange_ilp import prepare
+from tabletop.engine.solver import ranking, solve
 from tabletop.engine.variants import find_variant
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -62,7 +72,8 @@ def positions(per_variant: int, seed: int) -> Iterator[Position]:
     rng = random.Random(seed)
     table = tuple(parse_melds(RAEUBER_TABLE))
     on_table = tuple(item for meld in table for item in meld)
-    for _ in range(per_variant):
+    rebuilt = hard_positions(seed, per_variant)
+    for index in range(per_variant):
         initial = rng.random() < 0.5
         objective = rng.choice(["tiles", "value"])
         yield Position("rommee", _cards(rng, rng.randint(26, 28), rng.randint(2, 4), 2), (),
@@ -76,6 +87,8 @@ def positions(per_variant: int, seed: int) -> Iterator[Position]:
         yield Position("rummikub-american", _tiles(rng, 24, 2), (), initial, objective)
         yield Position("sabra", _tiles(rng, rng.randint(16, 20), rng.randint(1, 2)), (),
                        initial, objective)
+        big = rebuilt[index]
+        yield Position("sabra", big.rack, big.table, not big.opened, objective)
 
 
 @dataclass
@@ -86,6 +99,7 @@ class Tally:
 
 
 def run(per_variant: int, budget_s: float, seed: int, memory: bool = False) -> dict[str, Tally]:
+    prepare()  # SciPy imported before timing, as the panel's server and bench.solver do
     tallies: dict[str, Tally] = {}
     for position in positions(per_variant, seed):
         tally = tallies.setdefault(position.variant, Tally([], []))
@@ -127,6 +141,77 @@ def report(tallies: dict[str, Tally], budget_s: float) -> str:
     return "\n".join(lines)
 
 
+SWEEP_BUDGETS = (0.2, 0.5, 1.0, 2.0, 5.0)
+"""The budgets of ``--sweep``, in seconds."""
+
+
+def promised_seconds(budget_s: float) -> float:
+    """The most a call with ``budget_s`` may take: 1.1 x the budget + 50 ms."""
+    return budget_s * 1.1 + 0.05
+
+
+@dataclass(frozen=True)
+class SweepCall:
+    budget_s: float
+    seconds: float
+    ranking: tuple[int, ...]
+    optimal: bool
+
+
+def sweep(position: Position, budgets: tuple[float, ...] = SWEEP_BUDGETS) -> list[SweepCall]:
+    """``position`` solved under each budget, smallest first."""
+    prepare()
+    variant = find_variant(position.variant)
+    calls = []
+    for budget_s in sorted(budgets):
+        started = time.monotonic()
+        play = solve(variant, position.rack, position.table, initial=position.initial,
+                     objective=position.objective, budget_s=budget_s)
+        seconds = time.monotonic() - started
+        calls.append(SweepCall(budget_s, seconds, ranking(play, position.objective),
+                               play.optimal))
+    return calls
+
+
+def broken_promises(calls: list[SweepCall], allowed: Callable[[float], float]
+                    = promised_seconds) -> list[str]:
+    """What a sweep's calls broke: a call past ``allowed(budget)``, an answer worse than a
+    smaller budget's."""
+    faults = [f"{call.budget_s:g} s budget took {call.seconds:.3f} s"
+              for call in calls if call.seconds > allowed(call.budget_s)]
+    for smaller, larger in itertools.pairwise(calls):
+        if larger.ranking < smaller.ranking:
+            faults.append(f"{larger.budget_s:g} s answered {larger.ranking},"
+                          f" worse than {smaller.ranking} at {smaller.budget_s:g} s")
+    return faults
+
+
+def sweep_report(per_variant: int, seed: int,
+                 budgets: tuple[float, ...] = SWEEP_BUDGETS) -> tuple[str, int]:
+    """Per variant: the calls, the slowest against its promise, the optimal answers per
+    budget, and the promises broken; with the count of broken promises."""
+    rows: dict[str, list[list[SweepCall]]] = {}
+    faults: list[str] = []
+    for position in positions(per_variant, seed):
+        calls = sweep(position, budgets)
+        rows.setdefault(position.variant, []).append(calls)
+        faults += [f"{position.variant} {position.objective}: {fault}"
+                   for fault in broken_promises(calls)]
+    ordered = sorted(budgets)
+    lines = [f"budget sweep {', '.join(f'{b:g}' for b in ordered)} s; promise: 1.1 x budget"
+             " + 50 ms, never worse with more budget",
+             f"{'variant':24}{'calls':>6}{'worst s/promise':>17}  optimal per budget"]
+    for variant, sweeps in rows.items():
+        calls = [call for one in sweeps for call in one]
+        worst = max(call.seconds / promised_seconds(call.budget_s) for call in calls)
+        optimal = " ".join(f"{sum(one[i].optimal for one in sweeps)}/{len(sweeps)}"
+                           for i in range(len(ordered)))
+        lines.append(f"{variant:24}{len(calls):>6}{worst:>17.2f}  {optimal}")
+    lines.append(f"broken promises: {len(faults)}")
+    lines += [f"  {fault}" for fault in faults]
+    return "\n".join(lines), len(faults)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.adversarial")
     parser.add_argument("--positions", type=int, default=10, help="positions per variant")
@@ -134,9 +219,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--memory", action="store_true",
                         help="also measure each call's peak memory (a second, traced call)")
+    parser.add_argument("--sweep", action="store_true",
+                        help=f"also solve every position under each of {SWEEP_BUDGETS} s")
     args = parser.parse_args(argv)
     print(report(run(args.positions, args.budget, args.seed, args.memory), args.budget))
-    return 0
+    if not args.sweep:
+        return 0
+    text, broken = sweep_report(args.positions, args.seed)
+    print()
+    print(text)
+    return 1 if broken else 0
 
 
 if __name__ == "__main__":

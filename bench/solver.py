@@ -1,6 +1,6 @@
 """tabletop's rearrangement solver against rummikub-solver, side by side in one process.
 
-    python -m bench.solver [--positions N] [--seed S] [--scaling]
+    python -m bench.solver [--positions N] [--seed S] [--scaling] [--hard N]
 
 Both solvers get the same mid-game Sabra positions (bench/positions.py): for
 a player who has opened, the most tiles he can place with the table rebuilt;
@@ -10,20 +10,36 @@ in its reference mode, which leaves out the melds rummikub-solver leaves out
 (a joker in a set of four, or at an end of a run of four or five), so both
 answer the same question; they must agree on every optimum.  Prints the
 median and p99 time of each and the ratios.  Needs `pip install -e .[bench]`.
+
+``--hard N`` adds N hard positions (:func:`hard_positions`): tables of 60-100
+tiles in long runs and sets, racks of 15-30 tiles (what the tile set leaves),
+up to two jokers on the table or the rack, 4 in 5 opened; and the two named
+positions of :func:`named_positions`, where every tile of the set is in play.
+Each is asked for the most tiles and for the most value.  rummikub-solver
+counts a joker as nothing towards value, so the side-by-side value question
+does too; an opening asked for its value has no reference there and is held
+against the exact integer programme (:mod:`tabletop.engine.rearrange_ilp`).
+tabletop's own value objective (a joker worth what it stands for) is timed
+beside them.  Reported per group: median, p99 and worst of each, the ratios,
+and how many positions tabletop took longer on than the reference.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bench.positions import Position, dense_positions, play_games
-from tabletop.engine.items import Color, Item, Joker, Tile
-from tabletop.engine.rearrange import arrange
+from tabletop.engine.items import JOKER, Color, Item, Joker, Tile
+from tabletop.engine.rearrange import NUMBERS, arrange
 
 COLOURS = list(Color)
 
@@ -151,6 +167,233 @@ def scaling(seed: int) -> list[tuple[str, str, int, float, float]]:
     return rows
 
 
+OBJECTIVES = ("tiles", "value")
+
+
+def _table(rng: random.Random, tiles: int) -> tuple[list[tuple[Item, ...]], Counter[Item]]:
+    """Melds of about ``tiles`` tiles drawn from one tile set (runs of 3-13, sets of 3-4),
+    and the tiles left."""
+    colours = list(Color)
+    pool: Counter[Item] = Counter({Tile(c, n): 2 for c in colours for n in NUMBERS})
+    table: list[tuple[Item, ...]] = []
+    laid = attempts = 0
+    while laid < tiles and attempts < 5000:
+        attempts += 1
+        if rng.random() < 0.6:
+            colour, length = rng.choice(colours), rng.randint(3, 13)
+            start = rng.randint(1, 14 - length)
+            meld: tuple[Item, ...] = tuple(Tile(colour, n) for n in range(start, start + length))
+        else:
+            number = rng.randint(1, 13)
+            meld = tuple(Tile(c, number) for c in rng.sample(colours, rng.randint(3, 4)))
+        if all(pool[t] > 0 for t in meld) and laid + len(meld) <= tiles:
+            pool.subtract(meld)
+            table.append(meld)
+            laid += len(meld)
+    return table, +pool
+
+
+def _jokers_onto(rng: random.Random, table: list[tuple[Item, ...]], pool: Counter[Item],
+                 count: int) -> int:
+    """Put up to ``count`` jokers into the table's runs of four or more (inside, where
+    both solvers allow them), the tiles they replace going back to the pool."""
+    placed = 0
+    for _ in range(count):
+        runs = [i for i, meld in enumerate(table)
+                if len(meld) >= 4 and not any(isinstance(x, Joker) for x in meld)
+                and len({x.color for x in meld if isinstance(x, Tile)}) == 1]
+        if not runs:
+            break
+        index = rng.choice(runs)
+        meld = list(table[index])
+        where = rng.randrange(1, len(meld) - 1)
+        pool[meld[where]] += 1
+        meld[where] = JOKER
+        table[index] = tuple(meld)
+        placed += 1
+    return placed
+
+
+def hard_positions(seed: int, count: int) -> list[Position]:
+    """``count`` hard Sabra positions: a table of 60-100 tiles, a rack of 15-30 tiles (as
+    many as the set has left), up to two jokers between them, 4 in 5 opened."""
+    rng = random.Random(seed)
+    positions: list[Position] = []
+    while len(positions) < count:
+        table, pool = _table(rng, rng.randint(60, 100))
+        jokers = rng.randint(0, 2)
+        on_table = _jokers_onto(rng, table, pool, rng.randint(0, jokers))
+        rest = sorted(pool.elements(), key=str)
+        rng.shuffle(rest)
+        rack = [*rest[: rng.randint(15, 30) - (jokers - on_table)], *[JOKER] * (jokers - on_table)]
+        positions.append(Position(tuple(table), tuple(rack), rng.random() < 0.8))
+    return positions
+
+
+def _all_in_play(seed: int, melds: int, tiles: int, jokers_on_table: int) -> Position:
+    """The first table (seeds from ``seed`` on) of exactly ``melds`` melds and ``tiles``
+    tiles; every tile the table leaves, both jokers included, on the rack."""
+    for attempt in itertools.count(seed):
+        rng = random.Random(attempt)
+        table, pool = _table(rng, tiles)
+        if len(table) != melds or sum(map(len, table)) != tiles:
+            continue
+        on_table = _jokers_onto(rng, table, pool, jokers_on_table)
+        rack = sorted(pool.elements(), key=str) + [JOKER] * (2 - on_table)
+        return Position(tuple(table), tuple(rack), True)
+    raise AssertionError("unreachable")
+
+
+def named_positions() -> dict[str, Position]:
+    """The two late-game Sabra positions of the optimiser's hard cases, every tile of the
+    set in play: a 12-meld table of 89 tiles with a 17-tile rack (both jokers on it), and a
+    table of 86 tiles (a joker in a run) with a 20-tile rack holding the other joker."""
+    return {
+        "12 melds, 89 tiles, rack 17": _all_in_play(46_139, 12, 89, 0),
+        "86 tiles, rack 20 with a joker": _all_in_play(46_110, 12, 86, 1),
+    }
+
+
+def hard_ours(position: Position, objective: str, native: bool = False) -> int:
+    """tabletop's optimum for ``objective``; the value of a joker is nothing (as the
+    reference counts it) unless ``native`` (what it stands for, as ``solve`` counts it)."""
+    joker_weight = None if native else 0
+    if position.opened:
+        found = arrange(position.table_items, position.rack, objective=objective,
+                        reference_mode=True, table_is_legal=True,
+                        joker_weight=joker_weight if objective == "value" else None)
+        if found is None:
+            return 0
+        return len(found.placed) if objective == "tiles" else found.score
+    found = arrange([], position.rack, objective=objective, threshold=30,
+                    joker_weight=0 if objective == "tiles" else joker_weight,
+                    reference_mode=True)
+    return 0 if found is None else found.score
+
+
+def _exact_opening_value(position: Position) -> int:
+    """The most value an opening can have (jokers count nothing), by the integer
+    programme: the exact reference where rummikub-solver has none."""
+    from tabletop.engine.rearrange_ilp import arrange_ilp
+
+    rack = [0] * 52
+    for item in position.rack:
+        if isinstance(item, Tile):
+            rack[item.color.index * 13 + item.number - 1] += 1
+    jokers = sum(isinstance(item, Joker) for item in position.rack)
+    solved = arrange_ilp([0] * 52, rack, 0, jokers, weight_tile=[*NUMBERS] * 4,
+                         weight_joker=[0] * 13, threshold=30, reference_mode=True)
+    return 0 if solved is None else solved[0]
+
+
+def hard_theirs(rules: Any, modes: Any, convert: Callable[[Item], Any], position: Position,
+                objective: str) -> int:
+    if objective == "tiles":
+        return theirs(rules, modes, convert, position)
+    if not position.opened:
+        return _exact_opening_value(position)
+    state = rules.new_game()
+    state.add_rack(*map(convert, position.rack))
+    state.add_table(*map(convert, position.table_items))
+    state.initial = False
+    solution = rules.solve(state, modes.TOTAL_VALUE)
+    if solution is None:
+        return 0
+    # tiles are numbered colour by colour, 1..52, the joker after them (worth nothing)
+    return sum((tile - 1) % 13 + 1 for tile in solution.tiles if tile <= 52)
+
+
+@dataclass
+class Group:
+    """The times of one kind of hard question, ours beside the reference's."""
+
+    ours: list[float]
+    theirs: list[float]
+    native: list[float]
+    disagreements: list[tuple[str, int, int]]
+    slower: int = 0
+
+
+def compare_hard(named: dict[str, Position], positions: list[Position]) -> dict[str, Group]:
+    """Every position in both objectives, the two solvers side by side; groups keyed
+    "opened tiles", "opened value", "opening tiles", "opening value"."""
+    rules, modes, convert = reference_solver()
+    from tabletop.engine.rearrange_ilp import prepare
+
+    prepare()
+    everything = [*named.items(), *((f"hard #{i}", p) for i, p in enumerate(positions))]
+    # warm both up: rummikub-solver compiles its problems on first use, the C search builds
+    # its move tables per count of jokers in play
+    warm: dict[int, Position] = {}
+    for _, position in everything:
+        jokers = sum(isinstance(i, Joker) for i in (*position.rack, *position.table_items))
+        warm.setdefault(jokers, position)
+    for position in warm.values():
+        for objective in OBJECTIVES:
+            hard_ours(position, objective)
+            hard_ours(position, objective, native=True)
+            hard_theirs(rules, modes, convert, position, objective)
+    groups: dict[str, Group] = {}
+    for name, position in everything:
+        for objective in OBJECTIVES:
+            key = f"{'opened' if position.opened else 'opening'} {objective}"
+            group = groups.setdefault(key, Group([], [], [], []))
+            mine, my_time = timed(lambda p=position, o=objective: hard_ours(p, o))
+            reference, their_time = timed(
+                lambda p=position, o=objective: hard_theirs(rules, modes, convert, p, o)
+            )
+            _, native_time = timed(lambda p=position, o=objective: hard_ours(p, o, native=True))
+            group.ours.append(my_time)
+            group.theirs.append(their_time)
+            group.native.append(native_time)
+            group.slower += my_time > their_time
+            if mine != reference:
+                group.disagreements.append((name, mine, reference))
+    return groups
+
+
+def named_figures(named: dict[str, Position]) -> list[tuple[str, str, int, float, int, float]]:
+    """The named positions in both objectives (jokers worth what they stand for, as
+    ``solve`` answers): (position, objective, our score, our seconds, reference score,
+    reference seconds); the reference values a joker at nothing."""
+    rules, modes, convert = reference_solver()
+    rows = []
+    for name, position in named.items():
+        for objective in OBJECTIVES:
+            mine, my_time = timed(lambda p=position, o=objective: hard_ours(p, o, native=True))
+            reference, their_time = timed(
+                lambda p=position, o=objective: hard_theirs(rules, modes, convert, p, o)
+            )
+            rows.append((name, objective, mine, my_time, reference, their_time))
+    return rows
+
+
+def hard_report(groups: dict[str, Group]) -> list[str]:
+    ms = 1000.0
+    lines = ["| question | positions | tabletop median / p99 / worst ms | reference median / p99"
+             " / worst ms | ratio median / p99 / worst | tabletop slower | tabletop's own value"
+             " objective median / p99 / worst ms |", "|---|---|---|---|---|---|---|"]
+    for key, group in groups.items():
+        mine = [statistics.median(group.ours), percentile(group.ours, 0.99), max(group.ours)]
+        theirs_ = [statistics.median(group.theirs), percentile(group.theirs, 0.99),
+                   max(group.theirs)]
+        native = [statistics.median(group.native), percentile(group.native, 0.99),
+                  max(group.native)]
+        reference = "integer programme" if key == "opening value" else "rummikub-solver"
+        lines.append(
+            f"| {key} (vs {reference}) | {len(group.ours)} | "
+            + " / ".join(f"{t * ms:.2f}" for t in mine) + " | "
+            + " / ".join(f"{t * ms:.1f}" for t in theirs_) + " | "
+            + " / ".join(f"{b / a:.0f}x" for a, b in zip(mine, theirs_, strict=True))
+            + f" | {group.slower} | "
+            + (" / ".join(f"{t * ms:.2f}" for t in native) if key.endswith("value") else "-")
+            + " |"
+        )
+        for name, ours_, reference_ in group.disagreements[:5]:
+            lines.append(f"  disagreement on {name}: ours {ours_} vs reference {reference_}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -158,6 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--scaling", action="store_true", help="also time by rack and table size")
+    parser.add_argument("--hard", type=int, default=0, metavar="N",
+                        help="also N hard positions and the two named ones, both objectives")
     args = parser.parse_args(argv)
     positions = play_games(args.seed, args.positions)
     result = compare(positions)
@@ -184,7 +429,18 @@ def main(argv: list[str] | None = None) -> int:
         print("|---|---|---|---|---|")
         for label, racks, count, median, worst in scaling(args.seed):
             print(f"| {label} | {racks} | {count} | {median * ms:.2f} | {worst * ms:.2f} |")
-    return 1 if result["disagreements"] else 0
+    failed = bool(result["disagreements"])
+    if args.hard:
+        named = named_positions()
+        groups = compare_hard(named, hard_positions(args.seed, args.hard))
+        print(f"\nhard positions: {args.hard} and the two named ones, each in both objectives")
+        print("\n".join(hard_report(groups)))
+        print("\nthe named positions, jokers worth what they stand for (the reference: nothing):")
+        for name, objective, mine, my_time, reference, their_time in named_figures(named):
+            print(f"  {name}, most {objective}: tabletop {mine} in {my_time * ms:.1f} ms,"
+                  f" rummikub-solver {reference} in {their_time * ms:.1f} ms")
+        failed = failed or any(group.disagreements for group in groups.values())
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

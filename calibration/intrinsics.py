@@ -167,17 +167,15 @@ def write_charuco_board(path: str | Path, squares: tuple[int, int] = CHARUCO_SQU
                         square_mm: float = 30.0, marker_mm: float = 22.0,
                         dictionary: str = CHARUCO_DICTIONARY, *, dpi: int = 200,
                         pdf: bool = False) -> Path:
-    """Write the board as PNG (or PDF with the page size set, so it prints to scale)."""
-    image = charuco_board_image(squares, square_mm, marker_mm, dictionary, dpi=dpi)
-    out = Path(path)
-    if pdf or out.suffix.lower() == ".pdf":
-        from PIL import Image as PILImage
+    """Write the board as PNG (its resolution recorded) or PDF (its page the board): either
+    prints to scale at 100 %."""
+    from tabletop.calibration.printing import write_page
 
-        out = out.with_suffix(".pdf")
-        PILImage.fromarray(image).save(out, "PDF", resolution=float(dpi))
-    elif not cv2.imwrite(str(out), image):
-        raise IntrinsicsError(f"cannot write the ChArUco board to {str(out)!r}")
-    return out
+    image = charuco_board_image(squares, square_mm, marker_mm, dictionary, dpi=dpi)
+    try:
+        return write_page(path, image, dpi, pdf=pdf)
+    except ValueError as error:
+        raise IntrinsicsError(str(error)) from None
 
 
 def charuco_intrinsics(images: Sequence[Image], squares: tuple[int, int] = CHARUCO_SQUARES,

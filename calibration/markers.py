@@ -18,6 +18,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tabletop.calibration.printing import write_page
+
 DICTIONARY_NAME = "DICT_4X4_50"
 CORNER_IDS = (0, 1, 2, 3)
 """Marker ids at the table's top-left, top-right, bottom-right, bottom-left corners."""
@@ -116,15 +118,6 @@ def marker_sheet(side_mm: float = 60.0, dpi: int = 200,
 
 def write_marker_sheet(path: str | Path, *, side_mm: float = 60.0, dpi: int = 200,
                        pdf: bool = False) -> Path:
-    """Write the sheet as PNG (or PDF with the page size set, so it prints to scale)."""
-    page = marker_sheet(side_mm, dpi)
-    out = Path(path)
-    if pdf or out.suffix.lower() == ".pdf":
-        from PIL import Image as PILImage
-
-        out = out.with_suffix(".pdf")
-        PILImage.fromarray(page).save(out, "PDF", resolution=float(dpi))
-    else:
-        if not cv2.imwrite(str(out), page):
-            raise ValueError(f"cannot write the marker sheet to {str(out)!r}")
-    return out
+    """Write the sheet as PNG (its resolution recorded) or PDF (its page A4): either prints
+    the markers ``side_mm`` wide at 100 %."""
+    return write_page(path, marker_sheet(side_mm, dpi), dpi, pdf=pdf)

@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define COLOURS 4
 #define NUMBERS 13
@@ -80,6 +81,7 @@ typedef struct {
     int pooled_jokers; /* uniform joker weight: count jokers, score them at the end */
     int incumbent;     /* a score known to be reachable: states that cannot beat it are dropped */
     int potential[NUMBERS * (COLOURS + 1) + 2]; /* most that rack tiles after each step can add */
+    int joker_best[NUMBERS * (COLOURS + 1) + 2]; /* best joker weight from each step's number on */
     /* set_ok[n1][n2][jokers]: n1 colours give one tile, n2 give two; can sets be made */
     unsigned char set_ok[5][5][8];
     int beam; /* > 0: keep only this many best states per step (a quick lower bound) */
@@ -91,6 +93,16 @@ typedef struct {
 static Transitions **transition_tables[TRANSITION_TABLES];
 
 static int cap_len(const Problem *p) { return p->reference_mode ? 6 : 3; }
+
+/* The most a state can still add from `step` on, when `jr_used` rack jokers are placed: the
+   rack tiles of the steps ahead, and each rack joker left at the best weight still ahead (a
+   joker placed early is worth what it stands for, not the best weight, so counting jokers
+   left rather than all of them keeps the bound tight for the value objective). */
+static int32_t bound_after(const Problem *p, int step, unsigned jr_used) {
+    int32_t bound = p->potential[step];
+    if (p->pooled_jokers) return bound + p->jokers_rack * p->weight_joker[1];
+    return bound + (p->jokers_rack - (int)jr_used) * p->joker_best[step];
+}
 static int code_len(int code) { return code ? (code - 1) / 4 + 1 : 0; }
 static int code_start(int code) { return code ? ((code - 1) >> 1) & 1 : 0; }
 static int code_end(int code) { return code ? (code - 1) & 1 : 0; }
@@ -365,7 +377,7 @@ static int colour_step(const Problem *p, const Layer *from, Layer *to, int numbe
                         nval = val + (unsigned)((used + jokers) * p->value[number]);
                         if (nval > (unsigned)p->threshold) nval = (unsigned)p->threshold;
                     }
-                    if (score + p->potential[step_index + 1] < p->incumbent) continue;
+                    if (score + bound_after(p, step_index + 1, jr + (unsigned)jk_r) < p->incumbent) continue;
                     Key key;
                     key.runs = (e->key.runs & ~((uint64_t)0x7fff << shift))
                                | ((uint64_t)move->next << shift);
@@ -397,7 +409,7 @@ static int set_step(const Problem *p, const Layer *from, Layer *to, int number, 
                     nval = val + (unsigned)(jokers * p->value[number]);
                     if (nval > (unsigned)p->threshold) nval = (unsigned)p->threshold;
                 }
-                if (score + p->potential[step_index + 1] < p->incumbent) continue;
+                if (score + bound_after(p, step_index + 1, jr + (unsigned)jk_r) < p->incumbent) continue;
                 Key key = {e->key.runs, make_extra(jt + (unsigned)jk_t, jr + (unsigned)jk_r, 0, 0, nval)};
                 uint32_t decision = (uint32_t)jk_t | ((uint32_t)jk_r << 4);
                 if (layer_offer(to, key, score, i, decision) < 0) return -1;
@@ -412,7 +424,9 @@ static int set_step(const Problem *p, const Layer *from, Layer *to, int number, 
  * already failed (with the score they were reached with), and every state that
  * cannot reach the target even by placing all rack tiles ahead dropped.  A target
  * that can be reached is usually reached on the first dive, without enumerating
- * the breadth of a dense table; one that cannot is refuted by the memo. */
+ * the breadth of a dense table; one that cannot is refuted by the memo.  A probe
+ * gives up (answers "budget") after the states it may expand, or once the
+ * monotonic clock passes its seconds (read every 1024 states). */
 #define STEPS (NUMBERS * (COLOURS + 1))
 #define MAX_SUCCESSORS 640
 
@@ -431,6 +445,7 @@ typedef struct {
     int32_t found;
     int failed;
     long expansions, budget; /* budget > 0: give up after that many expanded states */
+    double deadline;         /* > 0: give up when the monotonic clock passes it (seconds) */
     int exhausted;
 } Search;
 
@@ -460,7 +475,7 @@ static int expand(const Problem *p, int step, Key key, int32_t score, int32_t ta
                 int jokers = jk_t + jk_r;
                 if (jokers > 7 || !p->set_ok[n1][n2][jokers]) continue;
                 int32_t next_score = score + jk_r * p->weight_joker[number];
-                if (next_score + p->potential[step + 1] < target) continue;
+                if (next_score + bound_after(p, step + 1, jr + (unsigned)jk_r) < target) continue;
                 unsigned nval = val;
                 if (p->threshold > 0) {
                     nval = val + (unsigned)(jokers * p->value[number]);
@@ -490,7 +505,7 @@ static int expand(const Problem *p, int step, Key key, int32_t score, int32_t ta
                 } else if (jk_t > left_t || jk_r > left_r) continue;
                 int32_t next_score = score + from_rack * p->weight_tile[colour][number]
                                      + jk_r * p->weight_joker[number];
-                if (next_score + p->potential[step + 1] < target) continue;
+                if (next_score + bound_after(p, step + 1, jr + (unsigned)jk_r) < target) continue;
                 unsigned nval = val;
                 if (p->threshold > 0) {
                     nval = val + (unsigned)((used + jokers) * p->value[number]);
@@ -534,6 +549,12 @@ static int memo_dominated(const Problem *p, const Layer *memo, Key key, int32_t 
     return 0;
 }
 
+static double monotonic_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
 static int dfs(Search *search, int step, Key key, int32_t score) {
     const Problem *p = search->p;
     if (step == STEPS) {
@@ -545,7 +566,10 @@ static int dfs(Search *search, int step, Key key, int32_t score) {
     int32_t seen = layer_find(memo, key);
     if (seen >= 0 && memo->entries[seen].score >= score) return 0;
     if (!p->reference_mode && memo_dominated(p, memo, key, score)) return 0;
-    if (search->budget > 0 && ++search->expansions > search->budget) {
+    ++search->expansions;
+    if ((search->budget > 0 && search->expansions > search->budget)
+        || (search->deadline > 0 && (search->expansions & 1023) == 0
+            && monotonic_seconds() >= search->deadline)) {
         search->exhausted = 1;
         return 0;
     }
@@ -614,10 +638,11 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     memset(&p, 0, sizeof(p));
     p.incumbent = NEG_INF;
     long budget = 0;
-    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|iil", &table, &rack, &weight_tile, &weight_joker,
+    double seconds = 0.0;
+    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|iild", &table, &rack, &weight_tile, &weight_joker,
                           &value, &p.jokers_table, &p.jokers_rack, &p.copies,
                           &p.reference_mode, &p.threshold, &set_ok_bytes, &set_ok_len,
-                          &p.incumbent, &p.beam, &budget))
+                          &p.incumbent, &p.beam, &budget, &seconds))
         return NULL;
     if (set_ok_len != 5 * 5 * 8) {
         PyErr_SetString(PyExc_ValueError, "set_ok must be 200 bytes");
@@ -634,18 +659,17 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
         return NULL;
     }
     {
-        /* potential[k]: the most that steps k.. can still add: rack tiles of those steps plus
-           every rack joker at its best weight (a loose but cheap bound) */
-        int best_joker = 0;
-        for (int n = 1; n <= NUMBERS; n++)
-            if (p.weight_joker[n] > best_joker) best_joker = p.weight_joker[n];
+        /* potential[k]: the most that the rack tiles of steps k.. can still add; joker_best[k]:
+           the best weight a rack joker can still take from step k on (bound_after) */
         int total = NUMBERS * (COLOURS + 1);
-        p.potential[total] = p.jokers_rack * best_joker;
-        p.potential[total + 1] = p.potential[total];
+        p.potential[total] = p.potential[total + 1] = 0;
+        p.joker_best[total] = p.joker_best[total + 1] = 0;
         for (int k = total - 1; k >= 0; k--) {
             int number = k / (COLOURS + 1) + 1, colour = k % (COLOURS + 1);
             int add = colour < COLOURS ? p.tiles_rack[colour][number] * p.weight_tile[colour][number] : 0;
             p.potential[k] = p.potential[k + 1] + add;
+            int weight = p.weight_joker[number];
+            p.joker_best[k] = p.joker_best[k + 1] > weight ? p.joker_best[k + 1] : weight;
         }
     }
     p.pooled_jokers = 1;
@@ -679,6 +703,7 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             search->p = &p;
             search->target = p.incumbent;
             search->budget = budget;
+            search->deadline = seconds > 0 ? monotonic_seconds() + seconds : 0.0;
             search->found = NEG_INF;
             Key start = {0, make_extra(0, 0, 0, 0, 0)};
             int found;

@@ -15,5 +15,6 @@ def solve(
     incumbent: int = ...,
     beam: int = ...,
     budget: int = ...,
+    seconds: float = ...,
     /,
 ) -> tuple[int, list[int]] | str | None: ...

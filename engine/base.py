@@ -34,6 +34,14 @@ class OptionError(ValueError):
     """Unknown option, or a value the option does not take."""
 
 
+class PlayerCountError(ValueError):
+    """More or fewer players than the variant's rule text allows."""
+
+
+_KIND_WORDS = {bool: "true or false", int: "a whole number", str: "a word", float: "a number"}
+"""An option's kind as its error message names it (not Python's type names)."""
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     name: str
@@ -69,8 +77,8 @@ class OptionSpec:
             raw, type(self.default)
         ):
             raise OptionError(
-                f"option {self.name!r} of {variant_id} takes a {type(self.default).__name__}, "
-                f"not {raw!r}"
+                f"option {self.name!r} of {variant_id} takes {self._kind_words()},"
+                f" not {raw!r}"
             )
         if self.bounds is not None:
             low, high = self.bounds
@@ -85,6 +93,9 @@ class OptionSpec:
             )
         return value
 
+    def _kind_words(self) -> str:
+        return _KIND_WORDS.get(type(self.default), f"a value like {self.default!r}")
+
 
 @dataclass(frozen=True)
 class InitialMeldCheck:
@@ -94,6 +105,9 @@ class InitialMeldCheck:
     required: int
     meets: bool
     problems: tuple[str, ...]
+    meld_problems: tuple[str, ...] = ()
+    """What stops the opening besides its value (an illegal meld, no run where one is
+    needed): the reason to give where the value alone would look enough."""
 
 
 @dataclass(frozen=True)
@@ -236,6 +250,10 @@ class Variant:
     deal_direction: ClassVar[int] = 1
     """+1: the deal passes to the left (clockwise); -1: to the right."""
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
+    joker_place_shows_meaning: ClassVar[bool] = False
+    """A joker's place in a run says what it stands for (see ``MeldRules``)."""
+    players_allowed: ClassVar[tuple[int, int | None]] = (2, None)
+    """The fewest and most players the rule text names (None: no most)."""
     penalty_scoring: ClassVar[bool] = False
     """Round scores are penalty points (shown as positive Schlechtpunkte)."""
     round_entry: ClassVar[RoundEntry] = RoundEntry()
@@ -277,7 +295,27 @@ class Variant:
             ace_high=self.ace_high,
             ace_wrap=False,
             joker_check=self.joker_objection,
+            joker_place_shows_meaning=self.joker_place_shows_meaning,
         )
+
+    def player_range(self) -> tuple[int, int | None]:
+        """The fewest and most players of this variant with its options."""
+        return self.players_allowed
+
+    def check_players(self, count: int) -> None:
+        """Raise :class:`PlayerCountError` where the rule text does not allow ``count``
+        players."""
+        fewest, most = self.player_range()
+        if count >= fewest and (most is None or count <= most):
+            return
+        allowed = f"{fewest} or more" if most is None else f"{fewest} to {most}"
+        raise PlayerCountError(
+            f"{self.name} is played by {allowed} players, not {count}{self.players_advice(count)}"
+        )
+
+    def players_advice(self, count: int) -> str:
+        """What lets ``count`` players play, where an option does (else empty)."""
+        return ""
 
     def joker_objection(self, kind: MeldKind, slots: tuple[Slot, ...]) -> str | None:
         """A reason this reading's jokers break the variant's rules, or None."""
@@ -324,13 +362,13 @@ class Variant:
         player declares it).  ``hand_meld``: the whole hand goes down at once
         (Hand-Rommé), which waives the minimum where the rules say so.
         """
-        problems: list[str] = []
+        meld_problems: list[str] = []
         total = 0
         has_run = False
         for meld in melds:
             analysis = self.analyse(meld)
             if not analysis.valid:
-                problems.append(f"{format_items(meld)}: {analysis.reason}")
+                meld_problems.append(f"{format_items(meld)}: {analysis.reason}")
                 continue
             best = max(analysis.readings, key=self.meld_value)
             total += self.meld_value(best)
@@ -338,11 +376,15 @@ class Variant:
         required = self.initial_meld_required
         if hand_meld and self.hand_meld_waives_minimum:
             required = 0
+        problems = list(meld_problems)
         if total < required:
             problems.append(f"the initial meld is worth {total}, it needs at least {required}")
         if self.initial_meld_needs_run and not has_run and melds:
-            problems.append("the initial meld needs at least one run")
-        return InitialMeldCheck(total, required, not problems, tuple(problems))
+            meld_problems.append("the initial meld needs at least one run")
+            problems.append(meld_problems[-1])
+        return InitialMeldCheck(
+            total, required, not problems, tuple(problems), tuple(meld_problems)
+        )
 
     hand_meld_waives_minimum: ClassVar[bool] = False
     melds_lie_before_players: ClassVar[bool] = True

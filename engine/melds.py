@@ -142,6 +142,12 @@ class MeldRules:
         default=None, compare=False
     )
     """Variant-specific joker restriction: returns a reason, or None if allowed."""
+    joker_place_shows_meaning: bool = False
+    """The rule text makes a joker's place in a run say what it stands for ([sabra] "kann
+    der Joker nicht an das andere Ende gelegt werden", [remi] "muss es klar sein, welchen
+    Stein der Joly ersetzt", [rum500] "indem Sie die Karten in dieser Anordnung ablegen,
+    geben Sie dies an"): a run whose joker lies out of place is still the run it can form,
+    with a hint to move the joker."""
 
     @property
     def max_position(self) -> int:
@@ -161,6 +167,9 @@ class MeldAnalysis:
     items: tuple[Item, ...]
     readings: tuple[Reading, ...]
     reasons: tuple[str, ...]
+    hint: str | None = None
+    """Advice that never makes the meld invalid: where a joker's place matters and it
+    lies out of place, where to move it."""
 
     @property
     def valid(self) -> bool:
@@ -342,12 +351,10 @@ def analyse_meld(items: Sequence[Item], rules: MeldRules) -> MeldAnalysis:
             for slots in forward + backward:
                 run_readings.append(Reading(MeldKind.RUN, slots, rules.family))
             # A jumbled row is read as a run only when nothing reads in table
-            # order: "JK B1 JK" in Sabra is a set of ones, not B1 B2 B3 moved.
-            # A bare joker's place in the row is what it stands for ([sabra] "kann der
-            # Joker nicht an das andere Ende gelegt werden"), so rows holding one are
-            # never reordered.
-            has_bare_joker = any(item.is_joker and _declared(item) is None for item in items)
-            if not run_readings and set_reading is None and not has_bare_joker:
+            # order: "JK B1 JK" in Sabra is a set of ones, not B1 B2 B3 moved.  Players
+            # read "R12 R13 JK" as R11 R12 R13 wherever the joker lies, so a bare joker
+            # out of place is still the run it can form (see ``joker_place_hint``).
+            if not run_readings and set_reading is None:
                 for slots in _unordered_runs(items, suit, rules):
                     run_readings.append(Reading(MeldKind.RUN, slots, rules.family, reordered=True))
             if not run_readings:
@@ -365,7 +372,33 @@ def analyse_meld(items: Sequence[Item], rules: MeldRules) -> MeldAnalysis:
             reasons.append(f"not a {reading.kind.value}: {objection}")
         else:
             readings.append(reading)
-    return MeldAnalysis(items, tuple(readings), tuple(dict.fromkeys(reasons)))
+    return MeldAnalysis(
+        items,
+        tuple(readings),
+        tuple(dict.fromkeys(reasons)),
+        joker_place_hint(items, readings, rules),
+    )
+
+
+def joker_place_hint(
+    items: Sequence[Item], readings: Sequence[Reading], rules: MeldRules
+) -> str | None:
+    """Where a joker lying out of place should go, in a variant whose rule text makes its
+    place say what it stands for; None where nothing need move."""
+    if not rules.joker_place_shows_meaning or not readings:
+        return None
+    if not all(reading.reordered for reading in readings):
+        return None
+    if not any(item.is_joker and _declared(item) is None for item in items):
+        return None
+    laid = format_items(items)
+    runs = " or ".join(str(reading) for reading in readings)
+    if len(readings) == 1:
+        return f"move the joker: {laid} is read as {runs}; lay it in that order"
+    return (
+        f"move the joker: {laid} can be {runs}; lay the joker where its item belongs"
+        " (or correct it to JK=...)"
+    )
 
 
 def _why_not_run(items: Sequence[Item], rules: MeldRules) -> str:

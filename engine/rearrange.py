@@ -6,6 +6,15 @@ open, and per number checks the sets can be made.  Table tiles must all end
 up in melds, rack tiles may; the score is what the objective weights them.
 This module prepares its input, and replays its decisions into melds.
 
+:func:`arrange` runs a portfolio of two exact methods in rounds: depth-first
+probes of the C search, asked for target scores from the top down (:func:`_search`),
+and the integer programme of :mod:`tabletop.engine.rearrange_ilp`, each round
+allowing both four times more than the last; the first proof is the answer.
+The probes prove nearly every position in milliseconds, for either objective;
+HiGHS proves the few where refuting a target would mean walking much of a
+dense table.  Under a time budget the answer is the best play found when it
+runs out: the beam search's, or better, never worse with more time.
+
 Jokers on the table are treated as free to move (as in Räuber-Rommé and the
 Dutch Sabra rule, and as rummikub-solver does); ``reference_mode`` drops the
 melds rummikub-solver leaves out (a joker in a set of four, or at an end of a
@@ -26,7 +35,7 @@ from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
 from tabletop.engine.partition import MeldPacking, field_item
 from tabletop.engine.play import Play, SolveError
-from tabletop.engine.rearrange_ilp import arrange_ilp, candidates
+from tabletop.engine.rearrange_ilp import arrange_ilp, candidates, ready
 from tabletop.engine.turns import check_turn
 
 _compiled: ModuleType | None
@@ -116,51 +125,50 @@ NO_INCUMBENT = -1_000_000_000
 BEAM_WIDTH = 48
 DEPTH_FIRST = -1
 SEARCH_BUDGET = 100_000
-"""States one depth-first probe may expand before the integer programme takes over."""
+"""States one depth-first probe may expand in the portfolio's first round (some 30 ms);
+each later round allows four times as many."""
+ILP_SLICE = 0.05
+"""Seconds the integer programme has in the portfolio's first round; each later round
+allows four times as long."""
+ROUND_GROWTH = 4
+FIRST_DIVE_STATES = 20_000
+"""States the dive for a first play may expand when the beam search finds none."""
 
 
-ILP_MIN_SECONDS = 1.0
-"""Under a time budget with less than this left, the integer programme is not started: HiGHS
-may run past its own time limit while it presolves, so the best play found so far is the
-answer instead."""
+@dataclass
+class _Known:
+    """What the search has learnt of the optimum: a reachable score (the floor), a score no
+    play reaches beyond (the ceiling), and the best play found, worth the floor."""
+
+    low: int | None
+    high: int
+    best: tuple[int, list[int]] | None
 
 
 class _OutOfBudget(Exception):
-    """A probe ran out of its budget: the position goes to the integer programme, with
-    what the search learnt of the optimum (reachable score, upper bound, the best play)."""
-
-    def __init__(
-        self,
-        low: int | None = None,
-        high: int | None = None,
-        best: tuple[int, list[int]] | None = None,
-    ) -> None:
-        super().__init__(low, high)
-        self.low, self.high, self.best = low, high, best
+    """A probe expanded all the states its round allows: the round goes to the integer
+    programme, with what the search has learnt."""
 
 
 def _probe(
-    core: ModuleType, arguments: tuple[object, ...], target: int
+    core: ModuleType, arguments: tuple[object, ...], target: int, states: int
 ) -> tuple[int, list[int]] | None:
-    answer = core.solve(*arguments, target, DEPTH_FIRST, SEARCH_BUDGET)
+    left = budget.remaining()
+    if left is not None and left <= 0:
+        raise budget.OutOfTime
+    # the probe also stops itself at the call's deadline (it reads the clock as it goes)
+    answer = core.solve(*arguments, target, DEPTH_FIRST, states, left or 0.0)
     if isinstance(answer, str):
+        budget.check()  # the call's time is up: OutOfTime, else the round's states are
         raise _OutOfBudget
     return answer
 
 
-def _search(
+def _start(
     core: ModuleType, arguments: tuple[object, ...], nothing_is_an_answer: bool
-) -> tuple[int, list[int]] | None:
-    """The optimum, by bisecting on a target score.
-
-    A depth-first search asked to reach a target drops every state that
-    could not reach it even by placing all the rack tiles still ahead, and
-    tries the greediest moves first: a reachable target is usually reached on
-    its first dive, an unreachable one is refuted by its memo of failed
-    states.  The answer to a target is a play worth at least that much, so
-    the bisection closes in on the optimum from both sides; a quick beam
-    search (and, for a legal table, laying nothing) gives the floor.
-    """
+) -> _Known:
+    """The first floor (a quick beam search; for a legal table, laying nothing; else none
+    yet) and the ceiling: every placeable rack tile, each rack joker at its best weight."""
     rack, weight_tile, weight_joker = arguments[1], arguments[2], arguments[3]
     jokers_rack = arguments[6]
     assert isinstance(rack, list) and isinstance(weight_tile, list)
@@ -168,30 +176,69 @@ def _search(
     upper = sum(n * w for n, w in zip(rack, weight_tile, strict=True))
     upper += jokers_rack * max(weight_joker)
     best = core.solve(*arguments, NO_INCUMBENT, BEAM_WIDTH)
+    if best is None:
+        # the beam keeps the states that score most so far, which on a dense table may all
+        # fail to close their runs; one greedy dive asking for any play mostly finds one
+        left = budget.remaining()
+        dive = core.solve(*arguments, NO_INCUMBENT, DEPTH_FIRST, FIRST_DIVE_STATES, left or 0.0)
+        best = None if isinstance(dive, str) else dive
     low = best[0] if best is not None else (0 if nothing_is_an_answer else None)
-    if low is None:
-        best = _probe(core, arguments, NO_INCUMBENT)
-        if best is None:
+    return _Known(low, upper, best)
+
+
+def _search(
+    core: ModuleType, arguments: tuple[object, ...], known: _Known, states: int
+) -> tuple[int, list[int]] | None:
+    """The optimum, by probing target scores from the top down (``known`` is updated as
+    the probes learn; :class:`_OutOfBudget` when a probe needs more than ``states``).
+
+    A depth-first search asked to reach a target drops every state that could not reach it
+    even by placing all the rack tiles still ahead, and tries the greediest moves first.  A
+    target at or just below the optimum prunes hardest: it is reached on the first dive, or
+    refuted by a memo of failed states that stays small.  A target far below the optimum
+    prunes little, and the search wanders before it finds a play.  So the probes start at
+    the ceiling and step down, in steps that double while targets are refuted; a play found
+    lifts the floor to its score and the next probe is at the ceiling again.
+    """
+    if known.low is None:
+        # nothing known to be reachable yet: any play will do first
+        first = _probe(core, arguments, NO_INCUMBENT, states)
+        if first is None:
             return None
-        low = best[0]
-    high = upper
-    while low < high:
-        if budget.spent() and best is not None and best[0] >= low:
+        known.best, known.low = first, first[0]
+    step = 1
+    while known.low < known.high:
+        if budget.spent() and known.best is not None:
             budget.settle()  # the best play found so far, worth ``low``
-            return best
+            return known.best
         budget.check()
-        target = (low + high + 1) // 2
-        try:
-            answer = _probe(core, arguments, target)
-        except _OutOfBudget:
-            raise _OutOfBudget(low, high, best) from None
+        target = max(known.low + 1, known.high - step + 1)
+        answer = _probe(core, arguments, target, states)
         if answer is None:
-            high = target - 1
+            known.high, step = target - 1, step * 2
         else:
-            best, low = answer, answer[0]
-    if best is None or best[0] < low:
-        best = _probe(core, arguments, low)
-    return best
+            known.best, known.low, step = answer, answer[0], 1
+    if known.best is None or known.best[0] < known.low:
+        with budget.suspended():  # the optimum is known; this only rebuilds its play
+            known.best = core.solve(*arguments, known.low, DEPTH_FIRST, 0, 0.0)
+    return known.best
+
+
+ILP_IMPORT_SECONDS = 2.0
+"""Under a time budget with less than this left, the integer programme is not started until
+SciPy is imported (:func:`rearrange_ilp.prepare`, which servers call on start)."""
+ILP_TIME_SHARE = 0.8
+"""Of what is left of a budget, what the integer programme may take at most: HiGHS checks
+its clock between its phases, not within them, and may run somewhat past its limit."""
+
+
+def _settle(known: _Known) -> tuple[int, list[int]]:
+    """Out of time: the best play found so far, not proved optimal (none found yet: the
+    caller's fallback answers, :class:`budget.OutOfTime`)."""
+    if known.best is None:
+        raise budget.OutOfTime
+    budget.settle()
+    return known.best
 
 
 def _placeable(table: list[int], rack: list[int], jokers: int) -> list[int]:
@@ -247,7 +294,8 @@ def arrange(
 
     ``objective`` "tiles" scores 1 per rack item placed, "value" its face
     value (a joker: the number it stands for).  ``joker_weight`` overrides
-    what a rack joker scores in "tiles" mode (0: count numbered tiles only).
+    what a rack joker scores (0: count numbered tiles only, as rummikub-solver
+    does).
     ``threshold`` > 0: the placed items must be worth at least that much
     (the initial meld; then ``table_items`` should be empty).
     ``table_is_legal``: the table items already lie in legal melds, so
@@ -269,7 +317,7 @@ def arrange(
         raise RearrangeError("more than two jokers")
     if objective == "value":
         weight_tile = [n for _ in COLOURS for n in NUMBERS]
-        weight_joker = list(NUMBERS)
+        weight_joker = list(NUMBERS) if joker_weight is None else [joker_weight] * 13
     else:
         weight_tile = [1] * 52
         weight_joker = [1 if joker_weight is None else joker_weight] * 13
@@ -288,19 +336,34 @@ def arrange(
         threshold,
         set_table(reference_mode),
     )
-    try:
-        answer = _search(core, arguments, table_is_legal and threshold == 0)
-        if answer is None:
-            return None
-        score, decisions = answer
-        melds = _replay(decisions, jokers_table + jokers_rack > 0, reference_mode)
-    except _OutOfBudget as known:
-        left = budget.remaining()
-        if left is not None and left < ILP_MIN_SECONDS and known.best is not None:
-            budget.settle()
-            score, decisions = known.best
-            melds = _replay(decisions, jokers_table + jokers_rack > 0, reference_mode)
+    jokers_in_play = jokers_table + jokers_rack > 0
+    known = _start(core, arguments, table_is_legal and threshold == 0)
+    # A portfolio of two exact methods, in rounds: the probes, then the integer programme
+    # (HiGHS proves with linear-programming bounds what the probes would have to walk), each
+    # round allowing both four times more than the last; the first proof is the answer.  A
+    # time budget that runs out ends it with the best play found, never worse than the beam's.
+    states, seconds = SEARCH_BUDGET, ILP_SLICE
+    while True:
+        answer = None
+        try:
+            answer = _search(core, arguments, known, states)
+        except _OutOfBudget:
+            pass
+        except budget.OutOfTime:
+            answer = _settle(known)
         else:
+            if answer is None:
+                return None
+        if answer is not None:
+            score, decisions = answer
+            melds = _replay(decisions, jokers_in_play, reference_mode)
+            break
+        left = budget.remaining()
+        if left is not None and left < ILP_IMPORT_SECONDS and not ready():
+            # SciPy's import would take the rest of the budget: more probing instead
+            states *= ROUND_GROWTH
+            continue
+        try:
             solved = arrange_ilp(
                 table_grid,
                 rack_grid,
@@ -311,10 +374,19 @@ def arrange(
                 threshold=threshold,
                 reference_mode=reference_mode,
                 score_range=(known.low, known.high),
+                seconds=seconds if left is None else min(seconds, left * ILP_TIME_SHARE),
             )
-            if solved is None:
-                return None
-            score, melds = solved
+        except budget.OutOfTime:
+            if budget.spent():
+                score, decisions = _settle(known)
+                melds = _replay(decisions, jokers_in_play, reference_mode)
+                break
+            states, seconds = states * ROUND_GROWTH, seconds * ROUND_GROWTH
+            continue
+        if solved is None:
+            return None
+        score, melds = solved
+        break
     placed_counter = Counter(item if isinstance(item, Tile) else JOKER for m in melds for item in m)
     placed_counter.subtract(item if isinstance(item, Tile) else JOKER for item in table_items)
     placed = tuple(sorted(placed_counter.elements(), key=_order))
@@ -546,6 +618,9 @@ def _best_opening_turn(
     best: Arrangement | None = None
     best_score = -1
     for opening in _openings(rack, required):
+        if budget.spent() and best is not None:
+            budget.settle()  # out of time: the best opening turn tried so far
+            break
         rest = list((Counter(rack) - Counter(opening)).elements())
         found = arrange([*table_items, *opening], rest, objective=objective, table_is_legal=True)
         if found is None:
@@ -601,6 +676,9 @@ def _with_jokers_kept(
     best_score = -1
     fates = [_fates(variant, meld) for meld in locked]
     for choice in itertools.product(*fates):
+        if budget.spent() and best is not None:
+            budget.settle()  # out of time: the best legal play tried so far
+            break
         gained: list[Item] = [tile for _, tiles, _ in choice for tile in tiles]
         for from_rack in _rack_shares(gained, Counter(rack), Counter(free_items)):
             pool = Counter(free_items)

@@ -3,16 +3,19 @@
 The depth-first search of engine/_rearrange.c finds a reachable target fast,
 but proving that a target cannot be reached means walking every arrangement
 of the table that could still reach it, and on a dense table with jokers in
-play that is a lot.  An integer programme proves it with linear-programming
-bounds instead, so when a search runs out of its budget the position comes
-here: a model over every legal meld of three to five tiles (a longer run
+play that can be a lot.  An integer programme proves it with linear-programming
+bounds instead, so it is the other half of :func:`tabletop.engine.rearrange.arrange`'s
+portfolio, given a slice of time whenever the probes use up a round: a model
+with one integer variable per legal meld of three to five tiles (a longer run
 splits into those), after den Hertog and Hulshof, solved with HiGHS through
-SciPy.  Exact like the search.  SciPy is imported only when needed.
+SciPy.  Exact like the search.  SciPy is imported only when needed, or at
+once by :func:`prepare`.
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -99,9 +102,17 @@ def _model(jokers: int, reference_mode: bool) -> tuple[Any, Any, Any, list[tuple
 
 def prepare() -> None:
     """Import SciPy and build the models now, so no later call pays for it (servers, benches)."""
+    import scipy.optimize  # noqa: F401  (half a second on first import)
+
     for jokers in range(3):
         for reference_mode in (False, True):
             _model(jokers, reference_mode)
+
+
+def ready() -> bool:
+    """Whether SciPy's solver is imported (:func:`prepare`): until then the first programme
+    pays half a second or more for the import, which a small time budget cannot hold."""
+    return "scipy.optimize" in sys.modules
 
 
 def arrange_ilp(
@@ -115,6 +126,7 @@ def arrange_ilp(
     threshold: int,
     reference_mode: bool,
     score_range: tuple[int | None, int | None] = (None, None),
+    seconds: float | None = None,
 ) -> tuple[int, tuple[tuple[Item, ...], ...]] | None:
     """Best score and the melds laid, or None (table cannot be arranged, threshold missed).
 
@@ -123,7 +135,8 @@ def arrange_ilp(
     same, else for each joker place in a meld whether a rack joker fills it (so
     a rack joker scores what its place is worth).  ``score_range``: what the
     search already knows of the optimum (reachable, and not above), which
-    tightens the programme's bound.
+    tightens the programme's bound.  ``seconds``: HiGHS's time limit (None: what is left of
+    the budget in force, if any); :class:`budget.OutOfTime` when it passes unproved.
     """
     import numpy as np
     from scipy.optimize import Bounds, LinearConstraint, milp
@@ -186,6 +199,7 @@ def arrange_ilp(
         blocks.append(hstack([csr_array(values.reshape(1, -1)), csr_array((1, 52 + nplaces))]))
         lower.append(threshold)
         upper.append(np.inf)
+    left = budget.remaining() if seconds is None else seconds
     result = milp(
         cost,
         constraints=LinearConstraint(vstack(blocks).tocsr(), lower, upper),
@@ -200,7 +214,9 @@ def arrange_ilp(
                 ]
             ),
         ),
-        options={} if budget.remaining() is None else {"time_limit": budget.remaining()},
+        # without presolve HiGHS keeps to its time limit (its presolve has run most of a
+        # second past a limit of 50 ms) and proves these small models as fast
+        options={"presolve": False, **({} if left is None else {"time_limit": max(left, 0.001)})},
     )
     if result.status == 1:  # the time limit: the optimum was not proved
         raise budget.OutOfTime

@@ -107,6 +107,7 @@ __all__ = [
     "best_rack_split",
     "check_material",
     "knock_decision",
+    "ranking",
     "solve",
     "table_arrangeable",
 ]
@@ -163,7 +164,7 @@ def solve(
 
     ``budget_s``: the seconds the search may take (None: as long as it needs).  When they
     run out the answer is the best play found by then with ``optimal`` False: every search
-    keeps its best play so far (the Sabra rearrangement the best of its bisection), and
+    keeps its best play so far (the Sabra rearrangement the best its probes found), and
     the answer is never worse than the rack's own melds laid beside the table
     (:func:`_melds_from_the_rack`, found in a twentieth of the budget more, or, with a
     table to lay off onto or rebuild, in the first quarter of the budget).
@@ -185,7 +186,7 @@ def solve(
         fallback = _melds_from_the_rack(
             variant, rack, table, initial, keep, budget_s * FALLBACK_SHARE, objective
         )
-        if _ranking(fallback, objective) > _ranking(play, objective):
+        if ranking(fallback, objective) > ranking(play, objective):
             return fallback
         return replace(play, optimal=False)
     except budget.OutOfTime:
@@ -198,7 +199,7 @@ def solve(
             gc.enable()
 
 
-def _ranking(play: Play, objective: str) -> tuple[int, ...]:
+def ranking(play: Play, objective: str) -> tuple[int, ...]:
     """How plays compare for ``objective`` (an opening first, where one is asked for)."""
     count = len(play.placed)
     if objective == "tiles":
@@ -301,14 +302,50 @@ def _solve(
     floor = _melds_from_the_rack(
         variant, rack_items, table_melds, False, keep, left * FLOOR_SHARE, objective
     )
+    floor = _laid_off_after(variant, floor, rack_items, table_melds, objective, keep,
+                            left * LAY_OFF_SHARE)
     play = _extend(variant, rack_items, table_melds, objective, keep)
-    if budget.settled() and _ranking(floor, objective) > _ranking(play, objective):
+    if budget.settled() and ranking(floor, objective) > ranking(play, objective):
         return floor
     return play
 
 
 FLOOR_SHARE = 0.25
 """Of what is left of a budget, what the floor of an extend-only answer may take."""
+LAY_OFF_SHARE = 0.1
+"""Of what was left of a budget, what laying the floor's leftovers off may take."""
+
+
+def _laid_off_after(
+    variant: Variant,
+    floor: Play,
+    rack_items: tuple[Item, ...],
+    table_melds: tuple[Meld, ...],
+    objective: str,
+    keep: int,
+    seconds: float,
+) -> Play:
+    """``floor`` (the rack's own melds beside the table) with what it leaves on the rack
+    then played exactly: laid off onto the table, or into new melds of their own.  Two
+    stages, so not optimal, but most of a turn that lays off is found in a few
+    milliseconds, where the search over the whole rack may need a second."""
+    leftover = Counter(rack_items)
+    leftover.subtract(floor.placed)
+    rest = tuple(sorted(leftover.elements(), key=order_key))
+    if len(rest) <= keep:
+        return floor
+    try:
+        with budget.limit(seconds):
+            more = _extend(variant, rest, table_melds, objective, keep)
+    except budget.OutOfTime:
+        return floor
+    if not more.placed:
+        return floor
+    new = floor.melds[len(table_melds):]
+    placed = tuple(sorted((*floor.placed, *more.placed), key=order_key))
+    # two stages together are never a proved optimum
+    return Play((*more.melds, *new), placed, floor.value + more.value, meets_initial=True,
+                optimal=False)
 
 
 def _extend(

@@ -68,6 +68,10 @@ class TurnCheck:
     penalty_draw: int
     """Items the player draws as a penalty for an invalid turn: 3 in Sabra, 0 in every
     other variant (their texts name no penalty; the player takes his items back)."""
+    hints: tuple[TurnProblem, ...] = ()
+    """Advice that leaves the turn valid: ``joker_out_of_place`` where a variant's rule
+    text makes a joker's place in a run say what it stands for and a laid run holds one
+    out of place (it is read as the run it can form, never penalised)."""
 
 
 # --- small helpers ------------------------------------------------------------

@@ -146,7 +146,9 @@ def check_turn(
       problem (``no_laying_out``).
 
     An invalid turn is undone: ``restored_table`` is the table before it.
-    Only Sabra names a penalty draw.
+    Only Sabra names a penalty draw.  A run whose joker lies out of place is read as
+    the run it can form and never makes a turn invalid; where the variant's text makes
+    the joker's place matter, ``hints`` asks to move it.
     """
     before_melds = tuple(tuple(meld) for meld in before)
     after_melds = tuple(tuple(meld) for meld in after)
@@ -172,20 +174,38 @@ def check_turn(
             f"{variant.id!r} is played without a discard pile, so nothing can be taken"
             f" from it ({format_items(taken)!r})"
         )
+    hints = _joker_place_hints(variant, before_melds, after_melds)
     if rules.rearrange:
         check = RearrangeJudge(variant, before_melds, after_melds, tuple(laid), opened).check()
         problems = _rearranged_discard_problems(variant, taken, tuple(laid))
-        if not problems:
-            return check
-        return replace(
-            check,
-            valid=False,
-            problems=(*check.problems, *problems),
-            penalty_draw=rules.invalid_turn_penalty,
-        )
-    return ExtendJudge(
+        if problems:
+            check = replace(
+                check,
+                valid=False,
+                problems=(*check.problems, *problems),
+                penalty_draw=rules.invalid_turn_penalty,
+            )
+        return replace(check, hints=hints)
+    check = ExtendJudge(
         variant, before_melds, after_melds, tuple(laid), opened, taken, borrowing, own, rack_size
     ).check()
+    return replace(check, hints=hints)
+
+
+def _joker_place_hints(
+    variant: Variant, before: tuple[tuple[Item, ...], ...], after: tuple[tuple[Item, ...], ...]
+) -> tuple[TurnProblem, ...]:
+    """A "move the joker" hint for each meld of this turn whose joker lies out of place;
+    a meld that lay so before the turn was advised then and is not named again."""
+    already = {tuple(map(str, meld)) for meld in before}
+    hints = []
+    for meld in after:
+        if tuple(map(str, meld)) in already:
+            continue
+        hint = variant.analyse(meld).hint
+        if hint is not None:
+            hints.append(TurnProblem("joker_out_of_place", hint, meld))
+    return tuple(hints)
 
 
 def _rearranged_discard_problems(

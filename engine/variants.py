@@ -66,6 +66,12 @@ class RummikubVariant(Variant):
     jokers = 2
     # [sabra] the melds are the table's, laid in the middle, rearranged by everyone
     melds_lie_before_players = False
+    # [sabra] "kann der Joker nicht an das andere Ende gelegt werden"; [american] melds
+    # "Wie bei Sabra"
+    joker_place_shows_meaning = True
+    # [sabra], [american] "von zwei, drei oder vier Spielern"; [international] is "eine
+    # etwas kompliziertere Version" of the American game
+    players_allowed = (2, 4)
 
     def hand_value(self, item: Item) -> int:
         if item.is_joker:
@@ -245,6 +251,10 @@ class Remi(Variant):
     copies = 2
     jokers = 2
     initial_meld_needs_run = True  # [remi] "mindestens eine eine Folge sein"
+    # [remi] "Wenn man einen Joly am Ende einer Folge benutzt, muss es klar sein, welchen
+    # Stein der Joly ersetzt"
+    joker_place_shows_meaning = True
+    players_allowed = (2, 4)  # [remi] "mit zwei, drei oder vier Spielern"
     deal_direction = -1  # [remi] "Geber der Spieler rechts vom letzten Geber"
     option_specs = (
         OptionSpec("initial_meld", 50, "points needed to open (45 in some circles)", (50, 45)),
@@ -369,6 +379,9 @@ class Rommee(CardVariant):
     jokers = 6
     initial_meld_minimum = 40
     penalty_scoring = True
+    # [rommee] "von zwei bis sechs Personen"; [raeuber] "Ansonsten gelten alle Regeln des
+    # Spiels mit Auslegen"; [wiener] "von zwei bis sechs Personen"
+    players_allowed = (2, 6)
     hand_meld_waives_minimum = True  # [rommee] Hand-Rommé: "Mindesterfordernis ... aufgehoben"
     option_specs: ClassVar[tuple[OptionSpec, ...]] = (
         OptionSpec(
@@ -415,6 +428,7 @@ class Rommee(CardVariant):
             ace_high=True,  # [rommee] "♣D–♣K–♣A", "nicht aber ♠K–♠A–♠2"
             ace_wrap=bool(self.options["ace_around"]),
             joker_check=self.joker_objection,
+            joker_place_shows_meaning=self.joker_place_shows_meaning,
         )
 
     def joker_objection(self, kind: MeldKind, slots: tuple[Slot, ...]) -> str | None:
@@ -539,6 +553,10 @@ class Rum500(CardVariant):
     name = "500 Rum"
     round_entry = RoundEntry(melds=True)  # [rum500] laid cards count for their player
     copies = 1
+    # [rum500] "indem Sie die Karten in dieser Anordnung ablegen, geben Sie dies an Der
+    # Joker repräsentiert die 8"
+    joker_place_shows_meaning = True
+    players_allowed = (2, 8)  # [rum500] "von 2 bis ungefähr 8"
     option_specs = (
         OptionSpec("jokers", True, "play with the two jokers (the game was first played without)"),
         OptionSpec("decks", 1, "two decks for five or more players", (1, 2)),
@@ -656,7 +674,18 @@ class AmericanRummy(CardVariant):
             family=self.family,
             ace_high=bool(self.options["ace_high"]),
             joker_check=self.joker_objection,
+            joker_place_shows_meaning=self.joker_place_shows_meaning,
         )
+
+    def player_range(self) -> tuple[int, int | None]:
+        # [american-rummy] "zwei bis sechs Spieler. Wenn mehr als sechs Spieler sind, dann
+        # wird mit zwei Kartenpaketen (104 Blatt) gespielt."
+        return (2, 6) if int(self.options["decks"]) == 1 else (2, None)
+
+    def players_advice(self, count: int) -> str:
+        if count > 6 and int(self.options["decks"]) == 1:
+            return " (more than six play with two packs: option decks=2)"
+        return ""
 
     def card_value(self, rank: int) -> int:
         scheme = self.options["values"]

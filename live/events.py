@@ -20,7 +20,8 @@ from tabletop.engine.items import Item, format_items
 from tabletop.live.bus import Event, EventBus
 
 EVENT_FIELDS: dict[str, frozenset[str]] = {
-    # fixed by CONTRACT.md
+    # fixed by CONTRACT.md; a watched game's ``table`` also carries ``boxes``: where each
+    # meld lies in the camera's frame (pixels x1 y1 x2 y2, null for one not in view)
     "table": frozenset({"melds"}),
     "warning": frozenset({"message", "items"}),
     "round_scored": frozenset({"scores"}),
@@ -53,6 +54,11 @@ EVENT_FIELDS: dict[str, frozenset[str]] = {
 """The fields each event type must carry besides ``seq``, ``t``, ``type`` and ``seat``."""
 
 BASE_FIELDS = ("seq", "t", "type", "seat")
+
+CAMERA_EVENT_CODE = "camera_view_changed"
+"""The ``warning`` code of a camera event: the camera's view changed at once in a way no
+hand did (a reconnected stream, a covered lens); the table is kept as it was
+(:mod:`tabletop.live.permanence`)."""
 
 
 class EventError(ValueError):
@@ -150,7 +156,8 @@ def collector(bus: EventBus) -> tuple[list[Event], Callable[[], None]]:
 
 
 def read_jsonl(path: str | Path) -> list[Event]:
-    """Read and validate an events file; seq must run 1, 2, ..."""
+    """Read and validate an events file; seq must run on by one from the first event (1 for
+    a new match, the stored match's next number for a resumed one)."""
     events: list[Event] = []
     for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -162,8 +169,9 @@ def read_jsonl(path: str | Path) -> list[Event]:
         except RecursionError:
             raise EventError(f"{path}:{number}: nested too deep") from None
         validate_event(event)
-        if event["seq"] != len(events) + 1:
-            raise EventError(f"{path}:{number}: seq {event['seq']}, expected {len(events) + 1}")
+        expected = events[0]["seq"] + len(events) if events else event["seq"]
+        if event["seq"] != expected:
+            raise EventError(f"{path}:{number}: seq {event['seq']}, expected {expected}")
         events.append(event)
     return events
 
@@ -183,6 +191,12 @@ def describe_event(event: Event, players: Sequence[str]) -> str | None:
     if kind == "joker_exchanged":
         return f"{who} exchanges a joker: {event['meld']}"
     if kind == "initial_meld_progress":
+        problems = event.get("problems") or []
+        if problems and not event["meets"]:
+            return (
+                f"{who}'s opening is worth {event['value']} of {event['required']} but does"
+                f" not count yet: {'; '.join(map(str, problems))}"
+            )
         verdict = "enough to open" if event["meets"] else "not enough yet"
         return f"{who}'s opening is worth {event['value']} of {event['required']}: {verdict}"
     if kind == "warning":

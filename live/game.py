@@ -69,8 +69,8 @@ from tabletop.engine.state import Problem, TableState
 from tabletop.engine.turns import check_turn
 from tabletop.engine.variants import Variant
 from tabletop.live.bus import EventBus
-from tabletop.live.events import EventStream, items_json, melds_json
-from tabletop.live.snapshot import TableSnapshot
+from tabletop.live.events import CAMERA_EVENT_CODE, EventStream, items_json, melds_json
+from tabletop.live.snapshot import Box, TableSnapshot
 
 Meld = tuple[Item, ...]
 Bag = Counter[str]
@@ -117,6 +117,14 @@ def _flat(melds: Iterable[Sequence[Item]]) -> list[Item]:
 
 def _meld_key(meld: Sequence[Item]) -> tuple[str, ...]:
     return tuple(sorted(_key(item) for item in meld))
+
+
+def _table_words(melds: Sequence[Meld]) -> str:
+    """A table as a person reads it: how many melds, and which."""
+    if not melds:
+        return "an empty table"
+    count = f"{len(melds)} meld{'s' * (len(melds) != 1)}"
+    return f"{count}: {', '.join(format_items(m) for m in melds)}"
 
 
 def _by(who: str | None) -> dict[str, str]:
@@ -262,6 +270,8 @@ class _State:
     progress: tuple[int, bool] | None = None
     waiting_for: tuple[Meld, ...] | None = None
     """A table the players must put back (after an invalid turn, or cleared for a new round)."""
+    penalised: int | None = None
+    """The seat whose invalid turn the table waits to be put back from, if it is that."""
     going_out: bool = False
     last_turn: tuple[int, int, bool, Item | None] | None = None
     """(seat, turn, valid, discard) of the turn that ended last."""
@@ -317,6 +327,10 @@ class Game:
         self._t = 0.0
         self._last_bad: tuple[Any, ...] | None = None
         self._last_doubts: tuple[str, ...] = ()
+        self._put_back_said: tuple[Any, ...] | None = None
+        self._boxes: dict[tuple[str, ...], list[Box]] = {}
+        """Where each meld of the last snapshot taken lies in the camera's frame (pixels),
+        by its items as the camera reads them; not undoable state, only what is seen."""
         # not part of the undoable state: a pause is no play (see the module's notes)
         self.timer_paused = False
 
@@ -368,9 +382,11 @@ class Game:
             return
         if state.waiting_for is not None:
             if not same_table(table, state.waiting_for):
+                self._guide_put_back(t, table)
                 return
             self._push()
-            state.waiting_for = None
+            state.waiting_for = state.penalised = None
+            self._put_back_said = None
         discards = tuple(snapshot.discards)
         if same_table(table, state.table()) and list(map(_key, discards)) == list(
             map(_key, state.discards)
@@ -385,7 +401,8 @@ class Game:
         if not same_table(table, state.table()):
             self._table_events(t, seat, state.table(), table)
             state.shared, state.seat_melds = shared, seat_melds
-            self.events.emit(t, "table", seat, melds=melds_json(state.table()))
+            self._boxes = self._where(snapshot, shared, seat_melds)
+            self._table_event(t, seat)
         state.discards = discards
         self._progress(t)
         if discarded:
@@ -423,7 +440,14 @@ class Game:
         state = self.state
         if not 0 <= seat < len(self.players):
             raise GameError(f"seat {seat!r} is not a seat of {self.players!r}")
-        if state.phase == "play" and seat == state.seat and state.waiting_for is None:
+        if state.phase == "play" and state.waiting_for is not None:
+            self._warn(
+                t, seat, "out_refused",
+                f"{self.players[seat]} cannot go out yet: the table must be put back as it was"
+                f" first ({_table_words(state.waiting_for)})", (),
+            )
+            return
+        if state.phase == "play" and seat == state.seat:
             self._push()
             state.going_out = True
             self._end_turn(t)
@@ -436,14 +460,67 @@ class Game:
         )
         if state.phase == "play" and last is not None and last[0] == seat and untouched:
             if not last[2]:
-                self._warn(t, seat, "out_refused", "an invalid turn cannot end the round", ())
+                self._warn(t, seat, "out_refused",
+                           f"{self.players[seat]}'s last turn was invalid: an invalid turn"
+                           " cannot end the round", ())
                 return
             self._push()
             self._player_out(t, seat, last[1], last[3])
             return
-        self._warn(
-            t, seat, "out_refused", f"{self.players[seat]} cannot go out now", ()
-        )
+        self._warn(t, seat, "out_refused", self._why_not_out(seat), ())
+
+    def camera_event(self, t: float, message: str) -> None:
+        """The camera's view changed in a way that is no move (a reconnected stream, a
+        covered lens: :mod:`tabletop.live.permanence`): a warning, and nothing else changes."""
+        self.start(t)
+        self._warn(t, self.state.seat, CAMERA_EVENT_CODE, message, ())
+
+    def _why_not_out(self, seat: int) -> str:
+        """Why ``seat`` cannot go out now, as the player would put it."""
+        state, name = self.state, self.players[seat]
+        if state.phase == "counting":
+            return f"{name} cannot go out now: the round has ended, the racks are being counted"
+        if state.phase == "over":
+            return f"{name} cannot go out now: the match is over"
+        on_turn = self.players[state.seat]
+        last = state.last_turn
+        if last is not None and last[0] == seat:
+            return (f"{name} cannot go out now: {on_turn} has played since {name}'s turn"
+                    " ended")
+        return f"{name} cannot go out now: it is {on_turn}'s turn"
+
+    def _put_back(self, table: Sequence[Meld]) -> tuple[tuple[Any, ...], list[str], list[str]]:
+        """(what differs from the table waited for, as said once; the items to take off,
+        the items to lay back)."""
+        assert self.state.waiting_for is not None
+        seen, wanted = _bag(_flat(table)), _bag(_flat(self.state.waiting_for))
+        extra = sorted((seen - wanted).elements())
+        missing = sorted((wanted - seen).elements())
+        return (tuple(extra), tuple(missing), tuple(sorted(map(format_items, table)))), \
+            extra, missing
+
+    def _guide_put_back(self, t: float, table: Sequence[Meld]) -> None:
+        """While the table must be put back (after an invalid turn), say what still differs,
+        each time the camera sees it differ otherwise."""
+        state = self.state
+        assert state.waiting_for is not None
+        if state.penalised is None:
+            return  # a table cleared for the next round: nothing to put back
+        said, extra, missing = self._put_back(table)
+        if said == self._put_back_said:
+            return
+        self._put_back_said = said
+        if extra or missing:
+            steps = [f"take {' '.join(extra)} off the table" if extra else "",
+                     f"lay {' '.join(missing)} back" if missing else ""]
+            todo = " and ".join(step for step in steps if step)
+        else:
+            todo = "lay the melds as they were"
+        self._warn(t, state.seat, "put_table_back",
+                   f"the table is not back as it was yet: {todo}"
+                   f" ({_table_words(state.waiting_for)})",
+                   [parse_item(token) for token in extra],
+                   missing=missing, table_before=melds_json(state.waiting_for))
 
     def exhausted(self, t: float | None = None) -> None:
         """The stock or pool is used up and no one can go on: the round ends unwon."""
@@ -609,7 +686,9 @@ class Game:
         t = self._now(t)
         self.start(t)
         state = self.state
-        fixes = [fix for fix in fixes if _key(fix.before) != _key(fix.after)]
+        # a joker declared to stand for an item (JK -> JK=R11) is a change too: the meld
+        # is judged as the players mean it
+        fixes = [fix for fix in fixes if fix.before != fix.after]
         if not fixes or state.phase == "over":
             return 0
         self._push()
@@ -618,6 +697,10 @@ class Game:
         if not done:
             self._history.pop()  # nothing changed: nothing to undo
             return 0
+        for old, new in zip(table_before, state.table(), strict=False):
+            boxes = self._boxes.get(tuple(map(_key, old)))
+            if old != new and boxes:  # the corrected meld lies where it lay
+                self._boxes.setdefault(tuple(map(_key, new)), []).append(boxes.pop(0))
         for fix, fixed in done:
             more: dict[str, Any] = dict(_by(who))
             if fixed.meld is not None:
@@ -632,7 +715,7 @@ class Game:
                 **more,
             )
         if state.table() != table_before:
-            self.events.emit(t, "table", state.seat, melds=melds_json(state.table()))
+            self._table_event(t, state.seat)
         for seat, hand in sorted(state.hands.items()):
             if hand != hands_before.get(seat):
                 self._hand_shown(t, seat)
@@ -674,6 +757,32 @@ class Game:
 
     def _push(self) -> None:
         self._history.append((copy.deepcopy(self.state), self.match.rounds_played))
+
+    @staticmethod
+    def _where(snapshot: TableSnapshot, shared: tuple[Meld, ...],
+               seat_melds: dict[int, tuple[Meld, ...]]) -> dict[tuple[str, ...], list[Box]]:
+        """The frame boxes of the melds the game takes from ``snapshot``, by their items."""
+        where: dict[tuple[str, ...], list[Box]] = {}
+        pairs = list(zip(shared, snapshot.meld_boxes, strict=False))
+        for seat, melds in seat_melds.items():
+            pairs.extend(zip(melds, snapshot.seat_boxes.get(seat, ()), strict=False))
+        for meld, box in pairs:
+            where.setdefault(tuple(map(_key, meld)), []).append(box)
+        return where
+
+    def _table_event(self, t: float, seat: int | None, **more: Any) -> None:
+        """The ``table`` event of the game's table now; with ``boxes`` (one per meld, in
+        the camera frame's pixels, null where it is not in view as the game lists it)
+        where the camera gave any, for the panel's Table view to frame the melds."""
+        table = self.state.table()
+        if self._boxes:
+            left = {key: list(boxes) for key, boxes in self._boxes.items()}
+            boxes: list[list[float] | None] = []
+            for meld in table:
+                found = left.get(tuple(map(_key, meld)))
+                boxes.append(list(found.pop(0)) if found else None)
+            more["boxes"] = boxes
+        self.events.emit(t, "table", seat, melds=melds_json(table), **more)
 
     def _warn(
         self,
@@ -960,6 +1069,9 @@ class Game:
                 value=check.value,
                 required=check.required,
                 meets=check.meets,
+                # the value is enough, so the words must say what else stops the opening
+                **({"problems": list(check.meld_problems)}
+                   if not check.meets and check.value >= check.required else {}),
             )
 
     def _end_turn(self, t: float) -> None:
@@ -987,24 +1099,33 @@ class Game:
                 and self.variant.check_initial_meld(self._new_melds(), hand_meld=True).meets
             ):
                 problems = [p for p in problems if p.code != "initial_too_low"]
-            for problem in problems:
+            for problem in (*problems, *check.hints):
                 self._warn(t, seat, problem.code, problem.message, problem.items)
             if problems:
                 valid = False
                 if check.penalty_draw:
+                    name = self.players[seat]
+                    back = (f"{format_items(laid)} go back to {name}'s rack" if laid
+                            else f"nothing goes back to {name}'s rack")
                     self._warn(
                         t,
                         seat,
                         "penalty",
-                        f"{self.players[seat]} takes back {format_items(laid) or 'nothing'},"
-                        f" puts the table back and draws {check.penalty_draw} as a penalty",
+                        f"{name} takes back {format_items(laid) or 'nothing'},"
+                        f" puts the table back and draws {check.penalty_draw} as a penalty:"
+                        f" {back}; the table goes back to {_table_words(before)}",
                         laid,
                         penalty_draw=check.penalty_draw,
+                        back_to_rack=items_json(laid),
+                        table_before=melds_json(before),
                     )
                 if not same_table(after, before):
                     state.waiting_for = before
+                    state.penalised = seat
+                    # the penalty says what to do with the table as it lies now
+                    self._put_back_said = self._put_back(after)[0]
                 state.shared, state.seat_melds = state.start_shared, dict(state.start_seat_melds)
-                self.events.emit(t, "table", seat, melds=melds_json(state.table()), restored=True)
+                self._table_event(t, seat, restored=True)
             elif laid:
                 state.opened.add(seat)
                 state.laid_by.setdefault(seat, []).extend(laid)

@@ -210,6 +210,10 @@ def watch(
             if set_time is not None:
                 set_time(t)
             snapshot = watcher.update(t, image, detector(image))
+            take_camera_events = getattr(watcher, "take_camera_events", None)
+            if take_camera_events is not None:
+                for message in take_camera_events():
+                    game.camera_event(t, message)
             if snapshot is not None:
                 snapshots += 1
                 game.update(snapshot)
@@ -243,6 +247,7 @@ def run(
     on_source: Callable[[Any], object] | None = None,
     keep_corrections: Path | None = None,
     every_frame: bool = False,
+    events_after: int = 0,
 ) -> RunSummary:
     """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
     injected (tests), else the project's model and TableWatcher are used.
@@ -259,7 +264,8 @@ def run(
     annotations file the panel's corrections are kept in for ``tabletop adapt``
     (:func:`keep_correction`).  The project's model looks only where the table changed
     (:class:`tabletop.vision.incremental.IncrementalDetector`); ``every_frame`` runs it on every
-    whole frame instead."""
+    whole frame instead.  ``events_after``: the ``seq`` of the last event of the match
+    a resumed run goes on with; its events are numbered on from there."""
     bus = bus or EventBus()
     published: list[int] = [0]
 
@@ -302,6 +308,7 @@ def run(
             if options is not None:
                 played = replace(played, earlier_rounds=options.earlier_rounds)
             game = Game(variant, players, bus, options=played)
+            game.events.seq = events_after
             for step in scenario.steps:
                 apply_step(game, step)
                 between_frames(game, step.t)
@@ -336,6 +343,7 @@ def run(
                 # table is judged while the detector has a change to look at
                 watcher.attach(wired)
             game = Game(variant, players, bus, options=options)
+            game.events.seq = events_after
             count_frames, snapshots = watch(
                 frames, detector, watcher, game, between_frames, write_frame, corrections,
                 keep_corrections,

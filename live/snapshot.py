@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from tabletop.engine.items import Item, format_items
 from tabletop.live.decoding import ReadingProblem
 
+Box = tuple[float, float, float, float]
+"""A box in the camera's frame (pixels): x1, y1, x2, y2."""
+
 
 @dataclass(frozen=True)
 class SeenItem:
@@ -59,6 +62,11 @@ class TableSnapshot:
     reading_problems: tuple[ReadingProblem, ...] = ()
     """The decoder's among them (a doubtful meld with no likely legal reading, a label
     seen more often than it exists), with what was read and the alternatives."""
+    meld_boxes: tuple[Box, ...] = ()
+    """Where each of ``melds`` lies in the camera's frame: the box around its items (as
+    the panel's Table view frames it); empty where the watcher had no frames."""
+    seat_boxes: Mapping[int, tuple[Box, ...]] = field(default_factory=dict)
+    """The same for each seat's rows in ``seats``."""
 
     def meld_strings(self) -> list[str]:
         return [format_items(meld) for meld in self.melds]

@@ -24,6 +24,7 @@ stream URL, a GStreamer pipeline) behave like a camera app:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
@@ -36,7 +37,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
-from typing import Any, Literal, NoReturn, Protocol
+from typing import Any, Literal, NoReturn, Protocol, cast
 from urllib.parse import urlsplit
 
 import cv2
@@ -55,13 +56,21 @@ _TIME_IN_NAME = re.compile(r"(?:^|[^0-9.])t?(\d+(?:\.\d+)?)(?:s|ms)?$")
 _HUNG_GRACE_S = 2.0
 # The least time a reconnection try gets before the reconnect deadline.
 _LAST_TRY_S = 0.25
+# A stream's open ends this much before its deadline: the rest is for asking the server
+# what it sends (``_why_stream_failed``), so the one-line error still comes in time.
+_STREAM_PROBE_S = 1.0
+# FFmpeg's own open timeout ends this share of the attempt before the attempt's deadline,
+# so the open returns by itself and no thread is left inside FFmpeg.
+_BACKEND_MARGIN = 0.1
+# How long the process waits at exit for a backend call with no timeout of its own.
+_UNBOUNDED_CALL_WAIT_S = 2.0
 _DEFAULT_PORTS = {"http": 80, "https": 443, "rtsp": 554, "rtsps": 322, "rtmp": 1935}
 
-# FFmpeg prints its own errors ("Connection refused", ...) straight to stderr, which
-# would break the one-line SourceError the command line shows.  OpenCV reads this when
-# it first starts FFmpeg, so it only takes effect before any capture opened; a value
-# set by the user (for debugging) wins.
-os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "8")  # AV_LOG_FATAL
+# FFmpeg prints its own errors ("Connection refused"; "No JPEG data found in image", even
+# at its fatal level) straight to stderr, which would break the one-line SourceError the
+# command line shows.  OpenCV reads this when it first starts FFmpeg, so it only takes
+# effect before any capture opened; a value set by the user (for debugging) wins.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET
 
 
 class SourceError(ValueError):
@@ -160,7 +169,8 @@ class VideoFileSource:
                     continue
                 bad = 0
                 t = index / fps if fps > 0 else capture.get(cv2.CAP_PROP_POS_MSEC) / 1000.0
-                yield Frame(round(t, 6), image, index)
+                # OpenCV decodes 8-bit BGR; its stubs type any Mat
+                yield Frame(round(t, 6), cast(Image, image), index)
                 index += 1
         finally:
             self.close()
@@ -211,7 +221,7 @@ class FolderSource:
                 log.warning("%s: not a readable image, skipped", path)
                 self.skipped.append(path)
                 continue
-            yield Frame(round(t, 6), image, index)
+            yield Frame(round(t, 6), cast(Image, image), index)
 
     def close(self) -> None:
         pass
@@ -258,6 +268,57 @@ def _without_password(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
+def _http_answer(connection: socket.socket, host: str, path: str, query: str,
+                 within_s: float) -> bytes:
+    """The first bytes (at most 64 KiB) a server sends within ``within_s`` for a GET of ``path``."""
+    target = f"{path}?{query}" if query else path
+    deadline = time.monotonic() + within_s
+    answer = b""
+    try:
+        connection.sendall(f"GET {target} HTTP/1.0\r\nHost: {host}\r\n\r\n".encode("latin-1"))
+        while len(answer) < 65536:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            connection.settimeout(left)
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+            head, separator, body = answer.partition(b"\r\n\r\n")
+            if not head.startswith(b"HTTP/") or (separator and body):
+                break  # enough to tell what it is
+    except (OSError, UnicodeEncodeError):
+        pass  # a timeout or a reset: what arrived so far is the answer
+    return answer
+
+
+def _what_the_answer_is(answer: bytes) -> str | None:
+    """Why an HTTP server's ``answer`` is no video OpenCV reads; None when it sent nothing
+    to judge (no byte, or only headers): then the stream is silent."""
+    if not answer:
+        return None
+    if not answer.startswith(b"HTTP/"):
+        return ("not a video stream: the server answers with data that is neither HTTP "
+                "nor a format OpenCV reads")
+    head, _separator, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = lines[0].split(" ", 2)
+    code = status[1] if len(status) > 1 else "?"
+    if code != "200":
+        reason = f" {status[2]}" if len(status) > 2 else ""
+        return f"the server answers but sends no video OpenCV can read (HTTP {code}{reason})"
+    content_type = next((line.split(":", 1)[1].strip() for line in lines[1:]
+                         if line.lower().startswith("content-type:")), "")
+    if not body:
+        return None
+    if content_type.lower().startswith("multipart/"):
+        return ("it sends parts that OpenCV cannot decode as frames (corrupt JPEG, or "
+                "not JPEG at all)")
+    shown = _one_line(content_type)[:60] or "data with no Content-Type"
+    return f"not a video stream: the server sends {shown}, which OpenCV cannot read as video"
+
+
 def _video_devices() -> list[str]:
     if not sys.platform.startswith("linux"):
         return []
@@ -299,6 +360,59 @@ class _QuietOpenCv:
 
 _quiet_opencv = _QuietOpenCv()
 
+
+class _BackendCalls:
+    """OpenCV calls (opens, reads) now running in the sources' daemon threads.
+
+    Such a call runs without the GIL.  When it returns while the interpreter is
+    finalising, CPython ends its thread by unwinding through OpenCV's C++ frames,
+    which aborts the process ("terminate called without an active exception",
+    status 134) after the command has already said why it stops.  So at exit
+    the process waits for the calls still running: until each is due back (a
+    stream's FFmpeg timeouts bound its open and reads), plus a grace.  A call
+    stuck past that is left behind: one that never returns does no harm.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._running: dict[int, float | None] = {}
+        self._ids = 0
+
+    @contextlib.contextmanager
+    def call(self, within_s: float | None) -> Iterator[None]:
+        """Around one backend call that returns by itself within ``within_s`` (None: unknown)."""
+        with self._cond:
+            self._ids += 1
+            key = self._ids
+            self._running[key] = None if within_s is None else time.monotonic() + within_s
+        try:
+            yield
+        finally:
+            with self._cond:
+                del self._running[key]
+                self._cond.notify_all()
+
+    def wait(self) -> bool:
+        """Waits for the running calls until they are due back; True when none runs now."""
+        now = time.monotonic()
+        with self._cond:
+            dues = [now + _UNBOUNDED_CALL_WAIT_S if due is None else due
+                    for due in self._running.values()]
+            if not dues:
+                return True
+            give_up_at = max(dues) + _HUNG_GRACE_S
+            while self._running:
+                left = give_up_at - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+            return not self._running
+
+
+_backend_calls = _BackendCalls()
+# atexit runs before finalisation begins, while a returning thread is still harmless.
+atexit.register(_backend_calls.wait)
+
 OpenFailure = Literal["not_opened", "no_frame", "timeout", "error"]
 
 
@@ -307,11 +421,14 @@ class _OpenAttempt:
 
     The caller waits up to its deadline (``wait``); a backend that hangs past it
     is abandoned, and the thread releases whatever it opened once the backend
-    returns, so nothing stays open and nothing waits forever.
+    returns, so nothing stays open and nothing waits forever.  ``open_within_s``
+    and ``read_within_s``: how soon the backend's open and reads return by
+    themselves (None: it has no timeout), for the wait at exit.
     """
 
     def __init__(self, open_capture: Callable[[], Capture], first_frame_by: float,
-                 name: str) -> None:
+                 name: str, open_within_s: float | None = None,
+                 read_within_s: float | None = None) -> None:
         self.capture: Capture | None = None
         self.image: Image | None = None
         self.grabbed_at = 0.0
@@ -321,6 +438,10 @@ class _OpenAttempt:
         self._lock = threading.Lock()
         self._done = threading.Event()
         self._abandoned = False
+        # when whoever waits for this attempt wants the reason it failed, if it does
+        self.explain_by = first_frame_by
+        self._open_within_s = open_within_s
+        self._read_within_s = read_within_s
         threading.Thread(target=self._run, args=(open_capture, first_frame_by),
                          name=name, daemon=True).start()
 
@@ -346,15 +467,21 @@ class _OpenAttempt:
         grabbed_at = 0.0
         failure: OpenFailure = "not_opened"
         try:
-            with _quiet_opencv():
+            started = time.monotonic()
+            with _quiet_opencv(), _backend_calls.call(self._open_within_s):
                 capture = open_capture()
-            if capture is not None and capture.isOpened():
+            opened = capture is not None and capture.isOpened()
+            if (not opened and self._open_within_s is not None
+                    and time.monotonic() - started >= self._open_within_s * 0.9):
+                failure = "timeout"  # the backend gave up at its own open timeout
+            if opened:
                 failure = "no_frame"
                 self.opened = True
                 # A camera's first reads may fail while it starts up; the stream's
                 # first frame may still be on its way.
                 while time.monotonic() < first_frame_by and not self._abandoned:
-                    ok, image = capture.read()
+                    with _backend_calls.call(self._read_within_s):
+                        ok, image = capture.read()
                     if ok and image is not None and image.size:
                         grabbed_at = time.monotonic()
                         break
@@ -550,10 +677,24 @@ class LiveSource:
             ])
         return cv2.VideoCapture(str(target), cv2.CAP_GSTREAMER)
 
+    def _bounded_by_ffmpeg(self) -> bool:
+        """Whether OpenCV's FFmpeg opens this source, with its open and read timeouts."""
+        return self.kind == "stream" and self._open_injected is None
+
     def _attempt(self, deadline: float) -> _OpenAttempt:
+        explain_by = deadline
+        if self._bounded_by_ffmpeg():
+            deadline -= min(_STREAM_PROBE_S, 0.2 * (deadline - time.monotonic()))
         timeout_s = max(0.001, deadline - time.monotonic())
-        attempt = _OpenAttempt(lambda: self._open_capture(timeout_s), deadline,
-                               name=f"open {self.label}"[:60])
+        open_within_s = read_within_s = None
+        if self._bounded_by_ffmpeg():
+            # FFmpeg gives up before the attempt does, so its thread has returned by then
+            open_within_s = timeout_s * (1 - _BACKEND_MARGIN)
+            read_within_s = self.read_timeout_s
+        attempt = _OpenAttempt(lambda: self._open_capture(open_within_s or timeout_s), deadline,
+                               name=f"open {self.label}"[:60], open_within_s=open_within_s,
+                               read_within_s=read_within_s)
+        attempt.explain_by = explain_by
         attempt.wait(deadline, self._stop)
         return attempt
 
@@ -612,6 +753,9 @@ class LiveSource:
         check = self._check()
         failure = attempt.failure if attempt is not None else "not_opened"
         within = f"{self.open_timeout_s:g} s"
+        explain_by = attempt.explain_by if attempt is not None else time.monotonic()
+        if self._bounded_by_ffmpeg() and failure != "error":
+            return f"{self._why_stream_failed(failure, explain_by)} ({check})"
         if failure == "timeout":
             return f"no answer within {within} ({check})"
         if failure == "no_frame":
@@ -620,16 +764,22 @@ class LiveSource:
             return f"OpenCV failed ({attempt.error}) ({check})"
         if self.kind == "camera":
             return f"no camera answers at that index ({check})"
+        if self.kind == "stream":
+            return f"{self._why_stream_failed(failure, explain_by)} ({check})"
         if self.kind == "device":
             return ("it did not open as a camera (is it used by another program, and is it "
                     "the capture node? a camera's second /dev/video node often carries "
                     "only metadata)")
-        if self.kind == "stream":
-            return f"{self._why_stream_failed()} ({check})"
         return f"the pipeline did not start ({check})"
 
-    def _why_stream_failed(self) -> str:
-        """What a quick TCP connection to the stream's server says about the failure."""
+    def _why_stream_failed(self, failure: OpenFailure, explain_by: float) -> str:
+        """What the stream's server says when asked directly: nothing listening, silence,
+        an HTTP error, an answer that is no video, or parts OpenCV cannot decode.  It
+        listens for an answer until ``explain_by`` (at least a moment)."""
+        within = f"{self.open_timeout_s:g} s"
+        silent = {"timeout": f"no answer within {within}",
+                  "no_frame": f"it opened but sent no frame within {within}"}.get(
+                      failure, "the server answers but sends no video OpenCV can read")
         parts = urlsplit(str(self.target))
         scheme = parts.scheme.lower()
         try:
@@ -637,17 +787,22 @@ class LiveSource:
         except ValueError:
             return "the URL's port is not a number"
         if scheme == "udp" or not parts.hostname or port is None:
-            return f"no video arrived within {self.open_timeout_s:g} s"
+            return f"no video arrived within {within}"
         try:
-            with socket.create_connection((parts.hostname, port), timeout=1.0):
-                pass
+            connection = socket.create_connection((parts.hostname, port), timeout=1.0)
         except socket.gaierror:
             return f"the host '{parts.hostname}' is not known"
         except ConnectionRefusedError:
             return f"nothing is listening at {parts.hostname}:{port}"
         except OSError:
             return f"{parts.hostname}:{port} does not answer"
-        return "the server answers but sends no video OpenCV can read"
+        with connection:
+            if scheme != "http":
+                return silent  # rtsp, rtmp, https: nothing to read without their handshakes
+            listen_s = min(_STREAM_PROBE_S, max(0.2, explain_by - time.monotonic()))
+            answer = _http_answer(connection, parts.hostname, parts.path or "/",
+                                  parts.query, listen_s)
+        return _what_the_answer_is(answer) or silent
 
     def _fail(self, message: str) -> NoReturn:
         self._open_error = SourceError(message)
@@ -699,7 +854,9 @@ class LiveSource:
         while self._current(generation):
             self._reading_since = (generation, time.monotonic())
             try:
-                ok, image = capture.read()
+                with _backend_calls.call(
+                        self.read_timeout_s if self._bounded_by_ffmpeg() else None):
+                    ok, image = capture.read()
             except cv2.error:
                 ok, image = False, None
             with self._cond:

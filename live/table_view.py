@@ -151,6 +151,11 @@ class TableView:
             raise CorrectionError("no table has been committed yet")
         return self.watcher.correct(correction)
 
+    def take_camera_events(self) -> list[str]:
+        """The watcher's camera events since the last call
+        (:meth:`tabletop.live.watcher.TableWatcher.take_camera_events`)."""
+        return self.watcher.take_camera_events() if self.watcher is not None else []
+
     @property
     def problems(self) -> Sequence[str]:
         return self.watcher.problems if self.watcher is not None else ()

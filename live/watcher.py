@@ -45,13 +45,20 @@ import numpy.typing as npt
 
 from tabletop.calibration.table import TableCalibration
 from tabletop.calibration.zones import Zone, ZoneLayout
-from tabletop.engine.items import Item, Joker, parse_item
+from tabletop.engine.items import JOKER, Item, Joker, parse_item
 from tabletop.engine.variants import Variant
 from tabletop.live.corrections import Correction, CorrectionError
 from tabletop.live.decoding import Kept, LegalityCache
 from tabletop.live.grouping import Placed, group_items, loose_corner_partners, row_angles
+from tabletop.live.permanence import (
+    Held,
+    is_camera_event,
+    looks_otherwise,
+    place_patch,
+    still_shows,
+)
 from tabletop.live.reading import MotionMeter, StillnessRule, resolve_labels
-from tabletop.live.snapshot import SeenItem, TableSnapshot
+from tabletop.live.snapshot import Box, SeenItem, TableSnapshot
 from tabletop.live.spots import Spot, gap_spots
 from tabletop.live.spots import iou as _overlap
 from tabletop.live.tracking import Track, Tracker
@@ -97,6 +104,32 @@ SPOT_FOUND_IOU = 0.3
 """An item overlapping a spot by this IoU fills it."""
 MAX_SPOTS_PER_FRAME = 4
 """Spots looked at again in one frame, at most (each costs a finder pass on its region)."""
+HELD_SEEN_IOU = 0.3
+"""A live item overlapping a held one by this IoU lies where it lay."""
+CUT_STILL_S = 0.2
+"""How long nothing may move after a frame that showed much less for it to be the camera
+(a hand that came in between two frames moves on within a frame or two)."""
+PLACE_MEMORY_S = 300.0
+"""How long an item's place is remembered after it was last committed."""
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """A frame in which most items seen went out of sight at once."""
+
+    t: float
+    seen_before: int
+    vanished: tuple[Track, ...]
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where a committed item lay and how its place looked then."""
+
+    track: Track
+    patch: Image | None
+    t: float
+    """When it was last committed."""
 
 
 @dataclass
@@ -126,6 +159,10 @@ class Pin:
     """How far (pixels) from ``centre`` a new track may lie to inherit the pin."""
     lost_since: float | None = None
     """When its track was dropped; None while the track lives."""
+    declared: str | None = None
+    """What a joker stands for as the person declared it (``JK=R11``), None for any other
+    item or a bare joker: the table read from then on carries it, so the game judges the
+    meld as the players mean it."""
 
 
 @dataclass(frozen=True)
@@ -223,15 +260,30 @@ class TableWatcher:
         """Spots looked at again so far (each look at one spot counts)."""
         self._last_read_key: object = None
         self._last_read_t = float("-inf")
+        self._held: dict[int, Held] = {}
+        self._places: dict[int, _Place] = {}
+        """Each item committed in the last ``PLACE_MEMORY_S``, by track id: its track and
+        the picture of its place when it was last committed (an item gone while a hand
+        rested over its place is held again once the picture shows it as it was)."""
+        self._seen_before: dict[int, Track] = {}
+        self._cut: _Cut | None = None
+        """A frame that showed much less at once, until the view stays still after it."""
+        self._motion_before = 0.0
+        self._frame_before: Image | None = None
+        self.camera_events: list[str] = []
+        """What the camera did that is no move (see :mod:`tabletop.live.permanence`), each
+        said once; whoever runs the game takes them (:meth:`take_camera_events`)."""
 
     def _read_key(self, tracks: Sequence[Track]) -> object:
         """What a still table's reading depends on but the tracks' shares: their ids,
         labels and places, the pins and the spots' looks."""
         return (tuple((tr.track_id, tr.label, *np.rint(tr.box).astype(int).tolist())
                       for tr in tracks),
-                tuple(sorted((key, pin.label) for key, pin in self._pins.items())),
+                tuple(sorted((key, pin.label, pin.declared or "")
+                             for key, pin in self._pins.items())),
                 tuple((key, looked.looked, looked.found, looked.misses)
-                      for key, looked in self._spots.items()))
+                      for key, looked in self._spots.items()),
+                tuple(sorted(self._held)))
 
     def attach(self, detector: object) -> None:
         """Take the detector's second look and its word on settling, where it has them
@@ -266,6 +318,8 @@ class TableWatcher:
             detections = self._looked_again(frame, detections)
         self.tracker.update(detections, t)
         self._follow_pins(t)
+        if frame is not None:
+            self._watch_the_view(t, frame)
         settling = self.settling is not None and self.settling()
         still = self.rule.update(
             t, 1.0 if settling else self.last_motion,
@@ -274,6 +328,8 @@ class TableWatcher:
         if not still:
             return None
         tracks = self.tracker.confirmed()
+        if frame is not None:
+            tracks = [*tracks, *self._holding(frame, tracks)]
         key = self._read_key(tracks)
         if (key == self._last_read_key and t - self._last_read_t
                 < self.settings.reread_still_s - 1e-9):
@@ -287,7 +343,113 @@ class TableWatcher:
         self.last, self.problems = snapshot, problems
         self._given_up.clear()  # a new table: its gaps are worth a look again
         self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows, frame)
+        if frame is not None:
+            self._remember_places(t, frame, tracks)
         return snapshot
+
+    # --- item permanence (see tabletop.live.permanence) ----------------------------------
+    def take_camera_events(self) -> list[str]:
+        """The camera events said since the last call (each once)."""
+        events, self.camera_events = self.camera_events, []
+        return events
+
+    @property
+    def held(self) -> Mapping[int, Held]:
+        """The committed items kept on the table that the detector no longer finds."""
+        return MappingProxyType(self._held)
+
+    def _watch_the_view(self, t: float, frame: Image) -> None:
+        """Notice a camera event: most items seen a frame ago gone at once, with no hand
+        moving before, the picture changed where they lay, and nothing moving after for a
+        moment (a hand that came in between two frames moves on).  The committed ones are
+        then held (whatever the picture shows) and the event is said."""
+        seen_now = {tr.track_id: tr for tr in self.tracker.confirmed() if tr.last_t == t}
+        # the tracker may have dropped them already (a reconnect takes longer than it
+        # keeps a lost track): the frame before names them
+        vanished = [tr for key, tr in self._seen_before.items() if key not in seen_now]
+        seen_before, previous = len(self._seen_before), self._frame_before
+        quiet_before = self._motion_before < self.settings.motion_threshold
+        self._seen_before, self._motion_before = seen_now, self.last_motion
+        self._frame_before = frame
+        cut = self._cut
+        if cut is not None:
+            if self.last_motion >= self.settings.motion_threshold:
+                self._cut = None  # something moves: a hand, not the camera
+            elif t - cut.t >= CUT_STILL_S - 1e-9:
+                self._cut = None
+                self._camera_event(cut)
+        if (previous is None or not quiet_before
+                or not is_camera_event(len(vanished), seen_before)):
+            return
+        gone = [tr for tr in vanished
+                if looks_otherwise(place_patch(previous, tr.box), frame, tr.box)]
+        if is_camera_event(len(gone), seen_before):
+            self._cut = _Cut(t, seen_before, tuple(vanished))
+
+    def _camera_event(self, cut: _Cut) -> None:
+        committed = {seen.track_id for seen in self.last.items} if self.last else set()
+        frozen = {tr.track_id: tr for tr in self._committed.tracks} if self._committed else {}
+        held = 0
+        for track in cut.vanished:
+            if track.track_id in committed and track.track_id in frozen:
+                self._held[track.track_id] = Held(frozen[track.track_id], None, cut.t)
+                held += 1
+        self.camera_events.append(
+            f"the camera's view changed at once: {len(cut.vanished)} of {cut.seen_before} items"
+            " went out of sight with no hand over the table (a reconnected stream, a covered"
+            f" lens, a moved camera?); the table is kept as it was ({held} item"
+            f"{'s' * (held != 1)} held) until the camera sees it again")
+
+    def _holding(self, frame: Image, live: Sequence[Track]) -> list[Track]:
+        """The committed items held on a still table, as their frozen tracks: those
+        held before and not let go now, and the items of the last committed table whose
+        track is gone while the picture still shows them where they lay (each then
+        looked at again before the table is judged)."""
+        for key, held in list(self._held.items()):
+            if any(_lies_over(tr, held.track) for tr in live) or (
+                    not held.by_camera
+                    and looks_otherwise(held.patch, frame, held.track.box)):
+                del self._held[key]
+        # an item that appeared since a camera event and reads as a held one is it, back
+        # in view at another place (the camera moved)
+        by_camera = [h for h in self._held.values() if h.by_camera]
+        for track in live:
+            same = next((h for h in by_camera if h.track.kind == track.kind
+                         and track.first_t >= h.since
+                         and _bare(h.track.label) == _bare(track.label)), None)
+            if same is not None:
+                by_camera.remove(same)
+                del self._held[same.track.track_id]
+        alive = {tr.track_id for tr in live}
+        for key, place in list(self._places.items()):
+            if key in alive or key in self._held:
+                continue
+            if any(_lies_over(tr, place.track) for tr in live):
+                del self._places[key]  # another item lies there now
+            elif still_shows(place.patch, frame, place.track.box):
+                self._held[key] = Held(place.track, place.patch, self.tracker.t)
+                self._look_at(place.track)
+        return [held.track for held in self._held.values()]
+
+    def _remember_places(self, t: float, frame: Image, tracks: Sequence[Track]) -> None:
+        for track in tracks:
+            if track.track_id not in self._held:
+                self._places[track.track_id] = _Place(_copy(track),
+                                                      place_patch(frame, track.box), t)
+        for key, place in list(self._places.items()):
+            if t - place.t > PLACE_MEMORY_S:
+                del self._places[key]
+
+    def _look_at(self, track: Track) -> None:
+        """Have the detector look again where a held item lies, before the table is
+        judged (a second look that finds it gives it a live track again)."""
+        if self.look_again is None:
+            return
+        x1, y1, x2, y2 = (float(v) for v in track.box)
+        spot = Spot((x1, y1, x2, y2), track.kind)
+        key = spot.key()
+        if key not in self._spots and key not in self._given_up:
+            self._spots[key] = _Looked(spot)
 
     # --- second looks ------------------------------------------------------------
     def _looked_again(self, frame: Image, detections: Detections) -> Detections:
@@ -383,6 +545,7 @@ class TableWatcher:
         label = str(item.bare()) if isinstance(item, Joker) else str(item)
         self._pins[key] = Pin(
             label=label,
+            declared=str(item) if isinstance(item, Joker) and item.stands_for else None,
             misread=track.label,
             who=correction.who,
             kind=track.kind,
@@ -564,7 +727,11 @@ class TableWatcher:
         problems.extend(reading.problems)
         labels = dict(reading.labels)
 
+        declared = {key: pin.declared for key, pin in self._pins.items() if pin.declared}
+
         def item(key: int) -> Item:
+            if key in declared and labels[key] == str(JOKER):
+                return parse_item(declared[key])  # the joker as the person declared it
             return parse_item(labels[key])
 
         position = {p.key: p.position for p in placed}
@@ -610,6 +777,18 @@ class TableWatcher:
             problems=tuple(problems),
             reading_problems=reading.reading_problems,
         )
+        def around(row: Sequence[int]) -> Box:
+            boxes = np.array([tracks[k].box for k in row], np.float64)
+            x1, y1 = boxes[:, :2].min(axis=0)
+            x2, y2 = boxes[:, 2:].max(axis=0)
+            return (round(float(x1), 1), round(float(y1), 1),
+                    round(float(x2), 1), round(float(y2), 1))
+
+        if self._frame_size is not None:  # boxes in the frame's pixels, as the panel shows it
+            snapshot = replace(snapshot,
+                               meld_boxes=tuple(around(row) for row in meld_rows_found),
+                               seat_boxes={seat: tuple(around(row) for row in rows_)
+                                           for seat, rows_ in sorted(seat_keys.items())})
         table_rows = (*meld_rows_found, *(row for seat in sorted(seat_keys)
                                           for row in seat_keys[seat]))
         return snapshot, tuple(problems), tuple(table_rows)
@@ -638,6 +817,12 @@ def _rereads(before: TableSnapshot, rows: Sequence[Sequence[int]], after: TableS
         changes.append(Reread(m, i, old, new, tuple(melds[m])))
         melds[m][i] = new
     return tuple(changes)
+
+
+def _lies_over(track: Track, held: Track) -> bool:
+    """Whether a live track lies where a held item lies: the item seen again (or
+    another one laid in its place)."""
+    return track.kind == held.kind and _overlap(track.box, held.box) >= HELD_SEEN_IOU
 
 
 def _bare(token: str) -> str:

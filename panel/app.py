@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +18,34 @@ from tabletop.panel.routers import about, changes, live, matches, pages, players
 from tabletop.panel.schemas import Unprocessable, refusal
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
-from tabletop.panel.store import EventStore, StoreError
+from tabletop.panel.store import EventStore, StorageUnavailable, StoreError
 
 STATIC = Path(__file__).resolve().parent / "static"
+
+_optimiser_warmed = threading.Event()
+
+
+def _warm_optimiser() -> None:
+    """Import the hint's integer programme in the background, once per process: until it
+    is imported a hint's short budget cannot hold the import's half second, and hard
+    positions are searched without it."""
+    if _optimiser_warmed.is_set():
+        return
+    _optimiser_warmed.set()
+
+    def warm() -> None:
+        from tabletop.engine.rearrange_ilp import prepare
+
+        prepare()
+
+    threading.Thread(target=warm, name="optimiser-warm-up", daemon=True).start()
 
 
 GUARD_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: refusal("a host name the panel does not serve (see panel/guards.py)"),
     403: refusal("a browser's change from a page that is not the panel's"),
     413: refusal("a body over the limit"),
+    503: refusal("the database cannot be written now (the disk full, read-only): nothing saved"),
     422: {"description": "a body against the schema or the rules", "model": Unprocessable},
 }
 
@@ -54,10 +74,21 @@ def create_app(
     )
     app.state.settings = settings
     app.state.service = service
+    _warm_optimiser()
 
     @app.exception_handler(StoreError)
     async def _not_found(_request: Request, error: StoreError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, status_code=404)
+
+    @app.exception_handler(StorageUnavailable)
+    async def _storage_unavailable(_request: Request, error: StorageUnavailable) -> JSONResponse:
+        # the database's own state, not the request's: nothing was written, and the same
+        # request succeeds once the disk has room again; no traceback for the log
+        return JSONResponse(
+            {"detail": f"{error}; nothing was saved, try again once that is fixed"},
+            status_code=503,
+            headers={"Retry-After": "10"},
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, error: StarletteHTTPException) -> Response:
@@ -79,10 +110,14 @@ def create_app(
     @app.middleware("http")
     async def _headers(request: Request, call_next):  # type: ignore[no-untyped-def]
         response = await call_next(request)
+        # no page of the panel is meant to be shown inside another site's frame: a
+        # framed panel could be clicked on under a disguise
         response.headers.setdefault(
             "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:",
+            "default-src 'self'; img-src 'self' data:; connect-src 'self' ws: wss:;"
+            " frame-ancestors 'none'",
         )
+        response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
 

@@ -101,6 +101,7 @@ def start_panel(
     import uvicorn
 
     from tabletop.panel.app import create_app
+    from tabletop.panel.serving import server_config
 
     settings = settings or PanelSettings()
     app = create_app(settings)
@@ -108,7 +109,7 @@ def start_panel(
     if match_id is not None:
         service.store.match(match_id)  # an unknown id is refused before anything starts
     sock = listen_socket(settings.host, settings.port)
-    config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
+    config = server_config(app, settings.host, settings.port)
     server = uvicorn.Server(config)
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, name="tabletop-panel", daemon=True
@@ -137,6 +138,8 @@ def start_panel(
             turn_seconds=settings.turn_seconds,
             **{key: value for key, value in ends.items() if value is not None},
         )
+    # the pages opened without ?match= show the match this table plays
+    app.state.settings = settings.model_copy(update={"match_id": match_id})
     unsubscribe = service.attach(bus, match_id)
     inbox = service.live_inboxes[match_id] = inbox_for(bus)
     local = "localhost" if settings.host in UNSPECIFIED else settings.host

@@ -7,8 +7,11 @@
   rebinding (a name of its own that resolves to 127.0.0.1 or to this machine's address).
 * **Origin**: a browser's write (POST, PUT, PATCH, DELETE) and a WebSocket must come from
   the panel's own pages (403 otherwise), even on this machine: another site open in the
-  same browser cannot make changes.  Programs that are not browsers send no ``Origin``
-  and no ``Sec-Fetch-Site`` and pass; they still need the token where one is set.
+  same browser cannot make changes.  "Own" is exact: the ``Origin`` must name the scheme,
+  host and port the request came in on (its ``Host`` header), so a page served on another
+  port of the same machine, or over https where the panel speaks http, is refused too.
+  Programs that are not browsers send no ``Origin`` and no ``Sec-Fetch-Site`` and pass;
+  they still need the token where one is set.
 
 A pure ASGI middleware, so the limits hold before FastAPI reads a byte of the body.
 """
@@ -47,7 +50,7 @@ class RequestGuard:
             await _refuse(scope, send, 400, f"the panel does not serve the host {host!r}")
             return
         unsafe = kind == "websocket" or scope["method"] in UNSAFE_METHODS
-        if unsafe and not self._same_origin(headers, host):
+        if unsafe and not _same_origin(headers, scope.get("scheme", "http")):
             await _refuse(scope, send, 403, "changes are taken only from the panel's own pages")
             return
         if kind == "websocket" or scope["method"] not in UNSAFE_METHODS:
@@ -70,14 +73,6 @@ class RequestGuard:
     def _too_large(self) -> str:
         return f"the request body is over {self.max_body_bytes} bytes"
 
-    def _same_origin(self, headers: dict[str, str], host: str) -> bool:
-        origin = headers.get("origin")
-        if origin is None:
-            # Browsers send Sec-Fetch-Site with every request; "none" is a typed address
-            return headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
-        parts = urlsplit(origin)
-        return parts.scheme in ("http", "https") and (parts.hostname or "") == host
-
     async def _read_body(self, receive: Receive) -> bytes | None:
         chunks: list[bytes] = []
         size = 0
@@ -93,6 +88,37 @@ class RequestGuard:
             if not message.get("more_body", False):
                 break
         return b"".join(chunks)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _same_origin(headers: dict[str, str], request_scheme: str) -> bool:
+    """Whether a browser's request comes from a page of this very origin: the same
+    scheme, host and port as the request itself."""
+    origin = headers.get("origin")
+    if origin is None:
+        # Browsers send Sec-Fetch-Site with every request; "none" is a typed address
+        return headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+    scheme = {"ws": "http", "wss": "https"}.get(request_scheme, request_scheme)
+    own = _origin_parts(f"{scheme}://{headers.get('host', '')}")
+    return own is not None and _origin_parts(origin) == own
+
+
+def _origin_parts(origin: str) -> tuple[str, str, int] | None:
+    """``scheme://host[:port]`` -> (scheme, host, port), the port filled in; None for
+    anything that is not such an origin (``null``, a path, a bad port)."""
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname or parts.path not in ("", "/"):
+        return None
+    if parts.username is not None or parts.query or parts.fragment:
+        return None
+    return scheme, parts.hostname.lower(), port if port is not None else _DEFAULT_PORTS[scheme]
 
 
 def _headers(scope: Scope) -> dict[str, str]:

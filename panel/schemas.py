@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -23,8 +25,48 @@ from tabletop.live.actions import ActionKind
 
 _TRIMMED = r"^\S(.*\S)?$"
 """No space at either end, so the schema promises exactly what the panel takes."""
-Name = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=_TRIMMED)]
-Who = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=_TRIMMED)]
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _printable(text: str) -> str:
+    """Names are shown and stored as written: no control characters (PostgreSQL does not
+    even store NUL), said in one line."""
+    found = _CONTROLS.search(text)
+    if found is not None:
+        raise ValueError(
+            f"a name has no control characters, but this one has {found.group()!r}"
+            f" at {found.start() + 1}"
+        )
+    return text
+
+
+_SHOWN = r"[^\s\x00-\x1f\x7f-\x9f]"
+Name = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=40, pattern=_TRIMMED),
+    AfterValidator(_printable),
+    # the schema promises both checks in one pattern (the message above is the clearer)
+    Field(json_schema_extra={"pattern": f"^{_SHOWN}([^\\x00-\\x1f\\x7f-\\x9f]*{_SHOWN})?$"}),
+]
+Who = Name
+
+
+def _match_name(text: str) -> str:
+    name = _printable(text.strip())
+    if not name:
+        raise ValueError("a match's name is not blank")
+    return name
+
+
+MatchName = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=80),
+    AfterValidator(_match_name),
+    Field(json_schema_extra={
+        "pattern": f"^\\s*{_SHOWN}([^\\x00-\\x1f\\x7f-\\x9f]*{_SHOWN})?\\s*$"
+    }),
+]
+"""Spaces at either end are dropped."""
 _TILE = "[RBOKrbok](1[0-3]|[1-9])"
 _CARD = "(10|[2-9AJQKajqk])[SHDCshdc]"
 Token = Annotated[
@@ -51,7 +93,7 @@ class _Strict(BaseModel):
 
 
 class MatchCreate(_Strict):
-    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+    name: MatchName
 
 
 class MatchOut(BaseModel):
@@ -73,6 +115,8 @@ class MatchSummary(MatchOut):
     rounds: int
     winner: str | None
     totals: dict[str, int]
+    """As the players count them: penalty games (``penalty``) in penalty points, fewest best."""
+    penalty: bool
 
 
 class SetupIn(_Strict):
@@ -184,16 +228,21 @@ class RoundPreview(BaseModel):
 
 
 class PlayerOut(BaseModel):
-    """A player's record over every match of the store (round scores as the variants
-    count them: penalty games negative)."""
+    """A player's record over every match of the store: the rounds of point games
+    (higher is better) and those of penalty games (penalty points, fewer is better) apart."""
 
     name: str
     matches: int
     finished: int
     wins: int
     rounds: int
+    """Every round played, of either kind."""
     average_per_round: float
+    """Over the rounds of point games (0 when none)."""
     best_round: int | None
+    penalty_rounds: int
+    penalty_average_per_round: float | None
+    fewest_penalty_points: int | None
     last_played: float
 
 
@@ -203,6 +252,8 @@ class PlayedMatch(BaseModel):
     variant: str
     variant_name: str
     total: int
+    """As the players count it: penalty points where ``penalty``."""
+    penalty: bool
     won: bool
     finished: bool
     created_at: float

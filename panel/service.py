@@ -12,6 +12,15 @@ scored here by the engine for the match's variant, like the live game's, and log
 as ``round_scored`` (``manual``) or, for an earlier round entered again,
 ``score_edited``.  The match list and the players' profiles are computed from every
 match's replay, kept per match until it has a newer event.
+
+One sign convention for what players read: a penalty game (Rommé, Wiener, ...) counts
+penalty points, positive, the fewest best, in the match list, the profiles and the CSV
+export as on the pages; the state keeps the engine's totals (higher is better, penalty
+games negative) beside ``result.penalty``, which tells a display to turn them round.
+
+A match is ended on the panel with ``match_closed`` (:meth:`PanelService.close_match`),
+taken out with :meth:`EventStore.delete_match`, and played again by the same players with
+:meth:`PanelService.rematch`.
 """
 
 from __future__ import annotations
@@ -57,9 +66,12 @@ class MatchDigest:
     variant_name: str
     players: list[str]
     round_scores: list[dict[str, int]]
+    """As the engine counts them (penalty games negative)."""
     over: bool
     winner: str | None
     totals: dict[str, int]
+    """As the players count them (penalty games: penalty points, positive)."""
+    penalty: bool
 
 
 @dataclass
@@ -69,6 +81,9 @@ class _Record:
     name: str
     played: list[MatchDigest] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)
+    """Round scores of point games (higher is better)."""
+    penalties: list[int] = field(default_factory=list)
+    """Penalty points taken in the rounds of penalty games (fewer is better)."""
 
 
 class PanelService:
@@ -204,12 +219,65 @@ class PanelService:
         return None
 
     def current_match(self, preferred: int | None = None) -> MatchInfo:
+        """The match a page opened without ``?match=`` shows: ``preferred`` (the panel's
+        ``--match`` or ``--new``, the live table's match) while it is not deleted, else the
+        first of the match list (live, then open, then finished, newest activity first),
+        else a new one."""
         if preferred is not None:
-            return self.store.match(preferred)
-        matches = self.store.matches()
-        if not matches:
+            try:
+                return self.store.match(preferred)
+            except StoreError:
+                pass  # deleted on a page: the list below
+        rows = self.overview()
+        if not rows:
             return self.store.create_match("Match 1")
-        return matches[-1]
+        return self.store.match(int(rows[0]["id"]))
+
+    # --- ending, deleting and playing a match again -------------------------------
+    def close_match(self, match_id: int, who: str) -> StoredEvent:
+        """End the match where it stands (``match_closed``): the one leading wins."""
+        state = self.state(match_id)
+        if state["result"]["over"]:
+            raise RoundConflict(f"match {match_id} is already over")
+        if self.live_inbox(match_id) is not None:
+            raise RoundConflict(
+                f"match {match_id} is being played at a watched table: end it there"
+            )
+        return self.correction(match_id, "match_closed", who)
+
+    def delete_match(self, match_id: int, who: str) -> MatchInfo:
+        """Take the match out of the panel; one a live table plays now is refused."""
+        if self.live_inbox(match_id) is not None:
+            raise RoundConflict(
+                f"match {match_id} is being played at a watched table: stop the run first"
+            )
+        info = self.store.delete_match(match_id, who)
+        self._digests.pop(match_id, None)
+        self.hub.notify(match_id, self.store.last_id(match_id))
+        return info
+
+    def rematch(self, match_id: int, who: str) -> MatchInfo:
+        """A new match of the same game, options and players; the next dealer deals first."""
+        state = self.state(match_id)
+        setup = state["setup"]
+        if len(setup["players"]) < 2:
+            raise RoundConflict(f"match {match_id} has no players to play again")
+        match = match_for(state)
+        dealer = match.current_dealer if match is not None else int(setup["dealer"])
+        info = self.store.create_match(_next_name(self.store.match(match_id).name))
+        self.correction(
+            info.id,
+            "setup",
+            who,
+            variant=setup["variant"],
+            options=dict(setup["options"]),
+            players=list(setup["players"]),
+            dealer=dealer,
+            rounds_limit=setup["rounds_limit"],
+            target=setup["target"],
+            turn_seconds=setup["turn_seconds"],
+        )
+        return info
 
     # --- the match list and the players ------------------------------------------
     def digests(self) -> list[MatchDigest]:
@@ -248,6 +316,7 @@ class PanelService:
                     "rounds": len(digest.round_scores),
                     "winner": digest.winner,
                     "totals": dict(digest.totals),
+                    "penalty": digest.penalty,
                 }
             )
         rank = {"live": 0, "open": 1, "finished": 2}
@@ -274,6 +343,7 @@ class PanelService:
                     "variant": digest.variant,
                     "variant_name": digest.variant_name,
                     "total": digest.totals.get(name, 0),
+                    "penalty": digest.penalty,
                     "won": digest.over and digest.winner == name,
                     "finished": digest.over,
                     "created_at": digest.info.created_at,
@@ -288,7 +358,11 @@ class PanelService:
             for name in digest.players:
                 record = records.setdefault(name, _Record(name))
                 record.played.append(digest)
-                record.scores += [s[name] for s in digest.round_scores if name in s]
+                taken = [s[name] for s in digest.round_scores if name in s]
+                if digest.penalty:
+                    record.penalties += [-score for score in taken]
+                else:
+                    record.scores += taken
         return records
 
     def attach(self, bus: EventBus, match_id: int) -> Any:
@@ -330,16 +404,26 @@ class PanelService:
             return out.getvalue()
         state = self.state(match_id)
         players = state["setup"]["players"]
+        penalty = bool(state["result"]["penalty"])
+        unit = " penalty points" if penalty else ""
         writer.writerow(
-            ["round", *map(_cell, players), *[_cell(f"{name} total") for name in players]]
+            [
+                "round",
+                "dealer",
+                *[_cell(f"{name}{unit}") for name in players],
+                *[_cell(f"{name} total{unit}") for name in players],
+            ]
         )
+        sign = -1 if penalty else 1
         history = [e for e in (state["match"] or {}).get("history", []) if e["type"] == "round"]
         for entry in history:
+            changes, totals = entry["changes"], entry["totals"]
             writer.writerow(
                 [
                     entry["round"],
-                    *[entry["changes"].get(name, "") for name in players],
-                    *[entry["totals"].get(name, "") for name in players],
+                    _cell(entry.get("dealer")),
+                    *[sign * changes[name] if name in changes else "" for name in players],
+                    *[sign * totals[name] if name in totals else "" for name in players],
                 ]
             )
         return out.getvalue()
@@ -440,6 +524,7 @@ def _digest(
     setup, result = state["setup"], state["result"]
     players = list(setup["players"])
     totals = (state["match"] or {}).get("totals") or {name: 0 for name in players}
+    penalty = bool(result["penalty"])
     return MatchDigest(
         info=info,
         last_id=last_id,
@@ -450,23 +535,37 @@ def _digest(
         round_scores=[dict(played["scores"]) for played in state["rounds"]],
         over=bool(result["over"]),
         winner=result["winner"],
-        totals=dict(totals),
+        totals={name: -total if penalty else total for name, total in totals.items()},
+        penalty=penalty,
     )
 
 
 def _profile(record: _Record) -> dict[str, Any]:
     finished = [digest for digest in record.played if digest.over]
-    scores = record.scores
+    scores, penalties = record.scores, record.penalties
     return {
         "name": record.name,
         "matches": len(record.played),
         "finished": len(finished),
         "wins": sum(1 for digest in finished if digest.winner == record.name),
-        "rounds": len(scores),
+        "rounds": len(scores) + len(penalties),
         "average_per_round": round(sum(scores) / len(scores), 2) if scores else 0.0,
         "best_round": max(scores) if scores else None,
+        "penalty_rounds": len(penalties),
+        "penalty_average_per_round": (
+            round(sum(penalties) / len(penalties), 2) if penalties else None
+        ),
+        "fewest_penalty_points": min(penalties) if penalties else None,
         "last_played": max(digest.updated_at for digest in record.played),
     }
+
+
+def _next_name(name: str) -> str:
+    """The rematch's name: "Freitag" -> "Freitag 2", "Freitag 2" -> "Freitag 3"."""
+    head, _, number = name.rpartition(" ")
+    if head and number.isdigit():
+        return f"{head} {int(number) + 1}"
+    return f"{name} 2"[:80]
 
 
 def _name_order(name: str) -> tuple[str, str]:

@@ -15,6 +15,8 @@ with ``who`` and ``at`` (wall-clock seconds):
   scored again by the engine (``PUT /api/matches/{id}/rounds/{n}``) also carries
   ``winner``, ``details`` and ``input``, which replace the round's; one that only
   gives numbers keeps the winner and drops the explanation, which no longer fits.
+* ``match_closed``: the players ended the match here (a camera run quit half-way, an
+  evening over before its target): it is over, won by the one leading (none on a tie).
 * ``undo``: ``target`` is the log id of the event taken back.  Undo never
   deletes: the event stays in the log and the replay skips it.  An undo
   itself is not undone (a taken-back event is re-published instead).
@@ -68,7 +70,9 @@ DEFAULT_VARIANT = "sabra"
 DEFAULT_TURN_SECONDS = 120
 """Sabra's usual limit: "Jeder Spieler hat pro Zug ... zwei Minuten" as players keep it."""
 FEED_LENGTH = 12
-CORRECTION_TYPES = ("setup", "calibration", "item_corrected", "score_edited", "undo")
+CORRECTION_TYPES = (
+    "setup", "calibration", "item_corrected", "score_edited", "match_closed", "undo"
+)
 
 
 @dataclass
@@ -85,6 +89,8 @@ class _Replay:
     corrections: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     match_over: dict[str, Any] | None = None
+    closed: dict[str, Any] | None = None
+    """The ``match_closed`` event that ended the match on the panel, if any."""
     phase: str = "play"
     racks: dict[int, dict[str, Any]] = field(default_factory=dict)
     out_seat: int | None = None
@@ -244,6 +250,9 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
     elif kind == "match_over":
         state.match_over = dict(event)
         state.phase, state.turn = "over", None
+    elif kind == "match_closed":
+        state.closed = {"who": event.get("who"), "at": event.get("at", stored.recorded_at)}
+        state.phase, state.turn, state.progress = "over", None, None
     if kind not in ("table", "turn_started", "turn_ended", "initial_meld_progress"):
         entry = {"id": stored.id, "recorded_at": stored.recorded_at, **event}
         if kind in ("meld_laid", "item_added", "joker_exchanged"):
@@ -447,6 +456,7 @@ def _result(
     match_over: dict[str, Any] | None,
     players: list[str],
     rounds: int,
+    closed: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Whether the match is over, who won, and how far each player is toward its end.
 
@@ -460,6 +470,9 @@ def _result(
         over = True
         told = match_over.get("winner")
         winner = told if isinstance(told, str) else None
+    elif closed is not None and not over:
+        over = True
+        winner = _sole_leader(match)
     rules = variant.match_rules
     target = match.match_target if match is not None else None
     limit = match.rounds_limit if match is not None else None
@@ -489,7 +502,19 @@ def _result(
         "rounds_played": played,
         "penalty": penalty,
         "progress": progress,
+        "closed": closed,
     }
+
+
+def _sole_leader(match: Match | None) -> str | None:
+    """Who leads the match (totals are higher-is-better, penalty ones negative); None
+    before any round or on a tie for the lead."""
+    if match is None or not match.rounds_played:
+        return None
+    standings = match.standings()
+    if len(standings) > 1 and standings[0][1] == standings[1][1]:
+        return None
+    return standings[0][0]
 
 
 def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
@@ -507,7 +532,9 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
             players += [name for name in played["scores"] if name not in players]
     match, match_problems, series = build_match(variant, setup, players, state.rounds)
     problems += match_problems
-    result = _result(variant, match, state.match_over, players, len(state.rounds))
+    result = _result(
+        variant, match, state.match_over, players, len(state.rounds), state.closed
+    )
     match_json: dict[str, Any] | None = None
     if match is not None:
         match_json = {**match.to_json(), "over": result["over"], "winner": result["winner"]}
@@ -517,7 +544,7 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         else entry
         for entry in reversed(state.feed)
     ]
-    if result["over"] and state.match_over is None and state.rounds:
+    if result["over"] and state.match_over is None and state.closed is None and state.rounds:
         feed.insert(0, _ended_by_rounds(state, result))
     turn = state.turn
     if turn is not None and isinstance(turn.get("seat"), int) and 0 <= turn["seat"] < len(players):

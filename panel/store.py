@@ -15,10 +15,13 @@ an undo is a new event that names the event it takes back.
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import (
     Column,
@@ -36,7 +39,7 @@ from sqlalchemy import (
     select,
     text,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import IntegrityError
 
 Event = dict[str, Any]
@@ -71,6 +74,16 @@ event_keys_table = Table(
 """A client's own id for an event it posts: a repeat of the same id (a retry after a lost
 answer) is answered with the event already stored, and nothing is written twice."""
 
+deleted_matches_table = Table(
+    "deleted_matches",
+    metadata,
+    Column("match_id", Integer, ForeignKey("matches.id"), primary_key=True),
+    Column("deleted_at", Float, nullable=False),
+    Column("who", String(64), nullable=False),
+)
+"""Matches taken out of the panel (a quit camera run's leftover, a test): their events stay
+in the log, which is append-only, but the match is no longer listed, shown or written to."""
+
 _SQLITE_GUARDS: tuple[str, ...] = (
     "CREATE TRIGGER IF NOT EXISTS events_no_update BEFORE UPDATE ON events"
     " BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END",
@@ -88,6 +101,14 @@ _POSTGRES_GUARDS: tuple[str, ...] = (
 
 class StoreError(ValueError):
     """A request the store cannot satisfy (unknown match, an event that is not an object)."""
+
+
+class StorageUnavailable(ValueError):
+    """The database cannot do what is asked of it now: the disk is full, the file or its
+    folder is read-only, the server cannot be reached.  Nothing of the failed write is
+    kept (its transaction is rolled back); the same write succeeds once the cause is
+    gone.  The message is one line naming the database and the cause: the command line
+    prints it, the panel answers it with 503."""
 
 
 @dataclass(frozen=True)
@@ -122,12 +143,21 @@ class MatchInfo:
 class EventStore:
     """The append-only log behind a SQLAlchemy URL (``sqlite:///path.db`` by default)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
+        """``read_only``: only read (an export): an SQLite file is opened so that neither
+        it nor its folder needs to be writable, and nothing is created."""
         self.url = url
-        self.engine: Engine = create_engine(url, future=True)
+        self.engine: Engine = create_engine(
+            _read_only_sqlite(url) if read_only else url, future=True
+        )
         self.dialect = self.engine.dialect.name
+        event.listen(self.engine, "handle_error", _storage_failure(self.engine))
         if self.dialect == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(
+                self.engine, "connect", _sqlite_read_pragmas if read_only else _sqlite_pragmas
+            )
+        if read_only:
+            return
         metadata.create_all(self.engine)
         guards = _SQLITE_GUARDS if self.dialect == "sqlite" else ()
         if self.dialect == "postgresql":
@@ -148,18 +178,40 @@ class EventStore:
         return MatchInfo(match_id, name, now)
 
     def matches(self) -> list[MatchInfo]:
+        """Every match not deleted, in id order."""
+        deleted = select(deleted_matches_table.c.match_id)
+        query = select(matches_table).where(matches_table.c.id.not_in(deleted))
         with self.engine.connect() as connection:
-            rows = connection.execute(select(matches_table).order_by(matches_table.c.id))
+            rows = connection.execute(query.order_by(matches_table.c.id))
             return [MatchInfo(int(r.id), str(r.name), float(r.created_at)) for r in rows]
 
     def match(self, match_id: int) -> MatchInfo:
+        """The match; StoreError for an id that names none, or a deleted one."""
         with self.engine.connect() as connection:
             row = connection.execute(
                 select(matches_table).where(matches_table.c.id == match_id)
             ).first()
+            gone = connection.execute(
+                select(deleted_matches_table.c.match_id).where(
+                    deleted_matches_table.c.match_id == match_id
+                )
+            ).first()
         if row is None:
             raise StoreError(f"no match with id {match_id!r}")
+        if gone is not None:
+            raise StoreError(f"match {match_id} ({row.name}) was deleted")
         return MatchInfo(int(row.id), str(row.name), float(row.created_at))
+
+    def delete_match(self, match_id: int, who: str) -> MatchInfo:
+        """Take the match out of the panel (its events stay in the log)."""
+        info = self.match(match_id)
+        with self.engine.begin() as connection:
+            connection.execute(
+                insert(deleted_matches_table).values(
+                    match_id=match_id, deleted_at=time.time(), who=who[:64]
+                )
+            )
+        return info
 
     # --- the log ---------------------------------------------------------------
     def append(
@@ -308,6 +360,77 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.close()
+
+
+def _sqlite_read_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()
+
+
+def _read_only_sqlite(url: str) -> str:
+    """An SQLite URL opened read-only (``mode=ro``); other URLs as they are."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database:
+        return url
+    if parsed.database == ":memory:" or parsed.query.get("uri"):
+        return url
+    path = Path(parsed.database).resolve()
+    # a WAL database in a folder nobody may write to has no -shm file to share: read it
+    # as a file nothing else changes meanwhile (an export reads it once)
+    immutable = not os.access(path.parent, os.W_OK | os.X_OK) and not Path(
+        f"{path}-shm"
+    ).exists()
+    query = "mode=ro" + ("&immutable=1" if immutable else "")
+    return f"sqlite:///file:{quote(str(path))}?{query}&uri=true"
+
+
+_SQLITE_CAUSES = {
+    "SQLITE_FULL": "cannot be written: the disk is full",
+    "SQLITE_READONLY": "cannot be written: it or its folder is read-only",
+    "SQLITE_CANTOPEN": "cannot be opened: it or its folder is missing or read-only",
+    "SQLITE_IOERR": "cannot be read or written: the disk answers with an input/output error",
+    "SQLITE_PERM": "cannot be opened: permission denied",
+    "SQLITE_BUSY": "is busy: another program holds it locked",
+}
+_POSTGRES_CAUSES = {
+    "53": "is out of resources on its server (the disk full?)",
+    "25006": "cannot be written: the server is read-only",
+    "08": "cannot be reached",
+}
+
+
+def _storage_failure(engine: Engine) -> Any:
+    """A ``handle_error`` listener turning the database's failures of storage (not of the
+    query) into :class:`StorageUnavailable`."""
+    where = (
+        engine.url.database or "?"
+        if engine.dialect.name == "sqlite"
+        else engine.url.render_as_string(hide_password=True)
+    )
+    where = where.removeprefix("file:").split("?", 1)[0]
+
+    def listener(context: Any) -> None:
+        error = context.original_exception
+        cause = None
+        name = str(getattr(error, "sqlite_errorname", ""))
+        if name:
+            cause = next(
+                (text for prefix, text in _SQLITE_CAUSES.items() if name.startswith(prefix)),
+                None,
+            )
+        state = str(getattr(error, "sqlstate", "") or getattr(error, "pgcode", "") or "")
+        if state:
+            cause = next(
+                (text for prefix, text in _POSTGRES_CAUSES.items() if state.startswith(prefix)),
+                None,
+            )
+        elif type(error).__name__ == "OperationalError" and engine.dialect.name != "sqlite":
+            cause = _POSTGRES_CAUSES["08"]  # no answer at all: no state
+        if cause is not None:
+            raise StorageUnavailable(f"the match database {where} {cause}") from error
+
+    return listener
 
 
 def sqlite_url(path: str) -> str:

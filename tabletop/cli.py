@@ -191,6 +191,8 @@ def check_meld_json(variant: Any, text: str) -> dict[str, Any]:
         )
     elif best.reordered:
         answer["note"] = "the items are not in run order on the table; read as " + str(best)
+    if analysis.hint is not None:
+        answer["hint"] = analysis.hint
     return answer
 
 
@@ -208,7 +210,9 @@ def cmd_rules_check(args: argparse.Namespace) -> int:
         answer = check_meld_json(variant, meld)
         if answer["valid"]:
             line = f"valid {answer['kind']} worth {answer['value']}: {' '.join(answer['items'])}"
-            if "note" in answer:
+            if "hint" in answer:
+                line += f" ({answer['hint']})"
+            elif "note" in answer:
                 line += f" ({answer['note']})"
         else:
             line = f"invalid: {' '.join(answer['items'])}: {answer['reason']}"
@@ -306,11 +310,12 @@ def cmd_rules_score(args: argparse.Namespace) -> int:
 
 # --- rules variants ----------------------------------------------------------
 def cmd_rules_variants(args: argparse.Namespace) -> int:
-    from tabletop.engine.variants import VARIANTS
+    from tabletop.engine.variants import VARIANTS, find_variant
 
     payload = []
     lines = []
     for variant_id, cls in VARIANTS.items():
+        fewest, most = find_variant(variant_id).player_range()
         options = [
             {
                 "name": spec.name,
@@ -320,8 +325,10 @@ def cmd_rules_variants(args: argparse.Namespace) -> int:
             }
             for spec in cls.option_specs
         ]
-        payload.append({"id": variant_id, "name": cls.name, "options": options})
-        lines.append(f"{variant_id:24} {cls.name}")
+        payload.append({"id": variant_id, "name": cls.name, "players": [fewest, most],
+                        "options": options})
+        counts = f"{fewest} or more" if most is None else f"{fewest} to {most}"
+        lines.append(f"{variant_id:24} {cls.name}, {counts} players")
         lines.extend(f"{'':26}--option {o['name']}={o['default']}  {o['help']}" for o in options)
     _emit(payload, args.json, "\n".join(lines))
     return EXIT_OK
@@ -360,7 +367,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from tabletop.demo import run_demo_scripted, run_demo_video, run_demo_with_panel
 
     if args.panel:
-        return run_demo_with_panel(speed=args.speed, scripted=args.scripted)
+        return run_demo_with_panel(
+            speed=args.speed,
+            scripted=args.scripted,
+            port=args.port,
+            wait_for_page=args.wait_for_page,
+        )
     if args.scripted:
         return run_demo_scripted(as_json=args.json)
     return run_demo_video(as_json=args.json, quiet=getattr(args, "verbosity", 0) < 0)
@@ -449,6 +461,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--panel", action="store_true", help="serve the web panel and play the game on it"
     )
     demo.add_argument("--speed", type=float, default=1.0, help="pace of the game with --panel")
+    from tabletop.commands_panel import port_number
+
+    demo.add_argument(
+        "--port", type=port_number, help="the panel's port with --panel (default 8765)"
+    )
+    demo.add_argument(
+        "--wait-for-page", type=float, default=30.0, metavar="SECONDS",
+        help="with --panel, start each game once a page shows it, at most this late"
+        " (default 30; 0: at once)",
+    )
     demo.set_defaults(handler=cmd_demo)
 
     # Other command groups live in their own modules, each with

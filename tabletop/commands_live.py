@@ -34,7 +34,8 @@ def _table_mm(text: str | None) -> tuple[float, float] | None:
 
 
 def _unfinished(settings: Any, variant_id: str, players: Sequence[str]) -> Any:
-    """(match id, its scored rounds) of the match ``--resume`` goes on with, or None."""
+    """(match id, its scored rounds, its last event's seq) of the match ``--resume`` goes
+    on with, or None."""
     from tabletop.engine.base import RoundResult
     from tabletop.panel.service import PanelService
     from tabletop.panel.store import EventStore
@@ -42,12 +43,15 @@ def _unfinished(settings: Any, variant_id: str, players: Sequence[str]) -> Any:
     store = EventStore(settings.database_url)
     try:
         found = PanelService(store, settings.turn_seconds).unfinished_match(variant_id, players)
+        if found is None:
+            return None
+        match_id, rounds = found
+        seqs = (stored.event.get("seq") for stored in store.iter_events(match_id))
+        last_seq = max((seq for seq in seqs if isinstance(seq, int)), default=0)
     finally:
         store.close()
-    if found is None:
-        return None
-    match_id, rounds = found
-    return match_id, tuple(RoundResult(dict(r["scores"]), r.get("winner")) for r in rounds)
+    return (match_id, tuple(RoundResult(dict(r["scores"]), r.get("winner")) for r in rounds),
+            last_seq)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -61,6 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     variant = find_variant(args.variant, parse_option_args(args.option or []))
     players = parse_players(args.players)
+    variant.check_players(len(players))
     options = GameOptions(start_seat=args.start_seat, rounds_limit=args.rounds)
     table = TableSetup(
         calibration=Path(args.calibration) if args.calibration else None,
@@ -76,10 +81,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     model = None if scripted else model_path(args.model, args.adapted)
     model_settings = None if scripted else detector_settings(args)
     quiet = getattr(args, "verbosity", 0) < 0
-    status = None if quiet else StatusLine(players, sys.stderr)
+    # every event reaches standard output (in words, or as JSON with --json), so the
+    # status line does not print warnings a second time
+    status = None if quiet else StatusLine(players, sys.stderr, event_notices=False)
     board = None if args.headless else args.board
     panel = None
     frame_path = None
+    events_after = 0
     from tabletop.live.bus import EventBus
 
     bus = EventBus()
@@ -100,7 +108,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             settings = settings.model_copy(update={"token": secrets.token_urlsafe(12)})
         resumed = _unfinished(settings, variant.id, players) if args.resume else None
         if resumed is not None:
-            match_id, earlier = resumed
+            match_id, earlier, events_after = resumed
             options = replace(options, earlier_rounds=earlier)
             print(f"tabletop: going on with match {match_id} from round {len(earlier) + 1}",
                   file=sys.stderr, flush=True)
@@ -121,13 +129,21 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"tabletop: panel on {panel.url}", file=sys.stderr, flush=True)
         announce_join(settings, sys.stderr)
 
+    # A program reading standard output gets the events as JSON lines (the public
+    # contract); a person at a terminal, or a run whose events go to a file, gets words.
+    json_out = args.json or (args.events_jsonl is None and not sys.stdout.isatty())
+
     def show(event: dict[str, Any]) -> None:
-        if args.events_jsonl is None:
-            line = json.dumps(event, ensure_ascii=False)
-            if status is not None:
-                status.write_above(line, sys.stdout)
-            else:
-                print(line, flush=True)
+        if json_out:
+            line: str | None = json.dumps(event, ensure_ascii=False)
+        else:
+            line = event_words(event, players)
+        if line is None:
+            return
+        if status is not None:
+            status.write_above(line, sys.stdout)
+        else:
+            print(line, flush=True)
 
     keys = None
     if not args.source.startswith(SCENARIO_PREFIX):
@@ -156,7 +172,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             players,
             events_jsonl=args.events_jsonl,
             model=model,
-            keep_corrections=None if scripted else corrections_file(),
+            # corrections come only from the panel, which a headless run has not
+            keep_corrections=None if scripted or args.headless else corrections_file(),
             detector_settings=model_settings,
             options=options,
             on_event=show,
@@ -168,6 +185,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             reconnect_for_s=args.reconnect_for,
             on_source=panel.camera if panel is not None else None,
             every_frame=args.every_frame,
+            events_after=events_after,
         )
     except KeyboardInterrupt:
         # Ctrl-C (or q) is how a camera run ends: the game so far is kept and summed up
@@ -183,7 +201,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         if panel is not None:
             panel.stop()
         return 0
-    print(json.dumps(summary.to_json()), file=sys.stderr)
+    if json_out:
+        print(json.dumps(summary.to_json()), file=sys.stderr)
     if panel is not None:
         print(
             "tabletop: the source has ended; the panel stays up (Ctrl-C to stop)", file=sys.stderr
@@ -195,8 +214,60 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def event_words(event: dict[str, Any], players: Sequence[str]) -> str | None:
+    """An event as ``tabletop demo`` prints it: its time and what happened, in words
+    (None for events a person need not see)."""
+    from tabletop.live.events import describe_event
+
+    line = describe_event(event, players)
+    return None if line is None else f"   t={event['t']:5.1f}  {line}"
+
+
+def variants_help() -> str:
+    """The variants ``--variant`` takes and what ``--option`` does, for ``run --help``
+    (built when asked, so other commands do not load the rules)."""
+    import textwrap
+
+    from tabletop.engine.variants import VARIANTS, find_variant
+
+    def players(variant_id: str, options: dict[str, Any]) -> str:
+        fewest, most = find_variant(variant_id, options).player_range()
+        return f"{fewest}+" if most is None else f"{fewest}-{most}"
+
+    lines = ["variants (--variant ID):"]
+    for variant_id, cls in VARIANTS.items():
+        counts = players(variant_id, {})
+        if any(spec.name == "decks" for spec in cls.option_specs):
+            with_two = players(variant_id, {"decks": 2})
+            if with_two != counts:
+                counts += f" ({with_two} with --option decks=2)"
+        lines.append(f"  {variant_id:24}{cls.name}, {counts} players")
+        names = ", ".join(spec.name for spec in cls.option_specs) or "none"
+        lines += textwrap.wrap(f"options: {names}", 78, initial_indent=" " * 26,
+                               subsequent_indent=" " * 35)
+    lines += [
+        "",
+        "--option NAME=VALUE sets a house rule of the chosen variant, once per option,",
+        "e.g. --variant sabra --option joker_penalty=25 --option dutch=true, or",
+        "--variant remi --option initial_meld=45.  Each option's values and default:",
+        "'tabletop rules variants' and docs/variants.md.",
+        "",
+        "At a terminal, standard output shows each event in words; piped to a program",
+        "it carries them as JSON lines (--json forces JSON).  --events-jsonl FILE",
+        "writes them, as JSON lines, to FILE, and leaves words on standard output.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+class _RunHelp(argparse.RawDescriptionHelpFormatter):
+    def format_help(self) -> str:
+        return super().format_help() + "\n" + variants_help()
+
+
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser("run", help="watch a table and keep the game")
+    parser = commands.add_parser(
+        "run", help="watch a table and keep the game", formatter_class=_RunHelp
+    )
     parser.add_argument(
         "--source",
         required=True,
@@ -204,8 +275,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
              "app: http://..., rtsp://...), a GStreamer pipeline, a video file, a folder of "
              "images, or scenario:FILE.json",
     )
-    parser.add_argument("--variant", required=True)
-    parser.add_argument("--players", required=True, help="NAME,NAME[,...] in seating order")
+    parser.add_argument("--variant", required=True, metavar="ID",
+                        help="the game played (listed below)")
+    parser.add_argument("--players", required=True,
+                        help="NAME,NAME[,...] in seating order, as many as the variant allows")
     parser.add_argument(
         "--headless",
         action="store_true",
@@ -223,8 +296,12 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         metavar="PORT",
         help="scoring board port or pyserial URL (see 'tabletop board find')",
     )
-    parser.add_argument("--events-jsonl", dest="events_jsonl", default=None)
-    parser.add_argument("--option", action="append", metavar="NAME=VALUE")
+    parser.add_argument("--events-jsonl", dest="events_jsonl", default=None, metavar="FILE",
+                        help="also write every event to FILE, one JSON object per line")
+    parser.add_argument("--json", action="store_true",
+                        help="print the events on standard output as JSON lines even at a terminal")
+    parser.add_argument("--option", action="append", metavar="NAME=VALUE",
+                        help="a house rule of the variant (repeatable; see below)")
     parser.add_argument("--model", default=None, help="detection model (default: models/)")
     parser.add_argument("--zoom", type=float, default=None,
                         help="the finder's second pass at this many times its input size "
@@ -265,6 +342,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     parser.add_argument("--token", default=None, help="the panel's token (with --host)")
     parser.add_argument("--lang", choices=("de", "en", "ro"), default=None,
                         help="the panel's language (default: each browser's own)")
-    parser.add_argument("--start-seat", dest="start_seat", type=int, default=0)
+    parser.add_argument("--start-seat", dest="start_seat", type=int, default=0, metavar="SEAT",
+                        help="who plays first: 0 for the first name in --players (default 0)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds in the match")
     parser.set_defaults(handler=cmd_run)

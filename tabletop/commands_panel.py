@@ -22,6 +22,19 @@ import sys
 from typing import Any
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, refused in one line where it is none."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a port is a number from 1 to 65535, not {text!r}"
+        ) from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 1 to 65535, not {port}")
+    return port
+
+
 def _settings(args: argparse.Namespace) -> Any:
     from tabletop.panel.settings import PanelSettings
 
@@ -44,7 +57,9 @@ def cmd_panel(args: argparse.Namespace) -> int:
     from tabletop.panel.store import EventStore
 
     settings = _settings(args)
-    service = PanelService(EventStore(settings.database_url), settings.turn_seconds)
+    # an export only reads: it works on a database it may not write (a copy on a stick)
+    store = EventStore(settings.database_url, read_only=bool(args.export))
+    service = PanelService(store, settings.turn_seconds)
     if args.export:
         if settings.match_id is None:
             raise ValueError("--export needs --match ID")
@@ -82,6 +97,7 @@ def serve(
     from tabletop.panel.app import create_app
     from tabletop.panel.embed import listen_socket
     from tabletop.panel.join import UNSPECIFIED
+    from tabletop.panel.serving import server_config
 
     if sock is None:
         sock = listen_socket(settings.host, settings.port)
@@ -96,9 +112,7 @@ def serve(
         file=sys.stderr,
     )
     announce_join(settings, sys.stderr)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
-    )
+    server = uvicorn.Server(server_config(app, settings.host, settings.port))
     with sock, contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
 
@@ -122,7 +136,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         "$TABLETOP_DATA_DIR or the platform's user data folder)",
     )
     panel.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    panel.add_argument("--port", type=int, help="port (default 8765)")
+    panel.add_argument("--port", type=port_number, help="port (default 8765)")
     panel.add_argument("--token", help="token needed for changes (always on the network)")
     which = panel.add_mutually_exclusive_group()
     which.add_argument("--match", type=int, help="match id (default: the newest)")

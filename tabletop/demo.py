@@ -14,7 +14,9 @@ exits 0 when the round was scored.
 sequences of committed snapshots and presses through the game, then scores
 three sample matches with every variant rule.  ``--panel`` serves the web
 panel and plays onto it (the video by default, the scripted games with
-``--scripted``).
+``--scripted``) on ``--port`` (default: the panel's, 8765); each game starts once
+the panel answers and a page has opened its match, or after ``--wait-for-page``
+seconds (default 30; 0: at once).
 """
 
 from __future__ import annotations
@@ -98,11 +100,23 @@ def _print_match(
     print()
 
 
-def run_demo_with_panel(speed: float = 1.0, linger: bool = True, scripted: bool = False) -> int:
+DEFAULT_PAGE_WAIT_S = 30.0
+"""How long ``demo --panel`` waits for a page to open before it plays anyway."""
+
+
+def run_demo_with_panel(
+    speed: float = 1.0,
+    linger: bool = True,
+    scripted: bool = False,
+    port: int | None = None,
+    wait_for_page: float = DEFAULT_PAGE_WAIT_S,
+) -> int:
     """Serve the panel and play onto it at ``speed`` times the game's own pace, so the
     table, the turn and the scores move on the page as the game goes: the sample video
     through the model (the panel showing the camera's view), or with ``scripted`` the
-    scripted games' snapshots."""
+    scripted games' snapshots.  Each game starts once the panel answers over HTTP and a
+    page shows its match (at most ``wait_for_page`` seconds later), so a player who opens
+    the printed address sees it from its first move."""
     import tempfile
     import time
     from pathlib import Path
@@ -124,9 +138,21 @@ def run_demo_with_panel(speed: float = 1.0, linger: bool = True, scripted: bool 
             options=scenario.variant.options,
             players=scenario.players,
             name=f"demo: {scenario.variant.name}",
-            settings=PanelSettings(frame_path=frame_path),
+            settings=PanelSettings(frame_path=frame_path, port=port or PanelSettings().port),
         )
+        _wait_until_answered(panel.url, panel.match_id)
         print(f"{scenario.variant.name}: open {panel.url} (playing at {speed}x)", flush=True)
+        if wait_for_page > 0:
+            print(
+                f"the game starts when the page is open (at most {wait_for_page:g} s)",
+                flush=True,
+            )
+            deadline = time.monotonic() + wait_for_page
+            while (
+                panel.service.hub.client_count(panel.match_id) == 0
+                and time.monotonic() < deadline
+            ):
+                time.sleep(0.1)
         if scripted:
             game = Game(scenario.variant, scenario.players, bus, options=game_options(scenario))
             clock = 0.0
@@ -142,6 +168,24 @@ def run_demo_with_panel(speed: float = 1.0, linger: bool = True, scripted: bool 
                 panel.thread.join()
         panel.stop()
     return 0
+
+
+def _wait_until_answered(url: str, match_id: int, timeout: float = 10.0) -> None:
+    """Until the panel serves the match's state over HTTP (its server thread has started;
+    this is what a browser will ask first)."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}api/matches/{match_id}/state", timeout=2):
+                return
+        except (urllib.error.URLError, OSError) as error:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the panel at {url} does not answer: {error}") from None
+            time.sleep(0.05)
 
 
 def load_scenario_sample(name: str) -> Any:

@@ -61,9 +61,11 @@ def matches_database_url() -> str:
     return f"sqlite:///{matches_database_path().as_posix()}"
 
 
-def adapted_models_dir() -> Path:
-    """The folder of models adapted to the user's table, created if missing."""
-    return _created(data_dir() / "models")
+def adapted_models_dir(create: bool = True) -> Path:
+    """The folder of models adapted to the user's table, created if missing (unless only
+    looked in: a run on a read-only data folder reads what is there)."""
+    folder = data_dir() / "models"
+    return _created(folder) if create else folder
 
 
 CORRECTIONS_FILE = "corrections.jsonl"

@@ -630,9 +630,9 @@ def default_adapted_dir() -> Path:
 
 def active_adapted_model() -> Path | None:
     """The active set's adapted finder (:func:`default_adapted_dir`), or None when no
-    model has been adapted there."""
+    model has been adapted there; looking creates nothing."""
     try:
-        return adapted_model(default_adapted_dir())
+        return adapted_model(adapted_models_dir(create=False) / DEFAULT_ADAPTED_NAME)
     except AdaptError:
         return None
 

@@ -42,6 +42,7 @@ from tabletop.panel.schemas import (
     UndoIn,
     refusal,
 )
+from tabletop.panel.service import RoundConflict
 from tabletop.panel.store import StoredEvent
 
 router = APIRouter(
@@ -69,6 +70,49 @@ def _appended(stored: StoredEvent) -> dict[str, Any]:
 @router.post("/matches", response_model=MatchOut, status_code=CREATED)
 def create_match(body: MatchCreate, service: ServiceDep) -> dict[str, Any]:
     return service.store.create_match(body.name).to_json()
+
+
+@router.post(
+    "/matches/{match_id}/close",
+    response_model=Appended,
+    status_code=CREATED,
+    responses={409: refusal("the match is over already, or a live table plays it")},
+)
+def close_match(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
+    """End the match where it stands: the one leading wins (a tie: no winner)."""
+    try:
+        return _appended(service.close_match(match_id, body.who))
+    except RoundConflict as conflict:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
+
+
+@router.delete(
+    # digits only: DELETE /api/matches/current is a method that path does not take (405)
+    "/matches/{match_id:int}",
+    response_model=MatchOut,
+    responses={409: refusal("a live table plays the match")},
+)
+def delete_match(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
+    """Take the match out of the list, the players' records and the pages (its events
+    stay in the append-only log)."""
+    try:
+        return service.delete_match(match_id, body.who).to_json()
+    except RoundConflict as conflict:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
+
+
+@router.post(
+    "/matches/{match_id}/rematch",
+    response_model=MatchOut,
+    status_code=CREATED,
+    responses={409: refusal("the match has no players")},
+)
+def rematch(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
+    """A new match of the same game, options and players, the next dealer dealing first."""
+    try:
+        return service.rematch(match_id, body.who).to_json()
+    except RoundConflict as conflict:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
 
 
 @router.post("/matches/{match_id}/setup", response_model=Appended, status_code=CREATED)

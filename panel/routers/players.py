@@ -26,7 +26,8 @@ def players(service: ServiceDep) -> list[dict[str, Any]]:
 
 
 @router.get(
-    "/players/{name}",
+    # ":path": a name may hold "/" ("Ana/Ben"), sent as %2F, which reaches the router decoded
+    "/players/{name:path}",
     response_model=PlayerProfile,
     responses={404: refusal("no match has a player of that name")},
 )

@@ -1,6 +1,6 @@
 // The event feed as sentences a player would say, and the explanation of a warning.
 import { $, app, el, playerOf, result, signed } from "./core.js";
-import { has, t, variantName } from "./i18n.js";
+import { currentLang, has, t, variantName } from "./i18n.js";
 
 const list = (items) => (items || []).join(" ");
 // A round's scores; penalty games say them as the penalty points each took.
@@ -52,6 +52,7 @@ export function describe(e) {
       return `${head}${winner ? " — " + winner : ""}: ${scoresText(e.scores)}`;
     }
     case "score_edited": return t("feed.score_edited", vars);
+    case "match_closed": return t("feed.match_closed", vars);
     case "match_over": return e.winner ? t("feed.match_over", { winner: e.winner }) : t("feed.match_over_draw");
     case "undo": return e.who ? t("feed.undo_by", vars) : t("feed.undo_game", vars);
     case "timer_paused": return e.who ? t("feed.timer_paused_by", vars) : t("feed.timer_paused");
@@ -82,11 +83,13 @@ export function explain(e) {
   const rule = warningRule(e.code);
   $("explain-title").textContent = rule ? rule.title : warningTitle(e);
   $("explain-text").textContent = rule ? rule.explanation : (e.message || "");
-  const quote = $("explain-quote");
-  quote.hidden = !(rule && rule.quote);
-  quote.textContent = rule && rule.quote ? `„${rule.quote}“` : "";
+  // the rule's own sentence is German: open on a German page, a tap away on the others
+  const original = $("explain-original"), quoted = !!(rule && rule.quote);
+  original.hidden = !quoted;
+  original.open = quoted && currentLang() === "de";
+  $("explain-quote").textContent = quoted ? `„${rule.quote}“` : "";
   const source = $("explain-source");
-  source.hidden = !(rule && rule.quote && app.rules && app.rules.source);
-  source.textContent = source.hidden ? "" : t("explain.source", { source: app.rules.source });
+  source.hidden = !quoted;
+  source.textContent = quoted ? t("explain.source", { source: nameOf(app.state.setup.variant) }) : "";
   $("explain").showModal();
 }

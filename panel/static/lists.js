@@ -1,5 +1,5 @@
 // The match list (live first, then open, then finished) and the players' profiles.
-import { $, app, el, getJSON, go, Refused, send, toast } from "./core.js";
+import { $, app, el, getJSON, go, Refused, send, toast, who } from "./core.js";
 import { currentLang, t, variantName } from "./i18n.js";
 
 const day = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleDateString(currentLang(), { day: "numeric", month: "short", year: "numeric" }) : "");
@@ -21,10 +21,11 @@ export async function renderMatches() {
   if (!matches.length) { list.replaceChildren(el("li", { class: "muted", text: t("matches.none") })); return; }
   list.replaceChildren(...matches.map((m) => {
     const status = m.status || "open";
-    const totals = Object.entries(m.totals || {}).sort((a, b) => b[1] - a[1]);
+    // penalty games list penalty points: the fewest lead
+    const totals = Object.entries(m.totals || {}).sort((a, b) => (m.penalty ? a[1] - b[1] : b[1] - a[1]));
     const outcome = m.winner ? t("matches.winner", { winner: m.winner })
       : status === "finished" ? t("matches.draw")
-        : totals.length && m.rounds ? t("matches.leading", { player: totals[0][0], n: totals[0][1] }) : "";
+        : totals.length && m.rounds ? t(m.penalty ? "matches.leading_penalty" : "matches.leading", { player: totals[0][0], n: totals[0][1] }) : "";
     const about = [variantName(m.variant, m.variant_name), (m.players || []).join(", "), m.rounds != null ? t("rounds_count", { n: m.rounds }) : null,
       day(m.updated_at || m.created_at)].filter(Boolean).join(" · ");
     return el("li", { class: `match-card ${status}`, "data-match": String(m.id), "aria-current": m.id === app.matchId ? "true" : null },
@@ -32,8 +33,40 @@ export async function renderMatches() {
         el("span", { class: "match-top" }, el("span", { class: "match-name", text: m.name }),
           el("span", { class: `badge ${status}`, text: t(`matches.status.${status}`) })),
         el("span", { class: "muted about", text: about }),
-        outcome ? el("span", { class: "outcome", text: outcome }) : null));
+        outcome ? el("span", { class: "outcome", text: outcome }) : null),
+      matchActions(m, status));
   }));
+}
+
+// End an open match, play a set-up one again, delete one (a live one is ended at its table).
+function matchActions(m, status) {
+  const box = el("div", { class: "match-actions" });
+  const action = (name, label, run) => box.append(el("button", { type: "button", class: "quiet", "data-action": name,
+    text: t(label), "aria-label": `${t(label)}: ${m.name}`, on: { click: run } }));
+  if (status === "open" && (m.players || []).length >= 2) action("close", "matches.close", () => closeMatch(m));
+  if ((m.players || []).length >= 2) action("rematch", "matches.rematch", () => app.rematch(m.id));
+  if (status !== "live") action("delete", "matches.delete", () => deleteMatch(m));
+  return box;
+}
+async function closeMatch(m) {
+  if (!confirm(t("matches.close_confirm", { name: m.name }))) return;
+  try {
+    await send("POST", `/api/matches/${m.id}/close`, { who: who() });
+    toast(t("matches.closed", { name: m.name }));
+  } catch (error) {
+    toast(error instanceof Refused ? error.message : t("error.network"));
+  }
+  renderMatches();
+}
+async function deleteMatch(m) {
+  if (!confirm(t("matches.delete_confirm", { name: m.name }))) return;
+  try {
+    await send("DELETE", `/api/matches/${m.id}`, { who: who() });
+    toast(t("matches.deleted", { name: m.name }));
+  } catch (error) {
+    toast(error instanceof Refused ? error.message : t("error.network"));
+  }
+  renderMatches();
 }
 
 export async function renderPlayers() {
@@ -61,8 +94,11 @@ export async function renderPlayers() {
     return el("li", { class: "player-card", "data-player": p.name }, open,
       el("div", { class: "stats" },
         stat("players.matches", number(p.matches)), stat("players.wins", number(p.wins)),
-        stat("players.rounds", number(p.rounds)), stat("players.average", number(p.average_per_round, 1)),
-        stat("players.best", number(p.best_round))),
+        stat("players.rounds", number(p.rounds)),
+        ...(p.rounds > (p.penalty_rounds || 0) ? [stat("players.average", number(p.average_per_round, 1)),
+          stat("players.best", number(p.best_round))] : []),
+        ...(p.penalty_rounds ? [stat("players.penalty_average", number(p.penalty_average_per_round, 1)),
+          stat("players.fewest_penalty", number(p.fewest_penalty_points))] : [])),
       details);
   }));
 }
@@ -74,7 +110,7 @@ async function profile(name, box) {
       el("li", { class: m.won ? "won" : null },
         link(`/?match=${m.match_id}`, {}, el("span", { text: m.name })),
         el("span", { class: "muted", text: ` · ${variantName(m.variant, m.variant_name)} · ${day(m.created_at)}` }),
-        el("span", { class: "total", text: ` ${t("players.total", { n: m.total })}${m.won ? " · " + t("players.won") : ""}` })))));
+        el("span", { class: "total", text: ` ${t(m.penalty ? "players.total_penalty" : "players.total", { n: m.total })}${m.won ? " · " + t("players.won") : ""}` })))));
   } catch (error) {
     box.replaceChildren(el("p", { class: "problem", text: error instanceof Refused ? error.message : t("error.network") }));
   }

@@ -1,6 +1,6 @@
 // tabletop panel: one page, a view per path, the match state pushed over a WebSocket.
 // Everything shown is set with textContent (never innerHTML): names come from players.
-import { $, app, change, colour, el, getJSON, go, result, signed, toast } from "./core.js";
+import { $, app, change, colour, el, getJSON, go, Refused, result, send, signed, toast, who } from "./core.js";
 import { feedItem } from "./feed.js";
 import { itemClass, initHint, renderHintSeats } from "./hint.js";
 import { currentLang, onLangChange, setLang, startLang, t, variantName } from "./i18n.js";
@@ -15,8 +15,12 @@ let socket = null, timerHandle = null, lastTotals = {};
 const view = () => { const name = location.pathname.replace(/^\/|\/$/g, ""); return name in VIEWS ? name : ""; };
 
 // --- views -------------------------------------------------------------------------
+let shownView = null;
 function showView() {
   const name = view();
+  // another view opens at its top (after Save on the round entry: the scores, not the middle)
+  if (shownView !== null && shownView !== name) window.scrollTo(0, 0);
+  shownView = name;
   for (const [key, id] of Object.entries(VIEWS)) $(id).classList.toggle("shown", key === name);
   for (const a of document.querySelectorAll("nav a")) {
     a.classList.toggle("active", a.dataset.view === name);
@@ -29,6 +33,7 @@ function showView() {
   if (name === "players") renderPlayers();
   if (name === "round") openRound();
   if (name === "tv" && app.state) renderTV(app.state);
+  if (name === "history" && app.state) renderHistory();  // the plot's labels fit its width now shown
   refreshFrame();
 }
 function closeMenu() { $("nav").classList.remove("open"); $("more").setAttribute("aria-expanded", "false"); }
@@ -44,6 +49,7 @@ $("more").addEventListener("click", () => {
   $("more").setAttribute("aria-expanded", String(open));
 });
 document.addEventListener("keydown", (event) => { if (event.key === "Escape") closeMenu(); });
+window.addEventListener("resize", () => { if (view() === "history" && app.state) renderHistory(); });
 document.addEventListener("click", (event) => { if (!event.target.closest("nav")) closeMenu(); });
 
 // --- scores ------------------------------------------------------------------------
@@ -53,6 +59,19 @@ function renderScores() {
   const line = progressText(res);
   $("match-progress").hidden = !line;
   $("match-progress").textContent = line;
+  $("score-unit").hidden = !res.penalty;
+  $("score-unit").textContent = res.penalty ? t("scores.unit_penalty") : "";
+  // who deals the round now being played (the rounds before: the History and the banner)
+  const deals = !res.over && players.length >= 2 && match.dealer;
+  $("dealer-line").hidden = !deals;
+  $("dealer-line").textContent = deals ? t("scores.deals", { n: (res.rounds_played || 0) + 1, player: match.dealer }) : "";
+  // in a camera game the game's own buttons lead; a match that is over takes no rounds
+  const camera = !!((s.live || {}).attached || s.turn || s.table.melds.length);
+  $("enter-round").classList.toggle("quiet", camera);
+  $("enter-round").hidden = res.over;
+  const unset = players.length < 2;
+  $("first-run").hidden = !unset;
+  document.querySelector("#view-scores .scores").hidden = unset;
   const board = $("scoreboard"); board.replaceChildren();
   const last = (match.history || []).filter((e) => e.type === "round").slice(-1)[0];
   standings(s).forEach((row, rank) => {
@@ -90,8 +109,13 @@ function renderWinner() {
   const s = app.state, res = result(), box = $("winner");
   const dismissed = sessionStorage.getItem("panelWinnerSeen") === String(app.matchId);
   box.hidden = !res.over || dismissed;
+  // once the winner screen is put away, the winner stays named above the scores
+  $("winner-line").hidden = !res.over || !dismissed;
+  $("winner-line").textContent = res.over ? `★ ${res.winner ? t("winner.title", { winner: res.winner }) : t("winner.draw")}` : "";
   if (box.hidden) return;
   $("winner-title").textContent = res.winner ? t("winner.title", { winner: res.winner }) : t("winner.draw");
+  $("winner-closed").hidden = !res.closed;
+  $("winner-closed").textContent = res.closed ? t("winner.closed", { who: res.closed.who || "" }) : "";
   $("winner-standings").replaceChildren(...standings(s).map((row) =>
     el("li", { "data-player": row.player, class: row.player === res.winner ? "champion" : null,
       style: { "--pc": colour(s.setup.players.indexOf(row.player)) } },
@@ -101,6 +125,7 @@ function renderWinner() {
 $("winner-close").addEventListener("click", () => {
   sessionStorage.setItem("panelWinnerSeen", String(app.matchId)); renderWinner();
 });
+$("winner-rematch").addEventListener("click", () => rematch(app.matchId));
 
 function itemButton(token, meldIndex, itemIndex) {
   return el("button", {
@@ -228,7 +253,7 @@ function renderRacks(racks) {
     list.replaceChildren(...racks.map((rack) => el("li", { "data-seat": String(rack.seat), style: { "--pc": colour(rack.seat) } },
       el("span", { class: "name", text: rack.player }), el("span", { class: "rack" }),
       el("form", { class: "rack-form", "data-seat": String(rack.seat) },
-        el("input", { name: "rack", maxlength: "200", autocomplete: "off", autocapitalize: "characters",
+        el("input", { name: "rack", inputmode: "text", maxlength: "200", autocomplete: "off", autocapitalize: "characters",
           placeholder: "R3 R4 JK", "aria-label": t("controls.rack_label", { player: rack.player }) }),
         el("button", { type: "submit", class: "quiet", "data-action": "hand", "aria-label": t("controls.set_rack_label", { player: rack.player }) },
           t("controls.set_rack"))))));
@@ -268,12 +293,14 @@ function renderBanner() {
   banner.hidden = !played || result().over;
   if (!played) return;
   banner.dataset.round = String(played.round);
-  banner.querySelector(".result").textContent = played.winner ? t("banner.wins", { n: played.round, winner: played.winner })
-    : t("banner.no_winner", { n: played.round });
-  const rows = Object.entries(played.scores).sort((a, b) => b[1] - a[1]);
+  const entry = ((s.match || {}).history || []).filter((e) => e.type === "round")[played.round - 1];
+  banner.querySelector(".result").textContent = (played.winner ? t("banner.wins", { n: played.round, winner: played.winner })
+    : t("banner.no_winner", { n: played.round })) + (entry && entry.dealer ? ` · ${t("banner.dealt", { player: entry.dealer })}` : "");
+  const penalty = result().penalty, rows = Object.entries(played.scores).sort((a, b) => b[1] - a[1]);
   banner.querySelector(".points").replaceChildren(...rows.map(([name, points]) =>
     el("li", { "data-player": name, class: name === played.winner ? "winner" : "", style: { "--pc": colour(s.setup.players.indexOf(name)) } },
-      el("span", { class: "name", text: name }), el("span", { class: "value", text: signed(points) }))));
+      el("span", { class: "name", text: name }),
+      el("span", { class: "value", "data-shown": String(shownTotal(points, penalty)), text: roundPoints(points, penalty) }))));
 }
 
 // --- the table -----------------------------------------------------------------------
@@ -306,22 +333,35 @@ function refreshFrame() {
 function renderHistory() {
   const s = app.state, players = s.setup.players, match = s.match || {}, res = result();
   const history = (match.history || []).filter((e) => e.type === "round");
-  const head = el("tr", {}, el("th", { text: t("history.round") }), ...players.map((p) => el("th", { text: p })));
+  const head = el("tr", {}, el("th", { text: t("history.round") }), el("th", { text: t("history.dealer") }),
+    ...players.map((p) => el("th", { text: p })));
   const body = history.map((entry) => el("tr", { "data-round": String(entry.round) }, el("td", { text: String(entry.round) }),
-    ...players.map((p) => el("td", {}, el("button", { type: "button", title: t("history.edit_round", { n: entry.round }),
-      text: signed(shownTotal(entry.changes[p] ?? 0, res.penalty)), on: { click: () => go(`/round?round=${entry.round}`) } })))));
-  const totals = el("tr", {}, el("td", { text: t("history.total") }),
-    ...players.map((p) => el("td", { text: String(shownTotal((match.totals || {})[p] ?? 0, res.penalty)) })));
+    el("td", { class: "dealer", text: entry.dealer || "" }),
+    ...players.map((p) => el("td", { "data-player": p }, el("button", { type: "button", title: t("history.edit_round", { n: entry.round }),
+      text: changeText(entry.changes[p] ?? 0, res.penalty), on: { click: () => go(`/round?round=${entry.round}`) } })))));
+  const totals = el("tr", {}, el("td", { text: t("history.total") }), el("td"),
+    ...players.map((p) => el("td", { "data-player": p, text: String(shownTotal((match.totals || {})[p] ?? 0, res.penalty)) })));
   $("rounds").replaceChildren(el("thead", {}, head), el("tbody", {}, ...body), el("tfoot", {}, totals));
-  drawPlot(players, s.totals_series);
+  $("plot-unit").hidden = !res.penalty;
+  $("plot-unit").textContent = res.penalty ? t("history.plot_penalty") : "";
+  const series = Object.fromEntries(players.map((p) => [p, (s.totals_series[p] || [0]).map((v) => shownTotal(v, res.penalty))]));
+  drawPlot(players, series);
   $("legend").replaceChildren(...players.map((p, i) => el("span", { text: p, style: { "--pc": colour(i) } })));
   $("corrections").replaceChildren(...s.corrections.map((c) =>
     el("li", { text: `${new Date(c.at * 1000).toLocaleTimeString(currentLang())} · ${c.who} · ${t(`correction.${c.type}`)}` })));
   $("export-json").href = `/api/matches/${app.matchId}/export.json`;
   $("export-csv").href = `/api/matches/${app.matchId}/export.csv`;
 }
+// A round's change as the scores show it: points won or lost (+12, -7), or the penalty points
+// taken (23: penalty points only ever add up).
+const changeText = (change, penalty) => (penalty ? String(-change) : signed(change));
+const roundPoints = (points, penalty) => (penalty ? t("round.penalty_points", { n: -points }) : signed(points));
+
 function drawPlot(players, series) {
-  const svg = $("plot"), W = 800, H = 400, pad = 44;
+  // the labels are drawn in the plot's own units: sized so that they read at least 12 px on
+  // the screen however narrow the plot is drawn (a phone shows it at under half its width)
+  const svg = $("plot"), W = 800, H = 400;
+  const scale = (svg.getBoundingClientRect().width || W) / W, font = Math.max(16, Math.ceil(12 / scale)), pad = Math.round(font * 3);
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`); svg.replaceChildren();
   const all = players.flatMap((p) => series[p] || [0]);
   const rounds = Math.max(1, ...players.map((p) => (series[p] || [0]).length - 1));
@@ -335,9 +375,10 @@ function drawPlot(players, series) {
   for (let k = 0; k <= ticks; k++) {
     const v = lo + k * step;
     svg.append(el("svg:line", { x1: pad, x2: W - pad, y1: y(v), y2: y(v), stroke: "#2a3a4a" }),
-      el("svg:text", { x: 4, y: y(v) + 4, text: String(v) }));
+      el("svg:text", { x: 4, y: y(v) + font / 3, "font-size": font, class: "axis", text: String(v) }));
   }
-  for (let i = 0; i <= rounds; i++) svg.append(el("svg:text", { x: x(i) - 4, y: H - pad + 18, text: String(i) }));
+  for (let i = 0; i <= rounds; i++)
+    svg.append(el("svg:text", { x: x(i), y: H - pad + font * 1.2, "font-size": font, "text-anchor": "middle", class: "axis", text: String(i) }));
   players.forEach((p, seat) => {
     const points = (series[p] || [0]).map((v, i) => `${x(i)},${y(v)}`).join(" ");
     svg.append(el("svg:polyline", { points, fill: "none", stroke: colour(seat), "stroke-width": 4, "stroke-linejoin": "round", "data-player": p }));
@@ -389,9 +430,13 @@ async function renderOptions() {
     return box;
   }));
 }
-let setupShownFor = null;
+let setupShownFor = null, setupTyped = false;
+// What a player has typed into the setup stays until saved: a state (or the variants arriving
+// late on a slow phone) does not write over it.
+$("setup-form").addEventListener("input", () => { setupTyped = true; });
+$("setup-form").addEventListener("change", () => { setupTyped = true; });
 function fillSetup() {
-  if (!app.variants.length || (document.activeElement && $("setup-form").contains(document.activeElement))) return;
+  if (!app.variants.length || setupTyped || (document.activeElement && $("setup-form").contains(document.activeElement))) return;
   const s = app.state, key = `${app.matchId}/${s.last_id}/${currentLang()}`;
   if (setupShownFor === key) return;
   setupShownFor = key;
@@ -399,7 +444,7 @@ function fillSetup() {
   // a new match starts with the players of the one shown before
   const players = s.setup.players.length ? s.setup.players : (app.lastPlayers || []);
   $("setup-players").value = players.join("\n");
-  $("setup-dealer").value = s.setup.dealer; $("setup-turn").value = s.setup.turn_seconds;
+  renderDealers(s.setup.dealer); $("setup-turn").value = s.setup.turn_seconds;
   $("setup-rounds").value = s.setup.rounds_limit ?? ""; $("setup-target").value = s.setup.target ?? "";
   $("calibration").textContent = t("setup.calibration_status", { status: t(`calibration.${s.calibration.status}`) }) +
     (s.calibration.note ? ` — ${s.calibration.note}` : "");
@@ -420,8 +465,31 @@ $("setup-form").addEventListener("submit", async (event) => {
     dealer: number("setup-dealer") || 0, rounds_limit: number("setup-rounds"), target: number("setup-target"),
     turn_seconds: number("setup-turn") || 120,
   });
-  if (saved) { toast(t("setup.saved")); setupShownFor = null; }
+  if (saved) { toast(t("setup.saved")); setupShownFor = null; setupTyped = false; }
 });
+// The first dealer is chosen by name among the players written above (sent as their seat).
+const typedPlayers = () => $("setup-players").value.split("\n").map((p) => p.trim()).filter(Boolean);
+function renderDealers(seat) {
+  const select = $("setup-dealer"), chosen = seat ?? parseInt(select.value || "0", 10);
+  const names = typedPlayers();
+  select.replaceChildren(...names.map((name, i) => el("option", { value: String(i), text: name })));
+  select.value = String(Math.min(Number.isInteger(chosen) ? chosen : 0, Math.max(0, names.length - 1)));
+}
+$("setup-players").addEventListener("input", () => renderDealers());
+
+// Same players again: a new match of the same game and options, the next dealer first.
+async function rematch(id) {
+  try {
+    const made = await send("POST", `/api/matches/${id}/rematch`, { who: who() });
+    const state = await getJSON(`/api/matches/${made.id}/state`);
+    toast(t("matches.rematch_made", { name: made.name, player: (state.match || {}).dealer || "" }));
+    go(`/?match=${made.id}`);
+  } catch (error) {
+    toast(error instanceof Refused ? error.message : t("error.network"));
+  }
+}
+app.rematch = rematch;
+
 $("who").value = localStorage.getItem("panelWho") || "";
 $("token").value = localStorage.getItem("panelToken") || "";
 $("who-form").addEventListener("submit", (event) => {
@@ -464,9 +532,10 @@ function connect() {
     if (socket !== ws) return;
     app.state = JSON.parse(message.data); render();
   };
-  ws.onclose = () => {
+  ws.onclose = (closed) => {
     if (socket !== ws) return;  // replaced by the socket of another match
     setConn(false);
+    if (closed.code === 4404) { matchGone(); return; }
     setTimeout(() => { if (socket === ws) connect(); }, 2000);
   };
   // The state over HTTP too: shown at once, and kept by the service worker, so a page opened
@@ -475,20 +544,41 @@ function connect() {
     if (socket === ws && !app.state) { app.state = data; render(); }
   }).catch(() => {});
 }
-// The match shown: ?match=N, else the first of the match list (live first), else the current one.
+// The match shown: ?match=N, else the panel's own (its --new or --match, the live table's, else
+// the first of the match list).  Once chosen it goes into the address, so that nothing done
+// elsewhere (a round saved, a match started at another table) moves this page to another match.
 async function chooseMatch() {
   const fromUrl = parseInt(new URLSearchParams(location.search).get("match") || "", 10);
   if (Number.isInteger(fromUrl) && fromUrl > 0) return fromUrl;
   try {
-    const matches = await getJSON("/api/matches");
-    if (matches.length && matches[0].status) return matches[0].id;
-  } catch (error) { /* the current match below */ }
-  return (await getJSON("/api/matches/current")).id;
+    return (await getJSON("/api/matches/current")).id;
+  } catch (error) {
+    // offline: the match this phone showed last (its state is kept by the service worker)
+    const last = parseInt(localStorage.getItem("panelMatch") || "", 10);
+    if (Number.isInteger(last) && last > 0) return last;
+    throw error;
+  }
+}
+function pinMatch(id) {
+  const url = new URL(location.href);
+  if (url.searchParams.get("match") === String(id)) return;
+  url.searchParams.set("match", String(id));
+  history.replaceState(history.state, "", url.pathname + url.search);
+}
+// The match shown was deleted (here or on another phone): the panel's own match instead.
+function matchGone() {
+  const url = new URL(location.href);
+  url.searchParams.delete("match");
+  history.replaceState(history.state, "", url.pathname + url.search);
+  toast(t("matches.gone"));
+  followMatch().catch(() => setConn(false));
 }
 async function followMatch() {
   const id = await chooseMatch();
+  pinMatch(id);
+  localStorage.setItem("panelMatch", String(id));
   if (id === app.matchId) return;
-  app.matchId = id; app.state = null; lastTotals = {}; setupShownFor = null;
+  app.matchId = id; app.state = null; lastTotals = {}; setupShownFor = null; setupTyped = false;
   if (socket) { const old = socket; socket = null; old.close(); }
   connect();
 }

@@ -76,6 +76,7 @@ function select(index) {
   entry.selected = index;
   for (const [i, li] of [...$("round-players").children].entries()) li.classList.toggle("selected", i === index);
   const row = entry.rows[index];
+  $("keypad").hidden = !!row && row.mode === "hand";
   $("keypad-target").textContent = row ? t(row.mode === "hand" ? "round.typing_hand" : "round.typing_points", { player: row.name }) : "";
 }
 
@@ -87,7 +88,8 @@ function renderRows() {
       "aria-label": t("round.points_label", { player: row.name }), value: row.points,
       on: { input: (ev) => { row.points = ev.target.value.replace(/\D/g, "").slice(0, 4); ev.target.value = row.points; changed(); },
         focus: () => select(index) } });
-    const hand = el("input", { class: "hand", autocomplete: "off", autocapitalize: "characters", spellcheck: "false",
+    // cards are letters and digits: the phone's own keyboard, and the number keys step aside
+    const hand = el("input", { class: "hand", inputmode: "text", enterkeyhint: "next", autocomplete: "off", autocapitalize: "characters", spellcheck: "false",
       maxlength: "200", placeholder: "R3 R4 JK", "aria-label": t("round.hand_label", { player: row.name }), value: row.hand,
       on: { input: (ev) => { row.hand = ev.target.value; changed(); }, focus: () => select(index) } });
     const li = el("li", { class: `entry-row ${row.mode}-mode`, "data-player": row.name, style: { "--pc": colour(seat) },
@@ -102,7 +104,7 @@ function renderRows() {
       on: { click: () => { row.mode = row.mode === "hand" ? "points" : "hand"; renderRows(); select(index);
         list.children[index].querySelector("input").focus(); changed(); } } }));
     if (x.melds) li.append(el("label", { class: "melds-field" }, el("span", { text: t("round.melds") }),
-      el("input", { class: "melds-input", autocomplete: "off", autocapitalize: "characters", spellcheck: "false",
+      el("input", { class: "melds-input", inputmode: "text", autocomplete: "off", autocapitalize: "characters", spellcheck: "false",
         maxlength: "300", placeholder: "R1 R2 R3 | K5 K6 K7", value: row.melds,
         "aria-label": t("round.melds_label", { player: row.name }),
         on: { input: (ev) => { row.melds = ev.target.value; changed(); }, focus: () => select(index) } })));
@@ -118,7 +120,7 @@ function renderRows() {
           ...["", ...x.win_kinds].map((w) => el("option", { value: w, selected: row.win === w ? true : null,
             text: w ? t(`round.win.${w}`) : t("round.win.any") })))));
       if (x.last_discard && row.out) box.append(el("label", {}, el("span", { text: t("round.last_discard") + " " }),
-        el("input", { class: "discard-input", maxlength: "8", autocomplete: "off", autocapitalize: "characters", size: "5",
+        el("input", { class: "discard-input", inputmode: "text", maxlength: "8", autocomplete: "off", autocapitalize: "characters", size: "5",
           placeholder: "JK", value: row.discard, on: { input: (ev) => { row.discard = ev.target.value.trim(); changed(); } } })));
       li.append(box);
     }
@@ -173,6 +175,7 @@ function changed() {
 }
 
 async function preview() {
+  if (!entry) return;  // saved (or left) since the keys were pressed
   const { data, missing, noEnd } = body();
   if (missing.length || noEnd) return;
   const seq = ++previewSeq;
@@ -229,6 +232,7 @@ async function saveRound() {
   const { data } = body(), n = entry.round;
   const path = n ? `/api/matches/${app.matchId}/rounds/${n}` : `/api/matches/${app.matchId}/rounds`;
   const number = n || nextNumber();
+  clearTimeout(previewTimer);
   $("round-save").disabled = true;
   try {
     const sent = await sendOrQueue(n ? "PUT" : "POST", path, { who: who(), ...data },

@@ -23,6 +23,8 @@ export function renderTV(state) {
   const res = result(state), players = state.setup.players;
   $("tv-title").textContent = `${state.match_info.name} · ${variantName(state.setup.variant, state.setup.variant_name)}`;
   $("tv-progress").textContent = progressText(res);
+  $("tv-unit").hidden = !res.penalty;
+  $("tv-unit").textContent = res.penalty ? t("tv.penalty") : "";
   const last = ((state.match || {}).history || []).filter((e) => e.type === "round").slice(-1)[0];
   $("tv-board").replaceChildren(...standings(state).map((row, rank) => {
     const seat = players.indexOf(row.player), progress = (res.progress || {})[row.player];

@@ -24,6 +24,7 @@ from tabletop.calibration import (
     charuco_board_image,
     charuco_intrinsics,
 )
+from tests.calibration.printed import printed_pdf, printed_png
 
 SQUARES = (5, 7)
 SQUARE_MM, MARKER_MM = 30.0, 22.0
@@ -178,7 +179,11 @@ def test_commands_write_the_board_calibrate_and_feed_the_table(
     printed = np.asarray(read, np.uint8)
     assert np.array_equal(printed, board_print)
     assert main(["calibration", "charuco", "--out", str(tmp_path / "board.pdf")]) == 0
-    assert (tmp_path / "board.pdf").read_bytes().startswith(b"%PDF")
+    # printed at 100 %, the 5x7 board of 30 mm squares in its 12 mm margin is to scale
+    _, _, page_mm = printed_pdf(tmp_path / "board.pdf")
+    assert page_mm == pytest.approx((5 * 30 + 24, 7 * 30 + 24), abs=0.5)
+    _, png_mm_per_px = printed_png(png)
+    assert printed.shape[1] * png_mm_per_px == pytest.approx(5 * 30 + 24, abs=0.5)
     paths = []
     for number, pose in enumerate(POSES[:5]):
         paths.append(str(tmp_path / f"view{number}.png"))

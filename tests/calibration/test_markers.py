@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import cv2
@@ -17,6 +18,7 @@ from tabletop.calibration import (
     marker_sheet,
     write_marker_sheet,
 )
+from tests.calibration.printed import printed_pdf, printed_png
 from tests.calibration.views import (
     TABLE_MM,
     camera_view,
@@ -81,6 +83,38 @@ def test_marker_sheet_holds_the_four_markers(tmp_path: Path) -> None:
     pdf = write_marker_sheet(tmp_path / "sheet.png", pdf=True)
     assert png.stat().st_size > 1000
     assert pdf.suffix == ".pdf" and pdf.read_bytes().startswith(b"%PDF")
+
+
+def _marker_sides_mm(image: np.ndarray, mm_per_px: float) -> dict[int, float]:
+    """Each corner marker found in ``image``: its side as printed (mean of its four edges)."""
+    found = find_markers(image)
+    assert sorted(found) == [0, 1, 2, 3]
+    return {marker_id: float(np.mean(np.linalg.norm(
+                marker.corners - np.roll(marker.corners, -1, axis=0), axis=1))) * mm_per_px
+            for marker_id, marker in found.items()}
+
+
+@pytest.mark.parametrize("side_mm", [60.0, 40.0])
+@pytest.mark.parametrize("way", ["png", "pdf"])
+def test_the_printed_sheet_holds_markers_of_their_nominal_size(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str, side_mm: float) -> None:
+    """As a player makes and prints the sheet (README: ``tabletop calibration markers
+    --pdf``), on a machine without Pillow: printed at 100 %, each marker is the size asked
+    for, within half a millimetre, and the calibration finds all four in the file."""
+    from tabletop.cli import main
+
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL raises ModuleNotFoundError
+    args = ["calibration", "markers", "--out", str(tmp_path / "sheet.png")]
+    args += ["--side-mm", f"{side_mm:g}"] + (["--pdf"] if way == "pdf" else [])
+    assert main(args) == 0
+    if way == "pdf":
+        image, mm_per_px, page_mm = printed_pdf(tmp_path / "sheet.pdf")
+        assert page_mm == pytest.approx((210.0, 297.0), abs=0.5)  # A4
+    else:
+        image, mm_per_px = printed_png(tmp_path / "sheet.png")
+        assert image.shape[1] * mm_per_px == pytest.approx(210.0, abs=0.5)
+    sides = _marker_sides_mm(image, mm_per_px)
+    assert all(abs(side - side_mm) <= 0.5 for side in sides.values()), sides
 
 
 @pytest.mark.parametrize("shift, hide_markers, moved", [

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -19,7 +21,7 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
 
 
@@ -56,6 +58,42 @@ def test_rules_check_json(variant: str, meld: str, expected: dict[str, object]) 
         assert answer[key] == value, (key, answer)
     if not answer["valid"]:
         assert answer["reason"]
+
+
+@pytest.mark.parametrize(
+    ("variant", "meld", "items", "hint"),
+    [
+        # issue 45: players read R12 R13 JK as R11 R12 R13; [sabra] makes the joker's place
+        # say what it stands for, so the answer asks to move it, and the meld is valid
+        ("sabra", "R12 R13 JK", ["JK=R11", "R12", "R13"], True),
+        ("sabra", "JK R12 R13", ["JK=R11", "R12", "R13"], False),
+        ("remi", "R12 JK R10 R13", ["R10", "JK=R11", "R12", "R13"], True),
+        # [rommee] says nothing of the place: read as the run, nothing to move
+        ("rommee", "KS AS JK", ["JK=QS", "KS", "AS"], False),
+    ],
+)
+def test_rules_check_reads_a_joker_out_of_place_as_the_run(
+    variant: str, meld: str, items: list[str], hint: bool
+) -> None:
+    result = run("rules", "check", "--variant", variant, meld, "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["valid"] is True and answer["kind"] == "run" and answer["items"] == items
+    assert answer["reason"] is None
+    assert ("hint" in answer) is hint
+    if hint:
+        assert answer["hint"].startswith("move the joker")
+        words = run("rules", "check", "--variant", variant, meld)
+        assert "move the joker" in words.stdout and words.stdout.startswith("valid run")
+
+
+def test_rules_variants_name_the_players_each_game_allows() -> None:
+    result = run("rules", "variants", "--json")
+    players = {v["id"]: v["players"] for v in json.loads(result.stdout)}
+    assert players["sabra"] == [2, 4] and players["remi"] == [2, 4]
+    assert players["rum500"] == [2, 8] and players["american-rummy"] == [2, 6]
+    assert players["rommee"] == players["raeuber"] == players["wiener"] == [2, 6]
+    assert "Rummikub (Sabra), 2 to 4 players" in run("rules", "variants").stdout
 
 
 def test_ambiguous_meld_lists_every_reading() -> None:
@@ -128,7 +166,7 @@ def test_rules_commands_do_not_import_heavy_packages() -> None:
         "print('HEAVY', heavy)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=scaled(60)
     )
     assert "HEAVY []" in result.stdout, result.stdout + result.stderr
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tabletop.demo import SAMPLES, load_sample, play_sample
+from tests.shared import CHROMIUM, need, scaled
 
 # Worked by hand.  Remi round 1, Ana: 100 + (R1 R2 R3 R4 = 4x5) + (K12 B12 O12 = 3x10)
 # + (B9 B10 B11 = 5+10+10, her joker +50) + (O5 K5 R5 = 15) = 240; Ben: K7 K8 K9 15 + R5 laid
@@ -66,7 +67,7 @@ def test_scripted_demo_command_runs() -> None:
         cwd=Path(__file__).resolve().parents[2],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=scaled(60),
     )
     assert result.returncode == 0, result.stderr
     assert "winner: Ben" in result.stdout and "winner: Emil" in result.stdout
@@ -83,7 +84,7 @@ def test_demo_plays_the_sample_video_through_the_model_to_a_scored_round() -> No
         cwd=Path(__file__).resolve().parents[2],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
     )
     assert result.returncode == 0, result.stderr
     # the racks laid open at the end of the round, read by the model, scored by the rules
@@ -95,26 +96,30 @@ def test_demo_plays_the_sample_video_through_the_model_to_a_scored_round() -> No
     assert "1 round scored" in result.stderr
 
 
-@contextlib.contextmanager
-def demo_on_panel(tmp_path: Path, *flags: str) -> Iterator[str]:
-    """Run `tabletop demo --panel FLAGS` on a free port until its games have ended; yields
-    the panel's API address, and stops the demo afterwards."""
+def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {
-        **os.environ,
-        "TABLETOP_PANEL_PORT": str(port),
-        "TABLETOP_PANEL_DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
-    }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tabletop", "demo", "--panel", *flags],
+        return int(probe.getsockname()[1])
+
+
+def _demo_process(tmp_path: Path, port: int, *flags: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "TABLETOP_PANEL_DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "tabletop", "demo", "--panel", "--port", str(port), *flags],
         cwd=Path(__file__).resolve().parents[2],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
+
+
+@contextlib.contextmanager
+def demo_on_panel(tmp_path: Path, *flags: str) -> Iterator[str]:
+    """Run `tabletop demo --panel --port P FLAGS` on a free port, playing at once, until its
+    games have ended; yields the panel's API address, and stops the demo afterwards."""
+    port = _free_port()
+    process = _demo_process(tmp_path, port, "--wait-for-page", "0", *flags)
     try:
         assert process.stdout is not None
         for line in process.stdout:
@@ -123,7 +128,7 @@ def demo_on_panel(tmp_path: Path, *flags: str) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/api"
     finally:
         process.terminate()
-        process.wait(10)
+        process.wait(scaled(10))
 
 
 def get_json(url: str) -> Any:
@@ -151,3 +156,62 @@ def test_demo_with_panel_plays_the_sample_video(tmp_path: Path) -> None:
         with urllib.request.urlopen(f"{api}/frame.jpg", timeout=5) as response:
             assert response.headers["content-type"] == "image/jpeg"
             assert response.read(3) == b"\xff\xd8\xff"
+
+
+def test_demo_with_panel_waits_for_the_page_on_its_port(tmp_path: Path) -> None:
+    """`tabletop demo --panel --port P`: the address it prints answers at once, and the game
+    waits there until a page opens it (a player opening the link sees the first move)."""
+    from playwright import sync_api
+
+    need("chromium")
+    port = _free_port()
+    process = _demo_process(tmp_path, port, "--scripted", "--speed", "50", "--wait-for-page", "60")
+    try:
+        assert process.stdout is not None
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if "open http" in line:
+                break
+        url = lines[-1].split("open ", 1)[1].split()[0]
+        assert url.endswith(f":{port}/"), lines
+        api = f"{url}api"
+        first = min(get_json(f"{api}/matches"), key=lambda match: match["id"])
+        # printed, answering, and nothing played yet: the game waits for the page
+        waiting = get_json(f"{api}/matches/{first['id']}/state")
+        assert waiting["rounds"] == [] and waiting["turn"] is None, waiting["feed"]
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+            )
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(url)
+            # the first move reaches the open page, then the round is scored on it
+            sync_api.expect(page.locator("#feed li").first).to_be_visible(timeout=30_000)
+            sync_api.expect(page.locator("#scoreboard li .last").first).to_be_visible(
+                timeout=60_000
+            )
+            assert f"match={first['id']}" in page.url
+            browser.close()
+    finally:
+        process.terminate()
+        process.wait(scaled(10))
+
+
+@pytest.mark.parametrize(
+    ("argv", "given"),
+    [
+        (["demo", "--panel", "--port", "70000"], "70000"),
+        (["demo", "--panel", "--port", "eighty"], "'eighty'"),
+        (["panel", "--port", "0"], "0"),
+    ],
+)
+def test_a_port_that_is_none_is_refused_in_one_line(
+    argv: list[str], given: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tabletop.cli import main
+
+    assert main(argv) == 2
+    error = capsys.readouterr().err.strip()
+    assert error.count("\n") == 0, error
+    assert f"argument --port: a port is a number from 1 to 65535, not {given}" in error

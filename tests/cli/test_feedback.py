@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tabletop import cli
+from tests.shared import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -36,13 +37,13 @@ def run_blocked(blocked: str, argv: list[str],
     code = (f"import sys; sys.modules[{blocked!r}] = None; "
             f"from tabletop.cli import main; sys.exit(main({argv!r}))")
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=scaled(120))
 
 
 # --- --version --------------------------------------------------------------------
 def test_version_is_the_installed_package_version() -> None:
     result = subprocess.run([sys.executable, "-m", "tabletop", "--version"], cwd=REPO,
-                            capture_output=True, text=True, timeout=60)
+                            capture_output=True, text=True, timeout=scaled(60))
     assert result.returncode == 0, result.stderr
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert metadata.version("tabletop") == declared

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import scaled
+
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("engine", "vision", "live", "panel", "device", "calibration", "models")
 
@@ -24,7 +26,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(REPO)],
-        check=True, capture_output=True, timeout=600,
+        check=True, capture_output=True, timeout=scaled(600),
     )
     (built,) = out.glob("tabletop-*.whl")
     return built
@@ -36,7 +38,7 @@ def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target),
          str(wheel)],
-        check=True, capture_output=True, timeout=300,
+        check=True, capture_output=True, timeout=scaled(300),
     )
     return target
 
@@ -60,7 +62,7 @@ def test_the_wheel_holds_one_top_level_package(wheel: Path) -> None:
 def run_installed(site: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(site)}
     return subprocess.run([sys.executable, *args], cwd=tmp_path, env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=scaled(120))
 
 
 def test_the_installed_copy_runs_from_its_own_folder(installed: Path, tmp_path: Path) -> None:

@@ -393,20 +393,6 @@ def test_reordered_rows(variant: str, meld: str, expected: set[str]) -> None:
     assert all(r.reordered for r in analysis.readings)
 
 
-@pytest.mark.parametrize(
-    ("variant", "meld"),
-    [
-        # [sabra] "kann der Joker nicht an das andere Ende gelegt werden": a joker after
-        # the 13 would be a 1 ("12-13-1 ist keine regelgerechte Folge"); it is not moved
-        ("sabra", "R12 R13 JK"),
-        # [american] "13-1-2 ist nicht regelgerecht": as laid, the joker is the 13
-        ("rummikub-american", "JK R1 R2"),
-    ],
-)
-def test_bare_jokers_are_never_moved(variant: str, meld: str) -> None:
-    assert not analyse(variant, meld).valid
-
-
 @pytest.mark.parametrize("variant", ["sabra", "rummikub-american", "remi", "rommee"])
 def test_descending_rows_read_right_to_left(variant: str) -> None:
     meld = "R7 R6 R5" if find_variant(variant).family is Family.TILES else "7S 6S 5S"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import time
 from collections import Counter
 
 import pytest
@@ -12,7 +13,9 @@ from tabletop.engine import find_variant
 from tabletop.engine.items import JOKER, Color, Item, Joker, Tile, parse_items, parse_melds
 from tabletop.engine.partition import can_be_melded
 from tabletop.engine.rearrange import arrange
+from tabletop.engine.solver import solve
 from tabletop.engine.state import TableState
+from tests.shared import scaled
 
 SABRA = find_variant("sabra")
 COLOURS = list(Color)
@@ -304,3 +307,105 @@ def test_rearrangement_known_answers(variant_id: str, case: dict[str, object]) -
     if play.placed:
         opened = not case["initial"]
         assert check_turn(variant, table_melds, play.melds, play.placed, opened=opened).valid
+
+
+# Late-game positions with every tile of the set in play (bench/solver.py's named hard
+# positions): the rack fits whole, and the value objective must find where its jokers count
+# most without the search wandering (it once took 30 s and answered 9 tiles of 17).
+HARD_TABLES = {
+    "12 melds of 89 tiles, rack 17": (
+        "R5 R6 R7 R8 R9 R10 | K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12"
+        " | K1 K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13 | B10 B11 B12"
+        " | O2 O3 O4 O5 O6 O7 O8 O9 O10 O11 O12 O13 | O3 O4 O5 O6 O7 O8 O9 O10 O11"
+        " | R7 R8 R9 R10 | B3 B4 B5 B6 B7 B8 B9 | B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 B13"
+        " | R2 R3 R4 R5 R6 | R2 R3 R4 | K13 R13 O13 B13",
+        "B1 B1 B2 B2 O1 O1 O12 O2 R1 R1 R11 R11 R12 R12 R13 JK JK",
+    ),
+    "86 tiles, rack 20 with a joker": (
+        "O6 O7 O8 O9 O10 | O1 O2 O3 O4 O5 O6 O7 O8 O9 O10 O11"
+        " | R2 R3 R4 R5 R6 R7 R8 R9 JK R11 R12 R13 | B1 B2 B3 B4 B5 B6 B7 B8 B9 B10 B11 B12 B13"
+        " | B1 B2 B3 B4 B5 B6 B7 | R3 R4 R5 | K2 K3 K4 K5 K6 K7 K8 K9 K10 K11 K12 K13"
+        " | K3 K4 K5 K6 K7 K8 K9 K10 | O12 R12 K12 | R7 R8 R9 R10 R11 | O1 O2 O3 O4 | B8 B9 B10",
+        "B11 B12 B13 K1 K1 K11 K13 K2 O11 O12 O13 O13 O5 R1 R1 R10 R13 R2 R6 JK",
+    ),
+}
+
+
+def _ilp_optimum(table: list[Item], rack: list[Item], objective: str) -> int:
+    """The exact integer programme's optimum (native weights: a joker counts what it stands
+    for under ``value``), the yardstick of the search."""
+    from tabletop.engine.rearrange import NUMBERS, _grid
+    from tabletop.engine.rearrange_ilp import arrange_ilp
+
+    value = objective == "value"
+    solved = arrange_ilp(
+        _grid(table), _grid(rack), sum(isinstance(i, Joker) for i in table),
+        sum(isinstance(i, Joker) for i in rack),
+        weight_tile=[*NUMBERS] * 4 if value else [1] * 52,
+        weight_joker=list(NUMBERS) if value else [1] * 13,
+        threshold=0, reference_mode=False,
+    )
+    assert solved is not None
+    return solved[0]
+
+
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+@pytest.mark.parametrize("name", list(HARD_TABLES))
+def test_hard_positions_are_solved_optimally_well_within_a_hint_budget(
+    name: str, objective: str
+) -> None:
+    table_text, rack_text = HARD_TABLES[name]
+    table, rack = parse_melds(table_text), parse_items(rack_text)
+    started = time.monotonic()
+    play = solve(SABRA, rack, table, objective=objective, budget_s=1.0)
+    elapsed = time.monotonic() - started
+    assert play.optimal
+    assert len(play.placed) == len(rack)  # every tile of the set ends on the table
+    table_items = [bare(i) for meld in table for i in meld]
+    rack_items = [bare(i) for i in rack]
+    score = len(play.placed) if objective == "tiles" else play.value
+    assert score == _ilp_optimum(table_items, rack_items, objective)
+    assert elapsed < scaled(0.25), f"{elapsed:.2f} s"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_value_objective_matches_the_integer_programme_on_big_tables(seed: int) -> None:
+    # jokers on the rack are what once made the value search lose its way: a rack joker
+    # placed at a low number still counted as worth 13 in the search's bound
+    rng = random.Random(seed)
+    table, rack = random_position(rng, 26, 15, 2)
+    found = arrange(table, rack, objective="value")
+    exact = _ilp_optimum(table, rack, "value")
+    assert (found.score if found else None) == exact
+
+
+def test_out_of_time_the_answer_is_the_best_play_found_and_more_time_finds_the_optimum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # probes that give up at once and programmes given no time, in rounds that never grow:
+    # every budget runs out, and the answer is the best play found by then (the beam
+    # search's), never the rack's own melds beside the table, which place fewer
+    from tabletop.engine import rearrange
+
+    table_text, rack_text = HARD_TABLES["86 tiles, rack 20 with a joker"]
+    table, rack = parse_melds(table_text), parse_items(rack_text)
+    rack_only = solve(SABRA, rack, (), objective="value")
+    monkeypatch.setattr(rearrange, "SEARCH_BUDGET", 1)
+    monkeypatch.setattr(rearrange, "ILP_SLICE", 0.0001)
+    monkeypatch.setattr(rearrange, "ROUND_GROWTH", 1)
+    answers = []
+    for budget_s in (0.05, 0.2):
+        started = time.monotonic()
+        play = solve(SABRA, rack, table, objective="value", budget_s=budget_s)
+        assert time.monotonic() - started < scaled(2 * budget_s + 0.25)
+        assert not play.optimal
+        assert len(play.placed) > len(rack_only.placed)
+        answers.append((play.value, len(play.placed)))
+    assert answers[1] >= answers[0]
+    # rounds that grow: the portfolio proves the optimum
+    monkeypatch.setattr(rearrange, "ROUND_GROWTH", 4)
+    play = solve(SABRA, rack, table, objective="value", budget_s=30.0)
+    assert play.optimal and (play.value, len(play.placed)) >= answers[1]
+    assert play.value == _ilp_optimum(
+        [bare(i) for meld in table for i in meld], [bare(i) for i in rack], "value"
+    )

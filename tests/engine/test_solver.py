@@ -49,6 +49,7 @@ from tabletop.engine.solver import (
 )
 from tabletop.engine.turns import check_turn
 from tabletop.engine.variants import Variant, find_variant
+from tests.shared import scaled
 
 DATA = Path(__file__).parents[1] / "data" / "solver"
 EXTEND_ONLY = (
@@ -933,3 +934,20 @@ def test_cli_solve_text_and_bad_input(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["solve", "--variant", "rommee", "--rack", "XX"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "XX" in err
+
+
+def test_a_long_rack_laying_off_on_a_short_budget_lays_off_what_its_own_melds_leave() -> None:
+    # 30 cards and four melds to lay off onto: the search over the whole rack takes over a
+    # second (27 cards), so a short budget answers with its floor: the rack's own melds
+    # (24 cards), then what they leave played exactly, laid off onto the table (26 cards;
+    # the search's own best after 0.3 s was 25)
+    rommee = find_variant("rommee")
+    table = parse_melds("5H 6H 7H | 9S 9D 9C | JC QC KC | 2D 3D 4D")
+    cards = parse_items("2H AD 9C 7S QH 9H 6S 10C AS 5S 4S 8C 8H 7C 9S 8D 10C 2C 3D 4H 5D 7H"
+                        " 5C 6D 2S 10S 2D 7S 6C JK")
+    own = solve(rommee, cards, ())
+    quick = solve(rommee, cards, table, budget_s=scaled(0.3))
+    exact = solve(rommee, cards, table)
+    assert (len(own.placed), len(exact.placed)) == (24, 27) and exact.optimal
+    assert 26 <= len(quick.placed) <= 27
+    assert check_turn(rommee, table, quick.melds, quick.placed, opened=True).valid

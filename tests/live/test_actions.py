@@ -87,7 +87,7 @@ def test_each_action_does_what_its_button_says(
     [
         ("counting", Action("end_turn", "Ana"), "end of turn ignored: no turn is on"),
         ("play", Action("end_turn", "Ben", seat=1), "it is Ana's turn, not Ben's"),
-        ("play", Action("out", "Ben", seat=1), "Ben cannot go out now"),
+        ("play", Action("out", "Ben", seat=1), "Ben cannot go out now: it is Ana's turn"),
         ("play", Action("out", "Ana", seat=5), "seat 5 is not a seat of Ana, Ben"),
         ("play", Action("undo", "Ana"), "nothing to undo"),
         ("paused", Action("pause_timer", "Ana"), "the timer is already paused"),

@@ -26,7 +26,7 @@ from tabletop.live.game import Game, GameOptions
 from tabletop.live.run import RunError, parse_players, run
 from tabletop.live.scenario import load_scenario, replay, snapshot_from_json
 from tabletop.live.snapshot import TableSnapshot
-from tests.shared import SCENARIOS
+from tests.shared import SCENARIOS, scaled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -224,6 +224,24 @@ def test_jsonl_writer_flushes_each_event(tmp_path: Path) -> None:
     assert [e["seq"] for e in read_jsonl(path)] == [1, 2]
 
 
+@pytest.mark.parametrize(("seqs", "error"), [
+    ([1, 2, 3], None),
+    ([57, 58, 59], None),  # a resumed match numbers its events on
+    ([1, 3], "seq 3, expected 2"),
+    ([57, 57], "seq 57, expected 58"),
+])
+def test_an_events_file_runs_on_by_one_from_its_first_event(
+        tmp_path: Path, seqs: list[int], error: str | None) -> None:
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps({"seq": seq, "t": 1.0, "type": "table", "seat": None,
+                                        "melds": []}) + "\n" for seq in seqs))
+    if error is None:
+        assert [e["seq"] for e in read_jsonl(path)] == seqs
+    else:
+        with pytest.raises(EventError, match=error):
+            read_jsonl(path)
+
+
 # --- tabletop run -------------------------------------------------------------------
 class FakeWatcher:
     """Commits a scripted snapshot on given frames, like a still scene would."""
@@ -275,7 +293,7 @@ def test_bad_players_are_refused(text: str) -> None:
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tabletop", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=scaled(120))
 
 
 def test_cli_run_without_a_model_fails_in_one_line(tmp_path: Path) -> None:

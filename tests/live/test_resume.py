@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from tabletop.panel.store import EventStore, sqlite_url
-from tests.shared import REPO, SCENARIOS
+from tests.shared import REPO, SCENARIOS, scaled
 
 PLAYERS = "Ana,Ben,Cem"
 
@@ -45,7 +45,7 @@ def _play(data: Path, *extra: str, scenario: Path = SCENARIOS / "sabra.json") ->
     process = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines = []
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + scaled(120)
     assert process.stderr is not None
     while time.monotonic() < deadline:
         line = process.stderr.readline()
@@ -56,7 +56,7 @@ def _play(data: Path, *extra: str, scenario: Path = SCENARIOS / "sabra.json") ->
             process.send_signal(signal.SIGINT)
             break
     try:
-        process.wait(30)
+        process.wait(scaled(30))
     finally:
         process.kill()
     return "".join(lines)
@@ -89,6 +89,26 @@ def test_a_stopped_match_goes_on_from_its_next_round(tmp_path: Path) -> None:
     assert later[0]["type"] == "turn_started" and later[0]["seat"] == 1
 
 
+def _seqs(data: Path) -> list[int]:
+    store = EventStore(sqlite_url(str(data / "matches.sqlite3")))
+    try:
+        (info,) = store.matches()
+        return [stored.event["seq"] for stored in store.events(info.id) if "seq" in stored.event]
+    finally:
+        store.close()
+
+
+def test_a_resumed_match_numbers_its_events_on(tmp_path: Path) -> None:
+    scenario = _endless(tmp_path)
+    _play(tmp_path, scenario=scenario)
+    first = _seqs(tmp_path)
+    assert first == list(range(1, len(first) + 1))
+    _play(tmp_path, "--resume", scenario=scenario)
+    # one match, its events numbered 1, 2, ... across both sittings
+    both = _seqs(tmp_path)
+    assert len(both) > len(first) and both == list(range(1, len(both) + 1))
+
+
 def test_resume_with_no_match_to_go_on_with_begins_a_new_one(tmp_path: Path) -> None:
     said = _play(tmp_path, "--resume")
     assert "no unfinished match of these players: a new one begins" in said
@@ -99,7 +119,7 @@ def test_resume_needs_the_panels_store(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "tabletop", "run", "--source", str(tmp_path), "--variant",
          "sabra", "--players", PLAYERS, "--headless", "--resume"],
-        cwd=REPO, capture_output=True, text=True, timeout=60,
+        cwd=REPO, capture_output=True, text=True, timeout=scaled(60),
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "leave out --headless" in done.stderr

@@ -1,18 +1,29 @@
 """`tabletop run` as a person starts it: a camera that is not there, a stream nobody serves,
-a zone or calibration file that cannot be read: one line, exit status 2, in time."""
+a zone or calibration file that cannot be read: one line, exit status 2, in time.  What
+it says at a terminal (a pty): the events in words, each warning once, the real reason an
+opening does not count (issue 45, items 10 and 11)."""
 
 from __future__ import annotations
 
+import json
+import os
+import pty
+import re
+import select
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.shared import scaled
+
 ROOT = Path(__file__).resolve().parents[2]
-RUN = [sys.executable, "-m", "tabletop", "run", "--variant", "sabra", "--players", "A,B"]
+TABLETOP_RUN = [sys.executable, "-m", "tabletop", "run"]
+RUN = [*TABLETOP_RUN, "--variant", "sabra", "--players", "A,B"]
 
 
 def free_port() -> int:
@@ -65,3 +76,184 @@ def test_table_size_must_be_width_by_height(tmp_path: Path) -> None:
     result, _ = tabletop_run("--source", str(tmp_path), "--headless", "--table-mm", "900")
     assert result.returncode == 2
     assert "--table-mm must be WIDTHxHEIGHT in millimetres, not '900'" in result.stderr
+
+
+# --- at the terminal ---------------------------------------------------------------------
+def in_terminal(*args: str, timeout: float = 60.0) -> tuple[int, str]:
+    """``tabletop ARGS`` with standard output and error on one pseudo-terminal, as a person
+    sees it: (exit status, everything written, escape codes and all)."""
+    main, side = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "tabletop", *args], cwd=ROOT,
+                               stdin=subprocess.DEVNULL, stdout=side, stderr=side)
+    os.close(side)
+    written = bytearray()
+    deadline = time.monotonic() + scaled(timeout)
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([main], [], [], 0.5)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            written += chunk
+        else:
+            pytest.fail(f"tabletop {' '.join(args)} did not end: {written.decode()!r}")
+        return process.wait(scaled(10)), written.decode()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(main)
+
+
+def screen_lines(written: str) -> list[str]:
+    """The lines left on the screen: a carriage return and an erased line (the status
+    line's redraw) leave only what follows them."""
+    lines = []
+    for raw in written.replace("\r\n", "\n").split("\n"):
+        shown = re.split(r"\r(?:\x1b\[2K)?", raw)[-1]
+        if shown.strip():
+            lines.append(shown)
+    return lines
+
+
+def write_scenario(folder: Path, steps: list[dict[str, Any]], variant: str = "sabra") -> Path:
+    path = folder / "table.json"
+    path.write_text(json.dumps({"variant": variant, "players": ["Ana", "Ben"],
+                                "steps": steps}), encoding="utf-8")
+    return path
+
+
+# Ana opens with 72 of 30, but R5 R6 R8 is no meld; the table is put back; Ben lays
+# R12 R13 JK (read as JK=R11 R12 R13) and is told to move the joker, with no penalty.
+STEPS: list[dict[str, Any]] = [
+    {"t": 1.0, "snapshot": {"melds": ["R10 R11 R12", "K13 B13 O13", "R5 R6 R8"]}},
+    {"t": 2.0, "press": "end_turn", "seat": 0},
+    {"t": 2.5, "snapshot": {"melds": []}},
+    {"t": 3.0, "snapshot": {"melds": ["R12 R13 JK"]}},
+    {"t": 4.0, "press": "end_turn", "seat": 1},
+]
+
+
+def test_the_terminal_shows_events_in_words_each_warning_once(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path, STEPS)
+    status, written = in_terminal("run", "--source", f"scenario:{scenario}", "--variant",
+                                  "sabra", "--players", "Ana,Ben", "--headless")
+    assert status == 0, written
+    lines = screen_lines(written)
+    assert not [line for line in lines if line.lstrip().startswith("{")], lines
+    assert any(line.endswith("Ana lays R5 R6 R8") for line in lines), lines
+    # item 11: the opening's value is enough; the words name the meld and why
+    (opening,) = [line for line in lines if "opening is worth 72 of 30" in line]
+    assert "not enough" not in opening
+    assert "does not count yet: R5 R6 R8: " in opening and "not a run" in opening
+    warnings = [line for line in lines if "WARNING" in line]
+    assert len(warnings) == len(set(warnings)) == 3, warnings
+    assert any("R5 R6 R8 is not a legal meld" in line for line in warnings)
+    assert any("draws 3 as a penalty" in line for line in warnings)
+    # item 3: the joker at the end is a hint, not a second penalty
+    (hint,) = [line for line in warnings if "move the joker" in line]
+    assert "JK=R11 R12 R13" in hint
+    assert sum("as a penalty" in line for line in warnings) == 1
+
+
+def test_with_an_events_file_the_terminal_still_shows_words(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path, STEPS)
+    events = tmp_path / "events.jsonl"
+    done = subprocess.run([*TABLETOP_RUN, "--variant", "sabra", "--players", "Ana,Ben",
+                           "--source", f"scenario:{scenario}", "--headless",
+                           "--events-jsonl", str(events)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=scaled(60))
+    assert done.returncode == 0, done.stderr
+    assert "Ana lays R10 R11 R12" in done.stdout
+    assert "WARNING" in done.stdout and "{" not in done.stdout
+    written = [json.loads(line) for line in events.read_text().splitlines()]
+    assert [e["seq"] for e in written] == list(range(1, len(written) + 1))
+    assert sum(e["type"] == "warning" for e in written) == done.stdout.count("WARNING")
+
+
+@pytest.mark.parametrize("flags", [[], ["--json"]], ids=["piped", "asked"])
+def test_a_program_reading_standard_output_gets_json_lines(tmp_path: Path,
+                                                           flags: list[str]) -> None:
+    scenario = write_scenario(tmp_path, STEPS)
+    done = subprocess.run([*TABLETOP_RUN, "--variant", "sabra", "--players", "Ana,Ben",
+                           "--source", f"scenario:{scenario}", "--headless", *flags],
+                          cwd=ROOT, capture_output=True, text=True, timeout=scaled(60))
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["seq"] == 1 and {"seq", "t", "type", "seat"} <= set(events[0])
+    assert any(e["type"] == "warning" and e["code"] == "joker_out_of_place" for e in events)
+    assert "WARNING" not in done.stderr
+
+
+# --- the command line: help, options, players -------------------------------------------
+def test_run_help_lists_the_variants_and_explains_option() -> None:
+    done = subprocess.run([sys.executable, "-m", "tabletop", "run", "--help"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=scaled(30))
+    assert done.returncode == 0
+    for variant_id in ("sabra", "rummikub-american", "rummikub-international", "remi",
+                       "rum500", "american-rummy", "rommee", "raeuber", "wiener"):
+        assert re.search(rf"^  {re.escape(variant_id)} ", done.stdout, re.M), variant_id
+    assert "Rummikub (Sabra), 2-4 players" in done.stdout
+    assert "--option NAME=VALUE sets a house rule" in done.stdout
+    assert "--option joker_penalty=25" in done.stdout
+    assert "tabletop rules variants" in done.stdout and "docs/variants.md" in done.stdout
+    assert (ROOT / "docs" / "variants.md").exists()
+
+
+@pytest.mark.parametrize(("variant", "option", "known"), [
+    ("sabra", "initial_meld=45", "dutch, freed_joker, joker_penalty"),
+    ("rommee", "joker_penalty=25", "ace_around, discard_must_meld, initial_meld"),
+])
+def test_an_option_the_variant_does_not_know_is_one_line(tmp_path: Path, variant: str,
+                                                         option: str, known: str) -> None:
+    done = subprocess.run([*TABLETOP_RUN, "--variant", variant, "--players", "A,B", "--source",
+                           str(tmp_path), "--headless", "--option", option],
+                          cwd=ROOT, capture_output=True, text=True, timeout=scaled(30))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1, done.stderr
+    name = option.split("=")[0]
+    assert f"unknown option {name!r} for {variant} (known: {known}" in done.stderr
+
+
+@pytest.mark.parametrize(("variant", "players", "message"), [
+    # [sabra], [american] "von zwei, drei oder vier Spielern"
+    ("sabra", 5, "Rummikub (Sabra) is played by 2 to 4 players, not 5"),
+    ("rummikub-american", 5, "played by 2 to 4 players, not 5"),
+    ("rummikub-international", 5, "played by 2 to 4 players, not 5"),
+    ("remi", 5, "played by 2 to 4 players, not 5"),  # [remi] "zwei, drei oder vier"
+    ("rum500", 9, "played by 2 to 8 players, not 9"),  # [rum500] "von 2 bis ungefähr 8"
+    # [american-rummy] "zwei bis sechs ... mehr als sechs ... mit zwei Kartenpaketen"
+    ("american-rummy", 7, "played by 2 to 6 players, not 7 (more than six play with two"),
+    ("rommee", 7, "played by 2 to 6 players, not 7"),  # [rommee] "zwei bis sechs"
+    ("raeuber", 7, "played by 2 to 6 players, not 7"),
+    ("wiener", 7, "played by 2 to 6 players, not 7"),
+])
+def test_a_player_count_the_rules_do_not_allow_is_one_line(tmp_path: Path, variant: str,
+                                                           players: int, message: str) -> None:
+    names = ",".join(f"P{n}" for n in range(players))
+    done = subprocess.run([*TABLETOP_RUN, "--variant", variant, "--players", names, "--source",
+                           str(tmp_path), "--headless"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=scaled(30))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("variant", "players", "options"), [
+    ("sabra", 4, []),
+    ("american-rummy", 7, ["--option", "decks=2"]),
+])
+def test_the_most_players_the_rules_allow_play(tmp_path: Path, variant: str, players: int,
+                                               options: list[str]) -> None:
+    scenario = write_scenario(tmp_path, [{"t": 1.0, "press": "end_turn", "seat": 0}], variant)
+    names = ",".join(f"P{n}" for n in range(players))
+    done = subprocess.run([*TABLETOP_RUN, "--variant", variant, "--players", names, "--source",
+                           f"scenario:{scenario}", "--headless", *options],
+                          cwd=ROOT, capture_output=True, text=True, timeout=scaled(60))
+    assert done.returncode == 0, done.stderr
+    turns = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(e["type"], e["seat"]) for e in turns if e["type"] == "turn_started"] == [
+        ("turn_started", 0), ("turn_started", 1)]

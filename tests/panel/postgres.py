@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL cluster for the tests that run the store against a real server.
 
-Needs Debian's ``postgresql`` package (initdb, pg_ctl) and psycopg; the tests skip
-cleanly without them.  As root the cluster runs as the user ``nobody`` (PostgreSQL
+Needs Debian's ``postgresql`` package (initdb, pg_ctl) and psycopg; without them the
+tests fail, naming the install line.  As root the cluster runs as the user ``nobody`` (PostgreSQL
 refuses to run as root).  Each test module makes its own fixture of it::
 
     @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import pytest
+from tests.shared import need, scaled
 
 
 def _pg_bin(name: str) -> str | None:
@@ -42,10 +42,9 @@ def _free_port() -> int:
 @contextmanager
 def throwaway_cluster() -> Iterator[str]:
     """A SQLAlchemy URL of a new cluster's ``postgres`` database, removed afterwards."""
-    pytest.importorskip("psycopg")
+    need("psycopg", "postgresql")
     initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
-    if initdb is None or pg_ctl is None:
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+    assert initdb is not None and pg_ctl is not None
     base = tempfile.mkdtemp(prefix="tabletop-pg-")
     data, port = os.path.join(base, "data"), _free_port()
     prefix: list[str] = []
@@ -79,6 +78,6 @@ def throwaway_cluster() -> Iterator[str]:
         subprocess.run(
             [*prefix, pg_ctl, "-D", data, "-m", "immediate", "stop"],
             capture_output=True,
-            timeout=60,
+            timeout=scaled(60),
         )
         shutil.rmtree(base, ignore_errors=True)

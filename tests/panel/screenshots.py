@@ -23,6 +23,7 @@ from typing import Any
 from playwright.sync_api import expect, sync_playwright
 
 from tests.panel.test_e2e import CHROMIUM, REPO, _free_port
+from tests.shared import scaled
 
 TOKEN = "friday-night"
 VIEWPORTS = {
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + scaled(20)
             while True:
                 try:
                     _call(base, "/api/matches/current")
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                 browser.close()
         finally:
             process.terminate()
-            process.wait(timeout=10)
+            process.wait(timeout=scaled(10))
     return 0
 
 

@@ -194,7 +194,7 @@ def test_export_endpoints(client: TestClient) -> None:
     exported = client.get(f"/api/matches/{match_id}/export.json").json()
     assert exported["state"]["match"]["totals"] == {"Ana": 5, "Ben": -5}
     csv_text = client.get(f"/api/matches/{match_id}/export.csv").text
-    assert csv_text.splitlines() == ["round,Ana,Ben,Ana total,Ben total", "1,5,-5,5,-5"]
+    assert csv_text.splitlines() == ["round,dealer,Ana,Ben,Ana total,Ben total", "1,Ana,5,-5,5,-5"]
     assert client.get(f"/api/matches/{match_id}/export.csv?table=secrets").status_code == 422
 
 
@@ -331,6 +331,6 @@ def test_panel_command_exports_a_match(tmp_path: Path, capsys: pytest.CaptureFix
             {"seq": 1, "type": "round_scored", "seat": None, "scores": {"Ana": 7, "Ben": -7}},
         )
     assert main(["panel", "--database", url, "--match", str(match_id), "--export", "csv"]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == "1,7,-7,7,-7"
+    assert capsys.readouterr().out.splitlines()[-1] == "1,Ana,7,-7,7,-7"
     assert main(["panel", "--database", url, "--match", "99", "--export", "json"]) == 2
     assert "no match with id 99" in capsys.readouterr().err

@@ -4,7 +4,7 @@ The embedded panel (``panel.embed.start_panel``, real uvicorn) beside a real
 :class:`tabletop.live.game.Game` whose loop thread applies the panel's actions between
 "frames" (see ``test_panel_controls.LiveTable``); the camera's table snapshots
 are handed to that loop.  Uses Debian's ``chromium`` through Playwright's
-``executable_path``; skips cleanly when either is missing.
+``executable_path``; fails naming the install line when chromium is missing.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ import shutil
 import socket
 from pathlib import Path
 
-import pytest
+from playwright import sync_api
 
 from tabletop.live.bus import EventBus
 from tabletop.panel.embed import start_panel
 from tabletop.panel.settings import PanelSettings
 from tests.panel.live_table import BEN_OPENS, OPENING, LiveTable
+from tests.shared import needs
 
-sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = next(
     (path for name in ("chromium", "chromium-browser") if (path := shutil.which(name))), None
 )
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+pytestmark = needs("chromium")
 WAIT_MS = 10000
 
 
@@ -93,7 +93,8 @@ def test_a_round_played_with_the_panels_buttons(tmp_path: Path) -> None:
 
             next_round.click()
             banner = page.locator("#round-banner")
-            expect(banner.locator(".result")).to_have_text("Round 1: Ben wins", timeout=WAIT_MS)
+            expect(banner.locator(".result")).to_have_text(
+                "Round 1: Ben wins · Ana dealt", timeout=WAIT_MS)
             expect(banner.locator("li.winner")).to_have_attribute("data-player", "Ben")
             expect(banner.locator(".points .value")).to_have_text(["+37", "-37"])
             total = page.locator('#scoreboard li[data-player="Ben"] .total')

@@ -176,6 +176,71 @@ def test_writes_from_a_browser_must_come_from_the_panels_pages(
     assert len(client.get("/api/matches").json()) == (status == 201)
 
 
+# Each differs from the panel's own origin (http://127.0.0.1:8765) in one part only.
+WRONG_ORIGINS = [
+    "http://127.0.0.1:9999",  # another port of this machine
+    "http://127.0.0.1",  # no port: port 80
+    "https://127.0.0.1:8765",  # another scheme
+    "https://127.0.0.1",
+    "http://localhost:8765",  # another name for the same address is another origin
+    "http://127.0.0.2:8765",
+    "http://127.0.0.1:8765.evil.example",
+    "http://127.0.0.1:87650",
+    "http://user@127.0.0.1:8765",
+    "ftp://127.0.0.1:8765",
+    "127.0.0.1:8765",
+    "",
+]
+
+
+@pytest.mark.parametrize("origin", WRONG_ORIGINS)
+def test_a_write_from_another_origin_of_this_machine_is_refused(
+    client: TestClient, origin: str
+) -> None:
+    answer = client.post("/api/matches", json={"name": "x"}, headers={"Origin": origin})
+    assert answer.status_code == 403, answer.text
+    assert client.get("/api/matches").json() == []
+
+
+@pytest.mark.parametrize("origin", WRONG_ORIGINS)
+def test_a_websocket_from_another_origin_of_this_machine_is_refused(
+    client: TestClient, origin: str
+) -> None:
+    match_id = _match(client)
+    url = f"ws://127.0.0.1:8765/ws/matches/{match_id}"
+    with pytest.raises(WebSocketDisconnect) as refused, client.websocket_connect(
+        url, headers={"Origin": origin}
+    ) as live:
+        live.receive_json()
+    assert refused.value.code == 1008
+
+
+@pytest.mark.parametrize("origin", ["http://127.0.0.1:8765", "HTTP://127.0.0.1:8765"])
+def test_the_panels_own_origin_is_taken(client: TestClient, origin: str) -> None:
+    answer = client.post("/api/matches", json={"name": "x"}, headers={"Origin": origin})
+    assert answer.status_code == 201, answer.text
+
+
+def test_a_panel_on_port_80_takes_its_origin_without_a_port(tmp_path: Path) -> None:
+    with TestClient(_app(tmp_path), base_url="http://127.0.0.1") as client:
+        answer = client.post(
+            "/api/matches", json={"name": "x"}, headers={"Origin": "http://127.0.0.1"}
+        )
+        assert answer.status_code == 201, answer.text
+        refused = client.post(
+            "/api/matches", json={"name": "x"}, headers={"Origin": "http://127.0.0.1:8765"}
+        )
+        assert refused.status_code == 403
+
+
+@pytest.mark.parametrize("path", ["/", "/history", "/docs", "/api/matches", "/static/panel.css"])
+def test_no_page_of_the_panel_can_be_framed_by_another_site(client: TestClient, path: str) -> None:
+    answer = client.get(path)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["x-frame-options"] == "DENY"
+    assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+
+
 def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
     match_id = _match(client)
     url = f"ws://127.0.0.1:8765/ws/matches/{match_id}"

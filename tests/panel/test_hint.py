@@ -285,3 +285,31 @@ def test_another_sites_page_cannot_ask(client: TestClient) -> None:
     same = client.post(f"/api/matches/{match_id}/hint", json={"rack": "R1"},
                        headers={"Origin": PANEL_URL})
     assert same.status_code == 200
+
+
+def test_a_started_panel_readies_the_hints_integer_programme() -> None:
+    """A fresh process: creating the app imports the integer programme in the background,
+    so the first hint with a short budget can use it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.shared import scaled
+
+    root = Path(__file__).resolve().parents[2]
+
+    script = (
+        "import time\n"
+        "from tabletop.engine import rearrange_ilp\n"
+        "from tabletop.panel.app import create_app\n"
+        "assert not rearrange_ilp.ready()\n"
+        "create_app()\n"
+        f"deadline = time.monotonic() + {scaled(30)}\n"
+        "while not rearrange_ilp.ready() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.05)\n"
+        "print(rearrange_ilp.ready())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True,
+                          text=True, timeout=scaled(60))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"

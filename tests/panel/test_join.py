@@ -19,7 +19,7 @@ import pytest
 from tabletop.panel.join import join_url, lan_address, print_qr, qr_matrix
 from tabletop.panel.routers.about import best_language
 from tests.panel.clients import panel_client
-from tests.shared import REPO
+from tests.shared import REPO, scaled
 
 TOKEN = "s3cret-token"
 DARK_OR_LIGHT = {" ": (True, True), "▀": (False, True), "▄": (True, False), "█": (False, False)}
@@ -147,7 +147,7 @@ def network_panel(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int]]
         yield process, port
     finally:
         process.kill()
-        process.wait(timeout=10)
+        process.wait(timeout=scaled(10))
 
 
 def test_tabletop_panel_prints_the_link_and_a_code_a_phone_can_scan(
@@ -159,7 +159,7 @@ def test_tabletop_panel_prints_the_link_and_a_code_a_phone_can_scan(
     assert expected is not None
     code_lines = (len(qr_matrix(expected)) + 1) // 2
     lines: list[str] = []
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + scaled(30)
     while time.monotonic() < deadline and len(lines) < 2 + code_lines:
         line = process.stderr.readline()
         if not line:

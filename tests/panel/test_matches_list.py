@@ -82,6 +82,7 @@ def test_live_first_then_open_then_finished_each_newest_activity_first(
         "rounds": 2,
         "winner": None,
         "totals": {"Ana": 1, "Ben": -1},
+        "penalty": False,
     }
     assert first_busy["updated_at"] > first_busy["created_at"]
     done = listed[-1]
@@ -203,6 +204,7 @@ def test_the_result_of_a_match_with_a_target(client: TestClient) -> None:
         "penalty": False,
         # the nearer end: Ana 30 of 100; Ben has nothing toward the target, 1 of 10 rounds
         "progress": {"Ana": {"total": 30, "share": 0.3}, "Ben": {"total": -30, "share": 0.1}},
+        "closed": None,
     }
 
 

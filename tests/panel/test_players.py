@@ -97,8 +97,13 @@ def test_profiles_add_up_every_match(client: TestClient) -> None:
             "finished": 1,
             "wins": 1,  # Friday: 25 against 2 and -27
             "rounds": 3,
-            "average_per_round": round((30 - 5 - 12) / 3, 2),
+            # point games and penalty games are not added together: Sabra's +30 and -5
+            # apart from Rommé's 12 penalty points (fewer is better)
+            "average_per_round": 12.5,
             "best_round": 30,
+            "penalty_rounds": 1,
+            "penalty_average_per_round": 12.0,
+            "fewest_penalty_points": 12,
             "last_played": updated["Saturday"],
         },
         {
@@ -109,6 +114,9 @@ def test_profiles_add_up_every_match(client: TestClient) -> None:
             "rounds": 2,
             "average_per_round": 1.0,
             "best_round": 12,
+            "penalty_rounds": 0,
+            "penalty_average_per_round": None,
+            "fewest_penalty_points": None,
             "last_played": updated["Sunday"],
         },
         {
@@ -119,6 +127,9 @@ def test_profiles_add_up_every_match(client: TestClient) -> None:
             "rounds": 2,
             "average_per_round": -13.5,
             "best_round": -7,
+            "penalty_rounds": 0,
+            "penalty_average_per_round": None,
+            "fewest_penalty_points": None,
             "last_played": updated["Friday"],
         },
         {
@@ -128,7 +139,10 @@ def test_profiles_add_up_every_match(client: TestClient) -> None:
             "wins": 0,
             "rounds": 1,
             "average_per_round": 0.0,
-            "best_round": 0,
+            "best_round": None,
+            "penalty_rounds": 1,
+            "penalty_average_per_round": 0.0,
+            "fewest_penalty_points": 0,
             "last_played": updated["Sunday"],
         },
     ]
@@ -145,7 +159,8 @@ def test_one_profile_lists_the_matches_newest_first(client: TestClient) -> None:
         "name": "Saturday",
         "variant": "rommee",
         "variant_name": played[0]["variant_name"],
-        "total": -12,
+        "total": 12,  # penalty points, as the players count them
+        "penalty": True,
         "won": False,
         "finished": False,
         "created_at": played[0]["created_at"],

@@ -113,6 +113,7 @@ def test_a_sabra_match_scored_by_hand_is_zero_sum_and_ends_at_its_rounds(
             "Ben": {"total": 10, "share": 1.0},
             "Cem": {"total": -50, "share": 1.0},
         },
+        "closed": None,
     }
     assert state["match"]["over"] and state["match"]["winner"] == "Ana"
     first = state["rounds"][0]

@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tabletop.engine.variants import VARIANTS
+from tabletop.live import events as live_events
 from tabletop.live.game import MATERIAL_PROBLEMS
 from tabletop.panel.app import create_app
 from tabletop.panel.settings import PanelSettings
@@ -77,6 +78,8 @@ def _live_warning_codes() -> set[str]:
             code = node.args[2]
             if isinstance(code, ast.Constant):
                 codes.add(str(code.value))
+            elif isinstance(code, ast.Name) and code.id.endswith("_CODE"):
+                codes.add(str(getattr(live_events, code.id)))  # a code named in live/events.py
             else:
                 assert ast.unparse(code) == "problem.code", ast.unparse(code)
     return codes | set(MATERIAL_PROBLEMS)

@@ -6,7 +6,8 @@ the engine's preview) up to the winner screen in Sabra (zero-sum), Remi and Romm
 points); the match list after the server restarts on the same file; the pages in German and
 Romanian; every view on a 390 px phone; the hint; rounds entered offline; the timer alarm;
 the installable app.  Uses Debian's ``chromium`` through Playwright's ``executable_path``;
-skips cleanly when either is missing.  The README's pictures: ``tests/panel/screenshots.py``.
+fails naming the install line when chromium is missing.  The README's pictures:
+``tests/panel/screenshots.py``.
 """
 
 from __future__ import annotations
@@ -24,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright import sync_api
 
 from tabletop.engine.items import parse_items
 from tabletop.engine.variants import find_variant
 from tests.panel.test_e2e import CHROMIUM, REPO, _free_port, _post
+from tests.shared import needs, scaled
 
-sync_api = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+pytestmark = needs("chromium")
 expect = sync_api.expect
 WAIT_MS = 10_000
 PHONE = {"width": 390, "height": 844}
@@ -50,7 +52,7 @@ def running_panel(database: Path, *args: str) -> Iterator[str]:
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + scaled(20)
     try:
         while True:
             try:
@@ -63,7 +65,7 @@ def running_panel(database: Path, *args: str) -> Iterator[str]:
         yield base
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        process.wait(timeout=scaled(10))
 
 
 def _get(base: str, path: str) -> Any:
@@ -576,7 +578,7 @@ def test_the_panel_installs_and_opens_offline(browser: Any, tmp_path: Path) -> N
         page.reload()  # now controlled by the worker, which keeps what the page reads
         kept = (
             "caches.keys().then((keys) => caches.open(keys[0]))"
-            ".then((c) => Promise.all(['/api/matches', '/api/matches/1/state', '/api/variants']"
+            ".then((c) => Promise.all(['/api/matches/1/state', '/api/variants']"
             ".map((path) => c.match(path))))"
             ".then((answers) => answers.every(Boolean))"
         )
@@ -590,7 +592,7 @@ def test_the_panel_installs_and_opens_offline(browser: Any, tmp_path: Path) -> N
         expect(page.locator("nav a.active")).to_have_attribute("data-view", "history")
         expect(page.locator("#conn")).to_have_text("offline")
         # the last state seen is shown, and a round can be entered, to be sent later
-        expect(page.locator("#rounds thead th")).to_have_text(["Round", "Ana", "Ben"])
+        expect(page.locator("#rounds thead th")).to_have_text(["Round", "Dealer", "Ana", "Ben"])
         _view(page, "round")
         expect(page.locator(".entry-row")).to_have_count(2)
         assert not page.errors

@@ -21,6 +21,7 @@ from sqlalchemy.exc import DatabaseError
 from tabletop.panel.service import PanelService
 from tabletop.panel.state import replay
 from tabletop.panel.store import EventStore, StoreError, sqlite_url
+from tests.shared import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -128,7 +129,7 @@ def test_kill_9_mid_game_loses_nothing_committed(tmp_path: Path) -> None:
     )
     assert writer.stdout is not None
     reported: list[tuple[int, int, int]] = []
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + scaled(30)
     while len(reported) < 60 and time.monotonic() < deadline:
         line = writer.stdout.readline()
         if not line:
@@ -136,7 +137,7 @@ def test_kill_9_mid_game_loses_nothing_committed(tmp_path: Path) -> None:
         match_id, seq, event_id = map(int, line.split())
         reported.append((match_id, seq, event_id))
     os.kill(writer.pid, signal.SIGKILL)
-    writer.wait(timeout=10)
+    writer.wait(timeout=scaled(10))
     assert writer.returncode == -signal.SIGKILL
     assert len(reported) >= 60, "the writer did not get going"
 
@@ -276,9 +277,9 @@ def test_export_json_and_csv(store: EventStore) -> None:
     rows = list(csv.reader(io.StringIO(service.export_csv(match.id, "rounds"))))
     assert rows == [
         # A name a spreadsheet would run as a formula is written as text.
-        ["round", "Ana", "'=cmd()", "Ana total", "'=cmd() total"],
-        ["1", "41", "-41", "41", "-41"],
-        ["2", "-3", "3", "38", "-38"],
+        ["round", "dealer", "Ana", "'=cmd()", "Ana total", "'=cmd() total"],
+        ["1", "Ana", "41", "-41", "41", "-41"],
+        ["2", "'=cmd()", "-3", "3", "38", "-38"],
     ]
     events = list(csv.reader(io.StringIO(service.export_csv(match.id, "events"))))
     assert events[0][:5] == ["id", "recorded_at", "seq", "t", "type"]

@@ -1,7 +1,7 @@
 """The store against a real PostgreSQL: a throwaway cluster started by the test.
 
-Needs Debian's ``postgresql`` package (initdb, pg_ctl) and psycopg; skips
-cleanly without them (see tests/panel/postgres.py).  Run it alone with
+Needs Debian's ``postgresql`` package (initdb, pg_ctl) and psycopg; fails,
+naming the install line, without them (see tests/panel/postgres.py).  Run it alone with
 ``python -m pytest tests/panel/test_store_postgres.py``.
 """
 
@@ -16,8 +16,6 @@ from sqlalchemy.exc import DatabaseError
 from tabletop.panel.service import PanelService
 from tabletop.panel.store import EventStore
 from tests.panel.postgres import throwaway_cluster
-
-pytest.importorskip("psycopg")
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ from tabletop.vision.detector import DEFAULT_MODELS, Detector, DetectorSettings
 from tabletop.vision.evaluate import evaluate, labelled_images
 from tabletop.vision.labels import class_id
 from tabletop.vision.reader import NONE_INDEX
-from tests.shared import REALDATA
+from tests.shared import REALDATA, need, scaled
 
 SHIPPED = DEFAULT_MODELS[0]
 needs_realdata = pytest.mark.skipif(REALDATA is None, reason="the real photos are missing")
@@ -202,6 +202,7 @@ def test_box_pairs_pair_each_labelled_item_with_the_finders_box_on_it() -> None:
 
 
 def test_a_fitted_finder_moves_its_boxes_inside_the_graph(tmp_path: Path) -> None:
+    need("onnx")
     import onnxruntime as ort
 
     from tabletop.vision.adapt import BoxFit, fitted_finder
@@ -406,7 +407,7 @@ def adapted(tmp_path_factory: pytest.TempPathFactory,
             ) -> Iterator[tuple[Path, Path, dict[str, object]]]:
     """``tabletop adapt`` on two real tile photos and the layout photo, one short epoch:
     the annotations, the model folder and what ``--json`` printed."""
-    pytest.importorskip("torch")
+    need("torch")
     if not SHIPPED.is_file() or REALDATA is None:
         pytest.skip("needs the shipped model and the real photos")
     import contextlib
@@ -483,7 +484,7 @@ def test_the_adapted_model_reads_photos(adapted: tuple[Path, Path, dict[str, obj
 
 def _tabletop(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tabletop", *args], capture_output=True,
-                          text=True, timeout=300, check=False,
+                          text=True, timeout=scaled(300), check=False,
                           env={**os.environ, "TABLETOP_DATA_DIR": str(data)})
 
 
@@ -553,7 +554,7 @@ def test_adapting_again_replaces_an_adapted_folder_but_no_other(
 
 
 def test_the_cli_needs_annotations_or_a_layout(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("torch")
+    need("torch")
     from tabletop import cli
 
     assert cli.main(["adapt"]) == 2
@@ -646,7 +647,7 @@ def test_the_more_items_the_more_the_fine_tuned_reader_is_trusted(
 @pytest.mark.parametrize("share", [0.0, 1.0])
 def test_the_exported_reader_mixes_the_fine_tuned_and_the_base_weights(
         share: float, tmp_path: Path) -> None:
-    pytest.importorskip("torch")
+    need("torch")
     from tabletop.vision.adapt import fine_tune
     from tabletop.vision.reader import Reader
 

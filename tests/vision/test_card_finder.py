@@ -23,6 +23,7 @@ from tabletop.vision.detector import (
     check_card_finder,
     reader_path,
 )
+from tests.shared import need, need_module
 
 FINDER = SHIPPED_MODELS / "tabletop.onnx"
 
@@ -101,7 +102,7 @@ def test_a_corrupt_card_finder_is_refused_naming_it(tmp_path: Path, content: byt
 
 
 def test_a_card_finder_with_other_classes_is_refused(tmp_path: Path) -> None:
-    onnx = pytest.importorskip("onnx")
+    onnx = need_module("onnx")
     model = onnx.load(str(FINDER))
     for entry in model.metadata_props:
         if entry.key == "names":
@@ -121,7 +122,7 @@ def test_the_finder_as_its_own_card_finder_changes_nothing(tmp_path: Path, way: 
     in ONNX Runtime and in ultralytics alike."""
     shipped = FINDER.with_suffix(runtime)
     if runtime == ".pt":
-        pytest.importorskip("ultralytics")
+        need("ultralytics")
         if not shipped.is_file():
             pytest.skip("no .pt weights shipped")
     finder = model_dir(tmp_path, shipped, shipped)

@@ -22,6 +22,7 @@ from tabletop.vision.reader import (
     decide,
     softmax,
 )
+from tests.shared import need, need_module, needs
 
 
 @pytest.mark.parametrize(("box", "centre", "longer"), [
@@ -165,7 +166,7 @@ def test_training_yaml_refuses_missing_folders(tmp_path: Path, folders: object,
 
 
 def test_scaled_finder_refuses_folders_of_different_frame_sizes(tmp_path: Path) -> None:
-    pytest.importorskip("ultralytics")
+    need("ultralytics")
     from tabletop.vision.training import train
 
     small = _striped_set(tmp_path / "small", 400, 100, [[0, 20, 40, 80]])
@@ -176,8 +177,8 @@ def test_scaled_finder_refuses_folders_of_different_frame_sizes(tmp_path: Path) 
 
 
 def test_reader_trains_on_several_crop_files_together(tmp_path: Path) -> None:
-    pytest.importorskip("torch")
-    pytest.importorskip("onnx")
+    need("torch")
+    need("onnx")
     from tabletop.vision.reader_training import extract, train_reader
     from tabletop.vision.synth import generate_dataset
 
@@ -211,7 +212,7 @@ def _with_random_batchnorm(net: Any) -> Any:
 
 @pytest.mark.parametrize("widths", [(16, 32, 48), (16, 32, 48, 48, 96, 96, 0)])
 def test_a_reader_net_refuses_malformed_widths(widths: tuple[int, ...]) -> None:
-    pytest.importorskip("torch")
+    need("torch")
     from tabletop.vision.reader_training import build_net
 
     with pytest.raises(ValueError, match="must be 7 positive channel counts"):
@@ -219,8 +220,8 @@ def test_a_reader_net_refuses_malformed_widths(widths: tuple[int, ...]) -> None:
 
 
 def test_reader_training_keeps_its_starts_widths_and_resumes_at_them(tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("onnx")
+    torch = need_module("torch")
+    need("onnx")
     import onnxruntime
 
     from tabletop.vision.reader_training import extract, net_widths, train_reader
@@ -347,10 +348,7 @@ def test_detect_json_lists_each_items_alternatives(tmp_path: Path,
         assert item["confidence"] <= listed[item["label"]] + 1e-4
 
 
-pytest.importorskip("ultralytics")
-pytest.importorskip("onnx")
-
-
+@needs("ultralytics", "onnx")
 def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     from tabletop.cli import main
@@ -402,8 +400,8 @@ def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
 ])
 def test_reader_rebuilt_from_its_export_reads_as_the_file_does(tmp_path: Path,
                                                                widths: tuple[int, ...]) -> None:
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("onnx")
+    torch = need_module("torch")
+    need("onnx")
     import onnxruntime
 
     from tabletop.vision.reader_training import (
@@ -444,8 +442,8 @@ def test_reader_rebuilt_from_its_export_reads_as_the_file_does(tmp_path: Path,
 
 
 def test_rebuilding_refuses_an_onnx_file_that_is_not_a_reader(tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("onnx")
+    torch = need_module("torch")
+    need("onnx")
     from tabletop.vision.reader_training import net_from_onnx
 
     path = tmp_path / "other.onnx"
@@ -455,8 +453,8 @@ def test_rebuilding_refuses_an_onnx_file_that_is_not_a_reader(tmp_path: Path) ->
 
 
 def test_reader_training_goes_on_from_an_exported_reader(tmp_path: Path) -> None:
-    torch = pytest.importorskip("torch")
-    pytest.importorskip("onnx")
+    torch = need_module("torch")
+    need("onnx")
     from tabletop.vision.reader_training import extract, net_widths, train_reader
     from tabletop.vision.synth import generate_dataset
 

@@ -18,6 +18,7 @@ from tabletop.vision.synth import RenderOptions, generate_dataset, render_scene
 from tabletop.vision.synth.cards import SUIT_BESIDE_SHARE, random_design, render_card
 from tabletop.vision.synth.scene import INDEX_MIN_VISIBLE, TILE_MIN_VISIBLE
 from tabletop.vision.synth.tiles import JOKERS, numeral_mask, random_style, render_tile
+from tests.shared import need, needs
 
 SMALL = (480, 288)
 
@@ -137,6 +138,15 @@ def _ink_in(card: Any, design: Any, corners: Any) -> Any:
     return np.abs(patch - np.asarray(design.paper, np.float32)).max(axis=2) > 60
 
 
+def _same_print(ink: np.ndarray, other: np.ndarray) -> float:
+    """The share of pixels two same-sized index boxes agree on, over the box's middle
+    columns: a wide index (a face's wide "10") reaches the column of pips beside it, so a
+    box can hold a pip's edge on its inner side (the right of the top-left index, the left
+    of the top-right one), which is no part of the print compared."""
+    band = -(-ink.shape[1] * 15 // 100)
+    return float((other[:, band:-band] == ink[:, band:-band]).mean())
+
+
 @pytest.mark.parametrize("beside", [False, True])
 @pytest.mark.parametrize("four", [False, True])
 @pytest.mark.parametrize("label", ["AS", "10H", "QD", "7C", "JK"])
@@ -165,7 +175,7 @@ def test_card_index_boxes(label: str, four: bool, beside: bool) -> None:
         assert np.allclose(sorted(map(tuple, left_bottom)),
                            sorted(map(tuple, np.array([w, h]) - right)))
         moved = _ink_in(card, design, right)
-        assert moved.shape == ink.shape and (moved == ink).mean() > 0.97
+        assert moved.shape == ink.shape and _same_print(moved, ink) > 0.97
     else:
         # no index where a four-index deck prints its third
         shifted = top + np.array([(w - top.max(axis=0)[0] - top.min(axis=0)[0], 0.0)])
@@ -397,6 +407,7 @@ def test_a_stroke_face_has_digits_only_and_letters_fall_back_to_sans() -> None:
         shapes._stroke_paths("x", shapes.STROKE_FONTS["stroke"])
 
 
+@needs("fonts")  # the share of stroke faces is taken among all the faces
 def test_stroke_faces_draw_tile_numerals_but_never_card_indices() -> None:
     from tabletop.vision.synth.shapes import FONTS, STROKE_FONTS
 
@@ -411,9 +422,7 @@ def test_stroke_faces_draw_tile_numerals_but_never_card_indices() -> None:
 def test_truetype_faces_serif_and_sans_differ_and_missing_ones_are_named() -> None:
     from tabletop.vision.synth import shapes
 
-    installed = [name for name in shapes.TRUETYPE_FONTS if name in shapes.FONTS]
-    if "serif" not in installed:
-        pytest.skip("fonts-liberation is not installed")
+    need("fonts")
     serif = shapes.text_mask("K", "serif", 400, 60, 50)
     sans = shapes.text_mask("K", "sans", 400, 60, 50)
     assert float(np.abs(serif - sans).mean()) > 0.05

@@ -1,7 +1,7 @@
 """The ultralytics path end to end: render, train one epoch, detect, eval.
 
-Slow (tens of seconds on 2 cores) and skipped where ultralytics is not
-installed; everything runs offline (YOLO_OFFLINE=1, a yaml architecture).
+Slow (tens of seconds on 2 cores); fails, naming the train extra, where ultralytics
+is not installed; everything runs offline (YOLO_OFFLINE=1, a yaml architecture).
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ultralytics")
-
 from tabletop.cli import main
 from tabletop.vision.detector import Detector, DetectorSettings, ModelError
 from tabletop.vision.labels import CLASS_NAMES
 from tabletop.vision.synth import generate_dataset
+from tests.shared import needs
+
+pytestmark = needs("ultralytics")
 
 
 def test_missing_model_is_a_clear_error(tmp_path: Path) -> None:

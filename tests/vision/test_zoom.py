@@ -12,6 +12,7 @@ import pytest
 
 from tabletop.vision.detections import Detections, iou_matrix
 from tabletop.vision.detector import SHIPPED_MODELS, ZOOM_TILE_LIMIT, check_zoom, merge_zoomed
+from tests.shared import need_module
 
 
 def found(rows: list[tuple[str, list[float], float]]) -> Detections:
@@ -163,7 +164,7 @@ def test_a_fixed_size_export_runs_one_pass(tmp_path: Path,
                                            far_scenes: list[tuple[object, Detections]]) -> None:
     """An ONNX finder exported with a fixed input cannot be run larger: the
     zoom is ignored, not failed on."""
-    onnx = pytest.importorskip("onnx")
+    onnx = need_module("onnx")
     from tabletop.vision.detector import Detector, DetectorSettings, reader_path
 
     model = onnx.load(str(SHIPPED_MODELS / "tabletop.onnx"))

@@ -1,0 +1,281 @@
+"""Writers and viewers on the real panel: do the phones watching a match slow down those
+who write to it?
+
+The panel runs as ``tabletop panel`` in its own process on 127.0.0.1.  ``--writers``
+threads post events to one match (each with an ``Idempotency-Key``, retried with the
+same key after a connection error, as the pages do) for ``--seconds``, first with no
+one watching and then with ``--viewers`` WebSocket clients reading every push.  The log
+is then read back: an acknowledged event missing from it is lost, one stored twice is
+doubled.
+
+    python -m bench.panel_load [--viewers 100] [--writers 4] [--seconds 10]
+                               [--database sqlite|postgresql|URL]
+
+Prints, per run, writes per second and the write's median and p99 latency, the pushes
+the viewers received, and lost and doubled writes; ``--json`` prints them as JSON.
+``--database postgresql`` starts a throwaway cluster (tests/panel/postgres.py; needs
+Debian's ``postgresql`` package).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = ["Ana", "Ben", "Cem", "Dora"]
+MELDS = ["R3 R4 R5", "K7 B7 O7", "B10 B11 JK B13", "O4 O5 O6"]
+
+
+@dataclass
+class Run:
+    viewers: int
+    writes: int
+    seconds: float
+    writes_per_second: float
+    p50_ms: float
+    p99_ms: float
+    retried: int
+    failed: int
+    pushes: int
+    viewers_dropped: int
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _request(url: str, body: dict[str, Any] | None = None, key: str | None = None) -> Any:
+    headers = {"Content-Type": "application/json"}
+    if key is not None:
+        headers["Idempotency-Key"] = key
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers=headers,
+                                     method="GET" if body is None else "POST")
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+@contextlib.contextmanager
+def panel(database_url: str) -> Iterator[str]:
+    """``tabletop panel`` on a free port: its base URL."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tabletop", "panel", "--database", database_url,
+         "--port", str(port)],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                _request(base + "/api/matches")
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the panel did not start: {process.stderr}") from None
+                time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def _write(base: str, match_id: int, number: int, latencies: list[float],
+           counts: dict[str, int]) -> str:
+    """Post one event until it is acknowledged; its key."""
+    key = uuid.uuid4().hex
+    event = {"type": "table", "seat": number % len(PLAYERS), "t": float(number),
+             "melds": MELDS, "bench": key}
+    started = time.perf_counter()
+    for _attempt in range(20):
+        try:
+            _request(f"{base}/api/matches/{match_id}/events", event, key)
+            latencies.append(time.perf_counter() - started)
+            return key
+        except (OSError, urllib.error.HTTPError):
+            counts["retried"] += 1
+            time.sleep(0.05)
+    counts["failed"] += 1
+    return ""
+
+
+async def _viewer(url: str, stop: asyncio.Event, received: Any, slot: int,
+                  dropped: Any) -> None:
+    import websockets
+
+    async with websockets.connect(url, origin=None, max_size=None) as socket_:
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(socket_.recv(), 0.5)
+            except TimeoutError:
+                continue
+            except websockets.ConnectionClosed:
+                dropped[slot] = 1
+                return
+            received[slot] += 1
+
+
+def _viewers(url: str, count: int, ready: Any, stop: Any, received: Any, dropped: Any) -> None:
+    """``count`` viewers in a process of their own, so that reading the pushes does not
+    take the writers' time in this one."""
+    async def main() -> None:
+        halt = asyncio.Event()
+        tasks = [asyncio.ensure_future(_viewer(url, halt, received, slot, dropped))
+                 for slot in range(count)]
+        while min(received[:], default=1) == 0 and not all(task.done() for task in tasks):
+            await asyncio.sleep(0.05)  # every viewer has its first push: all are watching
+        ready.set()
+        while not stop.is_set():
+            await asyncio.sleep(0.05)
+        halt.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+def measure(base: str, match_id: int, viewers: int, writers: int, seconds: float,
+            keys: list[str]) -> Run:
+    received = multiprocessing.Array("i", viewers, lock=False)
+    dropped = multiprocessing.Array("i", viewers, lock=False)
+    ready, stop = multiprocessing.Event(), multiprocessing.Event()
+    watching = None
+    if viewers:
+        ws = base.replace("http://", "ws://") + f"/ws/matches/{match_id}"
+        watching = multiprocessing.Process(target=_viewers,
+                                           args=(ws, viewers, ready, stop, received, dropped))
+        watching.start()
+        if not ready.wait(60):
+            watching.terminate()
+            raise RuntimeError("the viewers did not all connect")
+    first_pushes = sum(received)
+    latencies: list[float] = []
+    counts = {"retried": 0, "failed": 0}
+    numbers = iter(range(10**9))
+    lock = threading.Lock()
+    deadline = time.monotonic() + seconds
+
+    def writer() -> None:
+        while time.monotonic() < deadline:
+            with lock:
+                number = next(numbers)
+            key = _write(base, match_id, number, latencies, counts)
+            if key:
+                with lock:
+                    keys.append(key)
+
+    started = time.monotonic()
+    threads = [threading.Thread(target=writer) for _ in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+    time.sleep(1.5)  # the last pushes
+    stop.set()
+    if watching is not None:
+        watching.join(30)
+        if watching.is_alive():
+            watching.terminate()
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else 0.0
+    return Run(
+        viewers=viewers,
+        writes=len(latencies),
+        seconds=round(elapsed, 2),
+        writes_per_second=round(len(latencies) / elapsed, 1),
+        p50_ms=round(statistics.median(ordered) * 1000, 1) if ordered else 0.0,
+        p99_ms=round(p99 * 1000, 1),
+        retried=counts["retried"],
+        failed=counts["failed"],
+        pushes=sum(received) - first_pushes,
+        viewers_dropped=sum(dropped),
+    )
+
+
+def bench(database_url: str, viewers: int, writers: int, seconds: float) -> dict[str, Any]:
+    with panel(database_url) as base:
+        keys: list[str] = []
+        runs = []
+        stored: list[str] = []
+        # a match of its own for each run: both start from the same log
+        for count in (0, viewers):
+            match_id = int(_request(base + "/api/matches", {"name": "load"})["id"])
+            _request(f"{base}/api/matches/{match_id}/setup",
+                     {"who": "bench", "variant": "sabra", "players": PLAYERS})
+            runs.append(measure(base, match_id, count, writers, seconds, keys))
+            stored += [event["bench"] for event in
+                       _request(f"{base}/api/matches/{match_id}/events") if event.get("bench")]
+    acknowledged = set(keys)
+    lost = len(acknowledged - set(stored))
+    doubled = len(stored) - len(set(stored))
+    ratio = runs[1].writes_per_second / runs[0].writes_per_second if runs[0].writes else 0.0
+    return {"database": database_url.split(":", 1)[0], "writers": writers,
+            "runs": [asdict(run) for run in runs], "lost": lost, "doubled": doubled,
+            "rate_with_viewers": round(ratio, 3)}
+
+
+@contextlib.contextmanager
+def database(kind: str) -> Iterator[str]:
+    if kind == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="tabletop-load-") as folder:
+            yield f"sqlite:///{folder}/load.db"
+    elif kind == "postgresql":
+        sys.path.insert(0, str(ROOT))
+        from tests.panel.postgres import throwaway_cluster
+
+        with throwaway_cluster() as url:
+            yield url
+    else:
+        yield kind
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--viewers", type=int, default=100)
+    parser.add_argument("--writers", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--database", default="sqlite",
+                        help="sqlite, postgresql (a throwaway cluster) or a SQLAlchemy URL")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    with database(args.database) as url:
+        result = bench(url, args.viewers, args.writers, args.seconds)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{result['database']}, {result['writers']} writers:")
+    for run in result["runs"]:
+        print(f"  {run['viewers']:4d} viewers: {run['writes_per_second']:7.1f} writes/s,"
+              f" p50 {run['p50_ms']:.0f} ms, p99 {run['p99_ms']:.0f} ms,"
+              f" {run['pushes']} pushes, {run['viewers_dropped']} viewers dropped,"
+              f" {run['retried']} retried, {run['failed']} failed")
+    print(f"  with viewers: {result['rate_with_viewers']:.0%} of the rate without;"
+          f" lost {result['lost']}, doubled {result['doubled']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
