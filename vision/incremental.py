@@ -69,6 +69,27 @@ SAME_SPOT_IOU = 0.7
 """A spot overlapping one found empty this much is that spot."""
 
 
+ENCLOSING_AREA = 1.5
+"""A tile box this many times the area of a tile box lying within it boxes that tile and
+what lies beside it (a shadow, a hand leaving, the next tile)."""
+
+
+def without_enclosing(found: Detections, overlap: float = 0.8) -> Detections:
+    """``found`` less each tile box that holds ``overlap`` of a smaller tile box found with
+    it and is :data:`ENCLOSING_AREA` times its size: one tile cannot lie on another, and
+    the tighter box is the tile (a region's pass sees a placement's last moments, when a
+    box may still take in the hand's edge)."""
+    tiles = np.array([kind == "tile" for kind in found.kinds], bool)
+    if tiles.sum() < 2:
+        return found
+    b = found.boxes
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    holds = (overlap_of_smaller(b, b) >= overlap) & (area[:, None] >= ENCLOSING_AREA * area)
+    holds &= tiles[:, None] & tiles[None, :]
+    np.fill_diagonal(holds, False)
+    return found[np.flatnonzero(~holds.any(axis=1))]
+
+
 def crop_boxes(boxes: FloatArray) -> FloatArray:
     """The squares the reader crops around ``boxes`` (:func:`tabletop.vision.crops.crop`)."""
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
@@ -404,7 +425,7 @@ class IncrementalDetector:
         if not whole:
             self.counts.region_looks += 1
         self.counts.region_pixels += int((x2 - x1) * (y2 - y1))
-        found = self.detector.find_in(image, rect)
+        found = without_enclosing(self.detector.find_in(image, rect))
         boxes = np.array([it.box for it in self._items]).reshape(-1, 4)
         inside = ((boxes[:, 0] < x2) & (boxes[:, 2] > x1) & (boxes[:, 1] < y2)
                   & (boxes[:, 3] > y1)) if len(boxes) else np.zeros(0, bool)
@@ -447,7 +468,7 @@ class IncrementalDetector:
                                                                       strict=True) if not n],
                                                  replaced, strict=True) if r}
                 self._items = [it for it in self._items if id(it) not in gone]
-            found = found[~same.any(axis=1)] if len(found) else found
+            found = found[np.flatnonzero(~same.any(axis=1))] if len(found) else found
         if len(found):
             self._add(image, found)
         # the reference takes the region as it is now

@@ -15,9 +15,13 @@ import pytest
 
 from tabletop.engine.variants import find_variant
 from tabletop.live.run import TableSetup, run
-from tabletop.vision.detections import iou_matrix
+from tabletop.vision.detections import Detections, iou_matrix
 from tabletop.vision.detector import Detector
-from tabletop.vision.incremental import IncrementalDetector, IncrementalSettings
+from tabletop.vision.incremental import (
+    IncrementalDetector,
+    IncrementalSettings,
+    without_enclosing,
+)
 from tabletop.vision.replay import (
     CropBank,
     Replay,
@@ -240,3 +244,27 @@ def test_tile_colours_are_judged_against_the_set_s_inks_as_the_whole_frame_pass_
     assert Counter(label[0] for label in whole.labels) == Counter(swapped)
     looker = IncrementalDetector(adapted, IncrementalSettings(refresh_s=NEVER))
     assert Counter(_played(game, looker)[-1].labels) == Counter(whole.labels)  # type: ignore[attr-defined]
+
+
+TILE = [192.0, 481.0, 239.0, 541.0]
+
+
+@pytest.mark.parametrize(("boxes", "kinds", "kept"), [
+    # a box over the joker and the hand leaving below it (replay 018): the tile is kept
+    ([[180.0, 470.0, 241.0, 584.0], TILE], ["tile", "tile"], [1]),
+    # one box over two tiles beside each boxed: the two tiles
+    ([[190.0, 480.0, 300.0, 545.0], TILE, [245.0, 480.0, 296.0, 545.0]],
+     ["tile", "tile", "tile"], [1, 2]),
+    # two boxes of one tile a little apart: neither holds the other at 1.5 times its size
+    ([[190.0, 479.0, 241.0, 543.0], TILE], ["tile", "tile"], [0, 1]),
+    # tiles side by side: both
+    ([TILE, [245.0, 480.0, 296.0, 545.0]], ["tile", "tile"], [0, 1]),
+    # a card index inside a card's box is not a tile's business
+    ([[180.0, 470.0, 241.0, 584.0], TILE], ["card", "card"], [0, 1]),
+])
+def test_a_tile_box_holding_a_tighter_tile_box_is_dropped(
+        boxes: list[list[float]], kinds: list[str], kept: list[int]) -> None:
+    found = Detections(np.array(boxes), tuple("JK" for _ in boxes), tuple(kinds),  # type: ignore[arg-type]
+                       np.full(len(boxes), 0.9))
+    left = without_enclosing(found)
+    assert [boxes.index(list(box)) for box in left.boxes.tolist()] == kept
