@@ -8,6 +8,7 @@ import glob
 import importlib
 import os
 import shutil
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,6 +151,13 @@ def scaled(seconds: float) -> float:
     return seconds * load_factor()
 
 
+def with_default_interrupt() -> None:
+    """``preexec_fn`` for a command a test stops with Ctrl-C (SIGINT): a shell that starts
+    a job in the background (``pytest ... &``) ignores SIGINT in it, every process started
+    from it inherits that, and the command would never see the signal."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 __all__ = ["CHROMIUM", "FINDER", "PARTS", "REALDATA", "REPO", "SAMPLES", "SCENARIOS",
            "SHIPPED_MODELS", "TEST_COMMAND", "VIDEOS", "load_factor", "missing", "need",
-           "need_module", "needs", "scaled"]
+           "need_module", "needs", "scaled", "with_default_interrupt"]

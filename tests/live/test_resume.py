@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from tabletop.panel.store import EventStore, sqlite_url
-from tests.shared import REPO, SCENARIOS, scaled
+from tests.shared import REPO, SCENARIOS, scaled, with_default_interrupt
 
 PLAYERS = "Ana,Ben,Cem"
 
@@ -43,7 +43,8 @@ def _play(data: Path, *extra: str, scenario: Path = SCENARIOS / "sabra.json") ->
                f"scenario:{scenario}", "--variant", "sabra",
                "--players", PLAYERS, "--port", str(_free_port()), *extra]
     process = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=with_default_interrupt)
     lines = []
     deadline = time.monotonic() + scaled(120)
     assert process.stderr is not None

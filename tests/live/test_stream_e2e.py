@@ -37,7 +37,7 @@ from playwright import sync_api
 
 from tabletop.vision.replay import compose_game, find_realdata
 from tests.live.mjpeg_server import MjpegServer
-from tests.shared import needs, scaled
+from tests.shared import needs, scaled, with_default_interrupt
 
 CHROMIUM = next(
     (path for name in ("chromium", "chromium-browser") if (path := shutil.which(name))), None
@@ -142,7 +142,7 @@ def tabletop_run(tmp_path: Path, composed: Any) -> Iterator[tuple[Any, ...]]:
              "--variant", "sabra", "--players", ",".join(PLAYERS), "--zones", str(zones),
              "--no-markers", "--port", str(port), "--events-jsonl", str(events_path)],
             cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+            stderr=subprocess.PIPE, text=True, preexec_fn=with_default_interrupt)
         try:
             yield process, table, Events(events_path), f"http://127.0.0.1:{port}/", camera
         finally:
