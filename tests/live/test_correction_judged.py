@@ -10,19 +10,12 @@ correction, the same End turn complains about the joker."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tabletop.engine.variants import find_variant
-from tabletop.live.bus import EventBus
-from tabletop.live.events import collector
-from tabletop.live.watcher import TableWatcher, WatcherSettings
-from tabletop.panel.embed import start_panel
-from tabletop.panel.settings import PanelSettings
-from tests.live.test_corrections import Camera, Row, call, free_port, wait_for
+from tests.live.live_panel import Camera, Row, call, wait_for, watched_with_panel
 
 LAID: list[Row] = [("R12", 100.0, 100.0, 0.9), ("R13", 127.0, 100.0, 0.9),
                    ("JK", 154.0, 100.0, 0.9)]
@@ -33,32 +26,9 @@ SECOND: list[Row] = [("B5", 100.0, 300.0, 0.9), ("B6", 127.0, 300.0, 0.9),
 @pytest.mark.parametrize("declared", [True, False])
 def test_a_joker_declared_on_the_panel_is_the_meld_the_game_judges(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, declared: bool) -> None:
-    import tabletop.live.sources
-    from tabletop.live.run import run
-    from tabletop.panel.routers import changes
-
-    variant = find_variant("sabra")
-    bus = EventBus()
-    events, _ = collector(bus)
-    settings = PanelSettings(database_url=f"sqlite:///{tmp_path / 'm.sqlite3'}", port=free_port())
-    panel = start_panel(bus, variant_id="sabra", options={}, players=["Ana", "Ben"],
-                        name="live", settings=settings)
     camera = Camera(LAID)
-    monkeypatch.setattr(tabletop.live.sources, "open_source", lambda spec, **_: camera)
-    monkeypatch.setattr(changes, "LIVE_ANSWER_S", 30.0)
-    failures: list[BaseException] = []
-
-    def loop() -> None:
-        try:
-            run("camera", variant, ("Ana", "Ben"), bus=bus, detector=camera.detect,
-                watcher=TableWatcher(variant, settings=WatcherSettings(still_s=0.3)))
-        except BaseException as error:
-            failures.append(error)
-
-    base = f"http://127.0.0.1:{settings.port}/api/matches/{panel.match_id}"
-    watching = threading.Thread(target=loop, daemon=True)
-    watching.start()
-    try:
+    with watched_with_panel(tmp_path, monkeypatch, camera) as live:
+        events, base = live.events, live.base
         def of(kind: str) -> list[dict[str, Any]]:
             return [e for e in events if e["type"] == kind]
 
@@ -86,8 +56,3 @@ def test_a_joker_declared_on_the_panel_is_the_meld_the_game_judges(
                      f"the next table; tables: {[e['melds'] for e in of('table')]}")
         else:  # the control: the bare joker at the run's end is complained about
             assert complaints or ended["valid"] is False, (ended, complaints)
-    finally:
-        camera.stopped.set()
-        watching.join(30)
-        panel.stop()
-    assert not failures, failures

@@ -10,13 +10,9 @@ carry the corrected tile.
 
 from __future__ import annotations
 
-import json
-import socket
 import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,13 +32,10 @@ from tabletop.live.events import collector
 from tabletop.live.reading import resolve_labels
 from tabletop.live.snapshot import SeenItem, TableSnapshot
 from tabletop.live.watcher import TableWatcher, WatcherSettings
-from tabletop.panel.embed import start_panel
-from tabletop.panel.settings import PanelSettings
-from tabletop.vision.detections import Detections
 from tests.live.frames import dets, table_frame
+from tests.live.live_panel import Camera, Row, call, wait_for, watched_with_panel
 from tests.shared import SCENARIOS
 
-Row = tuple[str, float, float, float]
 MISREAD = [("B9", 100.0, 100.0, 0.9), ("B1", 127.0, 100.0, 0.9), ("B11", 154.0, 100.0, 0.9)]
 """B9 B10 B11 on the table; the detector reads the B10 as B1, always and confidently."""
 B12: Row = ("B12", 181.0, 100.0, 0.9)
@@ -347,84 +340,13 @@ def test_the_copy_limit_never_moves_a_pinned_label(
 # --- end to end: panel, loop, watcher, game -------------------------------------------
 
 
-class Camera:
-    """A camera over a still table: frames until stopped, its detector reading ``rows``."""
-
-    def __init__(self, rows: list[Row]) -> None:
-        self.rows = rows
-        self.stopped = threading.Event()
-
-    def __iter__(self) -> Iterator[tuple[float, Any]]:
-        t = 0.0
-        frame = table_frame()
-        while not self.stopped.is_set():
-            yield t, frame
-            t = round(t + 0.1, 3)
-            time.sleep(0.005)
-
-    def close(self) -> None:
-        self.stopped.set()
-
-    def detect(self, image: Any) -> Detections:
-        return dets(self.rows)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def wait_for(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
-def call(url: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data, {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status, json.load(response)
-    except urllib.error.HTTPError as error:
-        return error.code, json.load(error)
-
-
 def test_a_correction_on_the_panel_reaches_the_live_game(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tabletop.live.sources
-    from tabletop.live.run import run
-    from tabletop.panel.routers import changes
-
-    variant = find_variant("sabra")
-    bus = EventBus()
-    events, _ = collector(bus)
-    settings = PanelSettings(database_url=f"sqlite:///{tmp_path / 'm.sqlite3'}", port=free_port())
-    panel = start_panel(bus, variant_id="sabra", options={}, players=["Ana", "Ben"],
-                        name="live", settings=settings)
     camera = Camera(MISREAD)
-    monkeypatch.setattr(tabletop.live.sources, "open_source", lambda spec, **_: camera)
-    # this machine may be busy: the loop answers between frames, give it time to get there
-    monkeypatch.setattr(changes, "LIVE_ANSWER_S", 30.0)
     kept = tmp_path / "corrections" / "corrections.jsonl"
-    failures: list[BaseException] = []
-
-    def loop() -> None:
-        try:
-            run("camera", variant, ("Ana", "Ben"), bus=bus, detector=camera.detect,
-                watcher=TableWatcher(variant, settings=WatcherSettings(still_s=0.3)),
-                keep_corrections=kept)
-        except BaseException as error:
-            failures.append(error)
-
-    base = f"http://127.0.0.1:{settings.port}/api/matches/{panel.match_id}"
-    watching = threading.Thread(target=loop, daemon=True)
-    watching.start()
-    try:
+    with watched_with_panel(tmp_path, monkeypatch, camera, keep_corrections=kept) as live:
+        events, base = live.events, live.base
 
         def tables() -> list[list[str]]:
             return [e["melds"] for e in events if e["type"] == "table"]
@@ -476,15 +398,9 @@ def test_a_correction_on_the_panel_reaches_the_live_game(
         assert status == 422 and "item 1 of meld 0 cannot become '10H'" in answer["detail"]
         assert len(logged_fixes()) == 1
         assert shown() == ["B9 B10 B11 B12"]
-        camera.stopped.set()
-        watching.join(30)
-        assert not failures and not watching.is_alive()
+        live.stop_watching()
         # the video is over: a correction now only fixes the panel's view
         status, _ = call(f"{base}/corrections/item", {**fix, "index": 3, "item": "B13"})
         assert status == 201
         assert logged_fixes()[-1]["live"] is False
         assert shown() == ["B9 B10 B11 B13"]
-    finally:
-        camera.stopped.set()
-        watching.join(30)
-        panel.stop()

@@ -11,19 +11,14 @@ camera's and play goes on."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tabletop.engine.variants import find_variant
-from tabletop.live.bus import EventBus
-from tabletop.live.events import collector
 from tabletop.live.watcher import TableWatcher, WatcherSettings
-from tabletop.panel.embed import start_panel
-from tabletop.panel.settings import PanelSettings
-from tests.live.test_corrections import Camera, Row, call, free_port, wait_for
+from tests.live.live_panel import Camera, Row, call, wait_for, watched_with_panel
 
 OPENING: list[Row] = [("R10", 100.0, 100.0, 0.9), ("R11", 127.0, 100.0, 0.9),
                       ("R12", 154.0, 100.0, 0.9), ("K13", 300.0, 100.0, 0.9),
@@ -35,33 +30,10 @@ BAD: list[Row] = [("K2", 300.0, 300.0, 0.9), ("O7", 327.0, 300.0, 0.9)]
 
 def test_a_penalty_says_what_goes_back_and_the_game_follows_once_it_is_done(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tabletop.live.sources
-    from tabletop.live.run import run
-    from tabletop.panel.routers import changes
-
-    variant = find_variant("sabra")
-    bus = EventBus()
-    events, _ = collector(bus)
-    settings = PanelSettings(database_url=f"sqlite:///{tmp_path / 'm.sqlite3'}", port=free_port())
-    panel = start_panel(bus, variant_id="sabra", options={}, players=["Ana", "Ben"],
-                        name="live", settings=settings)
     camera = Camera(OPENING)
-    monkeypatch.setattr(tabletop.live.sources, "open_source", lambda spec, **_: camera)
-    monkeypatch.setattr(changes, "LIVE_ANSWER_S", 30.0)
-    failures: list[BaseException] = []
-    watcher = TableWatcher(variant, settings=WatcherSettings(still_s=0.3))
-
-    def loop() -> None:
-        try:
-            run("camera", variant, ("Ana", "Ben"), bus=bus, detector=camera.detect,
-                watcher=watcher)
-        except BaseException as error:
-            failures.append(error)
-
-    base = f"http://127.0.0.1:{settings.port}/api/matches/{panel.match_id}"
-    watching = threading.Thread(target=loop, daemon=True)
-    watching.start()
-    try:
+    watcher = TableWatcher(find_variant("sabra"), settings=WatcherSettings(still_s=0.3))
+    with watched_with_panel(tmp_path, monkeypatch, camera, watcher=watcher) as live:
+        events, base = live.events, live.base
         def of(kind: str, code: str | None = None) -> list[dict[str, Any]]:
             return [e for e in events if e["type"] == kind
                     and (code is None or e.get("code") == code)]
@@ -107,8 +79,3 @@ def test_a_penalty_says_what_goes_back_and_the_game_follows_once_it_is_done(
         wait_for(lambda: "R10 R11 R12 R13" in shown(), "Ana's next move taken")
         assert sorted(shown()) == ["K13 B13 O13", "R10 R11 R12 R13"]
         assert len(of("warning", "put_table_back")) == 1
-    finally:
-        camera.stopped.set()
-        watching.join(30)
-        panel.stop()
-    assert not failures, failures

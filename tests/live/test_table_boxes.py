@@ -8,19 +8,12 @@ per meld listed, in the camera frame's pixels, around that meld's tiles, and so 
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tabletop.engine.variants import find_variant
-from tabletop.live.bus import EventBus
-from tabletop.live.events import collector
-from tabletop.live.watcher import TableWatcher, WatcherSettings
-from tabletop.panel.embed import start_panel
-from tabletop.panel.settings import PanelSettings
-from tests.live.test_corrections import Camera, Row, call, free_port, wait_for
+from tests.live.live_panel import Camera, Row, call, wait_for, watched_with_panel
 
 TILE_W, TILE_H = 26, 35  # tests.live.frames.dets' tile size
 RUN: list[Row] = [("R3", 100.0, 100.0, 0.9), ("R4", 127.0, 100.0, 0.9),
@@ -39,32 +32,9 @@ def around(rows: list[Row]) -> list[float]:
 
 def test_the_table_view_gets_a_frame_for_every_meld(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import tabletop.live.sources
-    from tabletop.live.run import run
-    from tabletop.panel.routers import changes
-
-    variant = find_variant("sabra")
-    bus = EventBus()
-    events, _ = collector(bus)
-    settings = PanelSettings(database_url=f"sqlite:///{tmp_path / 'm.sqlite3'}", port=free_port())
-    panel = start_panel(bus, variant_id="sabra", options={}, players=["Ana", "Ben"],
-                        name="live", settings=settings)
     camera = Camera([*RUN, *SET])
-    monkeypatch.setattr(tabletop.live.sources, "open_source", lambda spec, **_: camera)
-    monkeypatch.setattr(changes, "LIVE_ANSWER_S", 30.0)
-    failures: list[BaseException] = []
-
-    def loop() -> None:
-        try:
-            run("camera", variant, ("Ana", "Ben"), bus=bus, detector=camera.detect,
-                watcher=TableWatcher(variant, settings=WatcherSettings(still_s=0.3)))
-        except BaseException as error:
-            failures.append(error)
-
-    base = f"http://127.0.0.1:{settings.port}/api/matches/{panel.match_id}"
-    watching = threading.Thread(target=loop, daemon=True)
-    watching.start()
-    try:
+    with watched_with_panel(tmp_path, monkeypatch, camera) as live:
+        events, base = live.events, live.base
         def shown() -> dict[str, Any]:
             return dict(call(f"{base}/state")[1]["table"])
 
@@ -88,8 +58,3 @@ def test_the_table_view_gets_a_frame_for_every_meld(
         assert status == 201, answer
         corrected = framed(shown())
         assert corrected["R3 R4 R6"] == around(RUN) and len(corrected) == 3
-    finally:
-        camera.stopped.set()
-        watching.join(30)
-        panel.stop()
-    assert not failures, failures

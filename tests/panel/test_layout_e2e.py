@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ from tests.panel.test_scorekeeper_e2e import (
     _view,
     running_panel,
 )
-from tests.shared import CHROMIUM, needs
+from tests.shared import needs
 
 pytestmark = needs("chromium")
 expect = sync_api.expect
@@ -44,14 +43,6 @@ CAMERA_GAME = [
 ]
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
 
 
 def _box(page: Any, selector: str) -> dict[str, float]:

@@ -29,7 +29,7 @@ from playwright import sync_api
 
 from tabletop.engine.items import parse_items
 from tabletop.engine.variants import find_variant
-from tests.panel.test_e2e import CHROMIUM, REPO, _free_port, _post
+from tests.panel.test_e2e import REPO, _free_port, _post
 from tests.shared import needs, scaled
 
 pytestmark = needs("chromium")
@@ -73,14 +73,6 @@ def _get(base: str, path: str) -> Any:
         return json.loads(response.read())
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
 
 
 def _page(browser: Any, viewport: dict[str, int], **options: Any) -> Any:

@@ -15,7 +15,6 @@ import io
 import re
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from playwright import sync_api
 
 from tabletop.panel.service import PanelService
 from tabletop.panel.store import EventStore
-from tests.panel.test_e2e import CHROMIUM, _post
+from tests.panel.test_e2e import _post
 from tests.panel.test_scorekeeper_e2e import (
     DESKTOP,
     PHONE,
@@ -45,14 +44,6 @@ expect = sync_api.expect
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
 
 
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
-        )
-        yield chromium
-        chromium.close()
 
 
 def _leftover_camera_match(database: Path, players: list[str], *, scored: bool = False) -> int:
