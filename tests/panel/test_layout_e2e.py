@@ -46,7 +46,11 @@ CAMERA_GAME = [
 
 
 def _box(page: Any, selector: str) -> dict[str, float]:
-    box = page.locator(selector).bounding_box()
+    """The element's box once it is laid out (a page redrawn as its data arrives may
+    replace an element between being counted and being measured)."""
+    element = page.locator(selector)
+    element.wait_for(state="visible", timeout=WAIT_MS)
+    box = element.bounding_box(timeout=WAIT_MS)
     assert box is not None, f"{selector} is not shown"
     return dict(box)
 
