@@ -135,7 +135,7 @@ def test_on_the_phone_the_table_is_in_view_and_save_opens_at_the_scores(
 
         # the round saved from the bottom of the entry: the page opens at the top, the scores
         _enter_round(page, {"Ben": 12, "Cem": 3}, "Ana")
-        assert page.evaluate("scrollY") == 0
+        page.wait_for_function("() => window.scrollY === 0", timeout=WAIT_MS)
         board = _box(page, "#scoreboard")
         assert 0 <= board["y"] < PHONE["height"] - 120, board  # under the winner, in view
         # the match is over (its one round): no round to enter any more
@@ -251,8 +251,8 @@ def test_a_view_opened_from_the_tabs_starts_at_its_top(
         page.evaluate("scrollTo(0, document.body.scrollHeight)")
         assert page.evaluate("scrollY") > 0
         _view(page, view)
-        assert page.evaluate("scrollY") == 0
+        page.wait_for_function("() => window.scrollY === 0", timeout=WAIT_MS)
         page.evaluate("scrollTo(0, document.body.scrollHeight)")
         _view(page, "")
-        assert page.evaluate("scrollY") == 0
+        page.wait_for_function("() => window.scrollY === 0", timeout=WAIT_MS)
         assert not page.errors
