@@ -16,7 +16,7 @@ from starlette.routing import Match, Route
 from tabletop.panel.guards import RequestGuard
 from tabletop.panel.routers import about, changes, live, matches, pages, players, rounds, rules
 from tabletop.panel.schemas import Unprocessable, refusal
-from tabletop.panel.service import PanelService
+from tabletop.panel.service import PanelService, RoundConflict
 from tabletop.panel.settings import PanelSettings
 from tabletop.panel.store import EventStore, StorageUnavailable, StoreError
 
@@ -89,6 +89,11 @@ def create_app(
             status_code=503,
             headers={"Retry-After": "10"},
         )
+
+    @app.exception_handler(RoundConflict)
+    async def _conflict(_request: Request, conflict: RoundConflict) -> JSONResponse:
+        # a change that does not fit where the match stands (no players, over, live)
+        return JSONResponse({"detail": str(conflict)}, status_code=409)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, error: StarletteHTTPException) -> Response:

@@ -42,7 +42,6 @@ from tabletop.panel.schemas import (
     UndoIn,
     refusal,
 )
-from tabletop.panel.service import RoundConflict
 from tabletop.panel.store import StoredEvent
 
 router = APIRouter(
@@ -80,10 +79,7 @@ def create_match(body: MatchCreate, service: ServiceDep) -> dict[str, Any]:
 )
 def close_match(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
     """End the match where it stands: the one leading wins (a tie: no winner)."""
-    try:
-        return _appended(service.close_match(match_id, body.who))
-    except RoundConflict as conflict:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
+    return _appended(service.close_match(match_id, body.who))
 
 
 @router.delete(
@@ -95,10 +91,7 @@ def close_match(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[st
 def delete_match(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
     """Take the match out of the list, the players' records and the pages (its events
     stay in the append-only log)."""
-    try:
-        return service.delete_match(match_id, body.who).to_json()
-    except RoundConflict as conflict:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
+    return service.delete_match(match_id, body.who).to_json()
 
 
 @router.post(
@@ -109,10 +102,7 @@ def delete_match(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[s
 )
 def rematch(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[str, Any]:
     """A new match of the same game, options and players, the next dealer dealing first."""
-    try:
-        return service.rematch(match_id, body.who).to_json()
-    except RoundConflict as conflict:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
+    return service.rematch(match_id, body.who).to_json()
 
 
 @router.post("/matches/{match_id}/setup", response_model=Appended, status_code=CREATED)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Path, status
+from fastapi import APIRouter, Header, Path, status
 
 from tabletop.panel.dependencies import MatchId, ReaderDep, ServiceDep, TokenDep
 from tabletop.panel.schemas import (
@@ -25,7 +25,6 @@ from tabletop.panel.schemas import (
     RoundScored,
     refusal,
 )
-from tabletop.panel.service import RoundConflict
 
 router = APIRouter(
     prefix="/api",
@@ -51,12 +50,9 @@ def enter_round(
 ) -> dict[str, Any]:
     """Score the next round with the engine and log it."""
     service.store.match(match_id)
-    try:
-        stored, number, result = service.score_manual_round(
-            match_id, body.model_dump(), key=idempotency_key
-        )
-    except RoundConflict as conflict:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
+    stored, number, result = service.score_manual_round(
+        match_id, body.model_dump(), key=idempotency_key
+    )
     return {
         "id": stored.id,
         "type": stored.type,
@@ -72,10 +68,7 @@ def enter_round(
 def preview_round(match_id: MatchId, body: RoundEntry, service: ServiceDep) -> dict[str, Any]:
     """What the engine would score for the next round; nothing is logged."""
     service.store.match(match_id)
-    try:
-        return {"result": service.preview_round(match_id, body.model_dump())}
-    except RoundConflict as conflict:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
+    return {"result": service.preview_round(match_id, body.model_dump())}
 
 
 @router.put(
@@ -95,8 +88,5 @@ def reenter_round(
     """Score an earlier round again from a new entry; it replaces the round's scores and
     winner."""
     service.store.match(match_id)
-    try:
-        stored = service.edit_round(match_id, number, body.model_dump(), key=idempotency_key)
-    except RoundConflict as conflict:
-        raise HTTPException(status.HTTP_409_CONFLICT, str(conflict)) from None
+    stored = service.edit_round(match_id, number, body.model_dump(), key=idempotency_key)
     return {"id": stored.id, "type": stored.type, "recorded_at": stored.recorded_at}
