@@ -12,7 +12,8 @@ doubled.
                                [--database sqlite|postgresql|URL]
 
 Prints, per run, writes per second and the write's median and p99 latency, the pushes
-the viewers received, and lost and doubled writes; ``--json`` prints them as JSON.
+the viewers received and their mean size (after each page's first, whole state: the
+patches), and lost and doubled writes; ``--json`` prints them as JSON.
 ``--database postgresql`` starts a throwaway cluster (tests/panel/postgres.py; needs
 Debian's ``postgresql`` package).
 """
@@ -56,6 +57,7 @@ class Run:
     retried: int
     failed: int
     pushes: int
+    bytes_per_push: int
     viewers_dropped: int
 
 
@@ -122,28 +124,31 @@ def _write(base: str, match_id: int, number: int, latencies: list[float],
     return ""
 
 
-async def _viewer(url: str, stop: asyncio.Event, received: Any, slot: int,
+async def _viewer(url: str, stop: asyncio.Event, received: Any, volume: Any, slot: int,
                   dropped: Any) -> None:
     import websockets
 
     async with websockets.connect(url, origin=None, max_size=None) as socket_:
         while not stop.is_set():
             try:
-                await asyncio.wait_for(socket_.recv(), 0.5)
+                message = await asyncio.wait_for(socket_.recv(), 0.5)
             except TimeoutError:
                 continue
             except websockets.ConnectionClosed:
                 dropped[slot] = 1
                 return
             received[slot] += 1
+            if received[slot] > 1:  # the first is the whole state every page is sent
+                volume[slot] += len(message.encode() if isinstance(message, str) else message)
 
 
-def _viewers(url: str, count: int, ready: Any, stop: Any, received: Any, dropped: Any) -> None:
+def _viewers(url: str, count: int, ready: Any, stop: Any, received: Any, volume: Any,
+             dropped: Any) -> None:
     """``count`` viewers in a process of their own, so that reading the pushes does not
     take the writers' time in this one."""
     async def main() -> None:
         halt = asyncio.Event()
-        tasks = [asyncio.ensure_future(_viewer(url, halt, received, slot, dropped))
+        tasks = [asyncio.ensure_future(_viewer(url, halt, received, volume, slot, dropped))
                  for slot in range(count)]
         while min(received[:], default=1) == 0 and not all(task.done() for task in tasks):
             await asyncio.sleep(0.05)  # every viewer has its first push: all are watching
@@ -159,13 +164,15 @@ def _viewers(url: str, count: int, ready: Any, stop: Any, received: Any, dropped
 def measure(base: str, match_id: int, viewers: int, writers: int, seconds: float,
             keys: list[str]) -> Run:
     received = multiprocessing.Array("i", viewers, lock=False)
+    volume = multiprocessing.Array("q", viewers, lock=False)
     dropped = multiprocessing.Array("i", viewers, lock=False)
     ready, stop = multiprocessing.Event(), multiprocessing.Event()
     watching = None
     if viewers:
         ws = base.replace("http://", "ws://") + f"/ws/matches/{match_id}"
         watching = multiprocessing.Process(target=_viewers,
-                                           args=(ws, viewers, ready, stop, received, dropped))
+                                           args=(ws, viewers, ready, stop, received, volume,
+                                                 dropped))
         watching.start()
         if not ready.wait(60):
             watching.terminate()
@@ -211,6 +218,7 @@ def measure(base: str, match_id: int, viewers: int, writers: int, seconds: float
         retried=counts["retried"],
         failed=counts["failed"],
         pushes=sum(received) - first_pushes,
+        bytes_per_push=sum(volume) // max(1, sum(received) - first_pushes),
         viewers_dropped=sum(dropped),
     )
 
@@ -270,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     for run in result["runs"]:
         print(f"  {run['viewers']:4d} viewers: {run['writes_per_second']:7.1f} writes/s,"
               f" p50 {run['p50_ms']:.0f} ms, p99 {run['p99_ms']:.0f} ms,"
-              f" {run['pushes']} pushes, {run['viewers_dropped']} viewers dropped,"
+              f" {run['pushes']} pushes of {run['bytes_per_push']} B,"
+              f" {run['viewers_dropped']} viewers dropped,"
               f" {run['retried']} retried, {run['failed']} failed")
     print(f"  with viewers: {result['rate_with_viewers']:.0%} of the rate without;"
           f" lost {result['lost']}, doubled {result['doubled']}")

@@ -370,7 +370,9 @@ class _BackendCalls:
     status 134) after the command has already said why it stops.  So at exit
     the process waits for the calls still running: until each is due back (a
     stream's FFmpeg timeouts bound its open and reads), plus a grace.  A call
-    stuck past that is left behind: one that never returns does no harm.
+    stuck past that may still return while the interpreter finalises: the
+    command line then ends the process at once with its status (``os._exit`` in
+    tabletop/cli.py, after :func:`backend_calls_returned`).
     """
 
     def __init__(self) -> None:
@@ -412,6 +414,13 @@ class _BackendCalls:
 _backend_calls = _BackendCalls()
 # atexit runs before finalisation begins, while a returning thread is still harmless.
 atexit.register(_backend_calls.wait)
+
+
+def backend_calls_returned() -> bool:
+    """Waits for the OpenCV calls still running in the sources' threads until each is due
+    back (plus a grace); True when none is running now, False when one is stuck."""
+    return _backend_calls.wait()
+
 
 OpenFailure = Literal["not_opened", "no_frame", "timeout", "error"]
 

@@ -16,6 +16,7 @@ the extra to install), 1 anything else (a bug, or a broken install).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import logging
@@ -495,6 +496,34 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line ``argv`` and answers its exit status.  Without ``argv`` it is
+    the process's own command line (``tabletop``, ``python -m tabletop``), and the process
+    ends with the status returned; then, where an OpenCV call is still stuck in a camera's
+    thread, it ends here at once (:func:`_end_before_a_stuck_call_returns`)."""
+    status = _command(argv)
+    if argv is None:
+        _end_before_a_stuck_call_returns(status)
+    return status
+
+
+def _end_before_a_stuck_call_returns(status: int) -> None:
+    """Ends the process with ``status`` now where a camera's OpenCV call has not returned
+    by the time it is due back (live/sources.py waits for it that long).  A call that
+    returns while the interpreter finalises aborts the process ("terminate called without
+    an active exception", status 134) after the command has said why it stops; ending
+    before finalising leaves it no time to.  The streams are flushed first: what the
+    command printed is out, and the files it wrote are closed by then."""
+    sources = sys.modules.get("tabletop.live.sources")
+    if sources is None or sources.backend_calls_returned():
+        return
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing to say on it
+            stream.flush()
+    os._exit(status)
+
+
+def _command(argv: Sequence[str] | None) -> int:
     try:
         arguments = list(sys.argv[1:] if argv is None else argv)
         for argument in arguments:

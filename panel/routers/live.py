@@ -5,10 +5,28 @@ state (drops out, is reconnected).
 Every page watching a match shares one :class:`MatchFeed`: the match is read and its
 state replayed once per change (at most once per :data:`PUSH_SECONDS`, and for a long
 match at most a tenth of the time: :data:`REPLAY_SHARE_INVERSE`), whatever the
-number of pages, so the phones at a table do not slow down those who write.  Each push
-is the whole state, so a page that falls behind needs only the newest one: a page holds
-at most one push waiting, and one that does not take a push within :data:`SEND_SECONDS`
-is disconnected (it reconnects when it can) instead of having pushes piled up for it.
+number of pages, so the phones at a table do not slow down those who write.
+
+Each state pushed has a version, ``"<last_id>.<n>"`` (``n`` counts the feed's pushes).
+A page is sent the whole state first::
+
+    {"version": "41.3", "state": {...}}
+
+and from then on a patch (panel/patch.py: JSON Patch, RFC 6902) from the version it was
+last sent to the newest::
+
+    {"version": "42.4", "base": "41.3", "patch": [{"op": "add", "path": "/rounds/-", ...}]}
+
+A patch is worked out once per base and shared by every page at that base, off the
+event loop, along with the newest state's text.  A page further behind than the states
+kept (:data:`KEPT_STATES`), or one whose patch would be no smaller than the state, is
+sent the whole state instead.  A page that holds no state at a patch's base (one that
+could not apply the last patch) sends ``{"want": "state"}`` and is sent the whole state
+next.
+
+A page that falls behind is sent only the newest (nothing waits for it but a note that
+there is news), and one that does not take a push within :data:`SEND_SECONDS` is
+disconnected (it reconnects when it can) instead of having pushes piled up for it.
 """
 
 from __future__ import annotations
@@ -17,11 +35,13 @@ import asyncio
 import contextlib
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.concurrency import run_in_threadpool
 
+from tabletop.panel import patch
 from tabletop.panel.dependencies import TOKEN_COOKIE, token_matches
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
@@ -36,6 +56,8 @@ REPLAY_SHARE_INVERSE = 10
 """A push waits at least this many times as long as its replay took."""
 SEND_SECONDS = 10.0
 """A page that does not take a push within this long is disconnected."""
+KEPT_STATES = 8
+"""The states a patch may start from: the newest and those the pages were last sent."""
 
 
 class _Gone:
@@ -43,6 +65,47 @@ class _Gone:
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class _Push:
+    """A state pushed: its version, the state (a patch's base later), the whole message."""
+
+    version: str
+    state: dict[str, Any]
+    whole: str
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _whole(version: str, state: dict[str, Any]) -> str:
+    return f'{{"version":{_text(version)},"state":{_text(state)}}}'
+
+
+def _patch(base: str, was: dict[str, Any], push: _Push) -> str:
+    """The message that takes a page from ``was`` (version ``base``) to ``push``: a patch,
+    or the whole state where the patch would be no smaller."""
+    ops = _text(patch.diff(was, push.state))
+    message = f'{{"version":{_text(push.version)},"base":{_text(base)},"patch":{ops}}}'
+    return message if len(message) < len(push.whole) else push.whole
+
+
+def _prepare(version: str, state: dict[str, Any],
+             bases: dict[str, dict[str, Any]]) -> tuple[_Push, dict[str, str]]:
+    """The push of ``state`` and its patches from ``bases`` (run off the event loop: a long
+    match's state takes some milliseconds to compare and encode)."""
+    push = _Push(version, state, _whole(version, state))
+    return push, {base: _patch(base, was, push) for base, was in bases.items()}
+
+
+class Viewer:
+    """One page: the version it was last sent, and a note that there is something newer."""
+
+    def __init__(self) -> None:
+        self.held: str | None = None
+        self.news = asyncio.Event()
 
 
 class MatchFeed:
@@ -55,32 +118,60 @@ class MatchFeed:
         self.match_id = match_id
         self.feeds = feeds
         self.key = key
-        self.viewers: set[asyncio.Queue[str | _Gone]] = set()
-        self.latest: str | _Gone | None = None
+        self.viewers: set[Viewer] = set()
+        self.latest: _Push | _Gone | None = None
+        self._pushes = 0
+        self._kept: dict[str, dict[str, Any]] = {}
+        """The states pages may hold, by version, oldest first (the newest among them)."""
+        self._patches: dict[str, str] = {}
+        """The messages to the newest state, by the version a page holds."""
         self._wake = service.hub.register(match_id)
         self._task = asyncio.ensure_future(self._run())
 
-    def join(self) -> asyncio.Queue[str | _Gone]:
-        mailbox: asyncio.Queue[str | _Gone] = asyncio.Queue(maxsize=1)
+    def join(self) -> Viewer:
+        viewer = Viewer()
         if self.latest is not None:
-            mailbox.put_nowait(self.latest)
-        self.viewers.add(mailbox)
-        return mailbox
+            viewer.news.set()
+        self.viewers.add(viewer)
+        return viewer
 
-    def leave(self, mailbox: asyncio.Queue[str | _Gone]) -> None:
-        self.viewers.discard(mailbox)
+    def leave(self, viewer: Viewer) -> None:
+        self.viewers.discard(viewer)
         if not self.viewers:
             self._task.cancel()
             self.service.hub.unregister(self.match_id, self._wake)
             if self.feeds.get(self.key) is self:
                 del self.feeds[self.key]
 
-    def _publish(self, push: str | _Gone) -> None:
+    def message_for(self, viewer: Viewer) -> str | _Gone | None:
+        """What ``viewer`` is to be sent now (None: it has the newest state already); it
+        holds the newest state once that is sent."""
+        latest = self.latest
+        if latest is None or isinstance(latest, _Gone):
+            return latest
+        base = viewer.held
+        if base == latest.version:
+            return None
+        viewer.held = latest.version
+        if base is None:
+            return latest.whole
+        message = self._patches.get(base)
+        if message is None and base in self._kept:
+            # a page that took the previous push while this one was prepared: rare, and
+            # then the patch is worked out here once for all the pages at that base
+            message = self._patches[base] = _patch(base, self._kept[base], latest)
+        return latest.whole if message is None else message
+
+    def _publish(self, push: _Push | _Gone, patches: dict[str, str] | None = None) -> None:
         self.latest = push
-        for mailbox in self.viewers:
-            with contextlib.suppress(asyncio.QueueEmpty):
-                mailbox.get_nowait()  # a push not yet taken is stale now
-            mailbox.put_nowait(push)
+        self._patches = patches or {}
+        if isinstance(push, _Push):
+            held = {viewer.held for viewer in self.viewers}
+            kept = {version: state for version, state in self._kept.items() if version in held}
+            kept[push.version] = push.state
+            self._kept = dict(list(kept.items())[-KEPT_STATES:])
+        for viewer in self.viewers:
+            viewer.news.set()
 
     async def _run(self) -> None:
         sent: tuple[Any, ...] | None = None
@@ -111,7 +202,14 @@ class MatchFeed:
         if now == sent:
             return sent
         state = await run_in_threadpool(service.state, match_id)
-        self._publish(json.dumps(state, ensure_ascii=False, separators=(",", ":")))
+        self._pushes += 1
+        version = f"{state['last_id']}.{self._pushes}"
+        held = {viewer.held for viewer in self.viewers}
+        bases = {base: was for base, was in self._kept.items() if base in held}
+        if isinstance(self.latest, _Push):  # where a page that is sent it now will be
+            bases[self.latest.version] = self.latest.state
+        push, patches = await run_in_threadpool(_prepare, version, state, bases)
+        self._publish(push, patches)
         live = state["live"]
         return state["last_id"], live["attached"], live["camera"]
 
@@ -146,21 +244,24 @@ async def live_state(websocket: WebSocket, match_id: int) -> None:
         await websocket.close(code=4404, reason=str(error)[:100])
         return
     feed = _feed(websocket, service, match_id)
-    mailbox = feed.join()
-    receiver = asyncio.ensure_future(_drain_incoming(websocket))
+    viewer = feed.join()
+    listener = asyncio.ensure_future(_listen(websocket, viewer))
     try:
         while True:
-            taker = asyncio.ensure_future(mailbox.get())
-            await asyncio.wait({taker, receiver}, return_when=asyncio.FIRST_COMPLETED)
-            if not taker.done():
-                taker.cancel()
+            news = asyncio.ensure_future(viewer.news.wait())
+            await asyncio.wait({news, listener}, return_when=asyncio.FIRST_COMPLETED)
+            if not news.done():
+                news.cancel()
                 return  # the page went away
-            push = taker.result()
-            if isinstance(push, _Gone):  # deleted while shown: the page goes elsewhere
-                await websocket.close(code=4404, reason=push.reason)
+            viewer.news.clear()
+            message = feed.message_for(viewer)
+            if message is None:
+                continue
+            if isinstance(message, _Gone):  # deleted while shown: the page goes elsewhere
+                await websocket.close(code=4404, reason=message.reason)
                 return
             try:
-                await asyncio.wait_for(websocket.send_text(push), SEND_SECONDS)
+                await asyncio.wait_for(websocket.send_text(message), SEND_SECONDS)
             except TimeoutError:
                 # a page that does not read: let it go rather than hold pushes for it
                 with contextlib.suppress(Exception):
@@ -171,14 +272,20 @@ async def live_state(websocket: WebSocket, match_id: int) -> None:
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        feed.leave(mailbox)
-        receiver.cancel()
+        feed.leave(viewer)
+        listener.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
-            await receiver
+            await listener
 
 
-async def _drain_incoming(websocket: WebSocket) -> None:
-    """Clients send nothing that matters; this ends when they go away."""
+async def _listen(websocket: WebSocket, viewer: Viewer) -> None:
+    """A page asks for the whole state (``{"want": "state"}``) when it cannot apply a
+    patch; anything else it sends is ignored.  This ends when the page goes away."""
     with contextlib.suppress(WebSocketDisconnect, RuntimeError):
         while True:
-            await websocket.receive_text()
+            text = await websocket.receive_text()
+            with contextlib.suppress(ValueError):
+                asked = json.loads(text)
+                if isinstance(asked, dict) and asked.get("want") == "state":
+                    viewer.held = None
+                    viewer.news.set()

@@ -6,6 +6,7 @@ import { itemClass, initHint, renderHintSeats } from "./hint.js";
 import { currentLang, onLangChange, setLang, startLang, t, variantName } from "./i18n.js";
 import { initLists, renderMatches, renderPlayers } from "./lists.js";
 import { flush } from "./offline.js";
+import { applyPatch, PatchError } from "./patch.js";
 import { initRound, openRound, relabelRound, renderQueue, roundState } from "./round.js";
 import { progressText, renderTV, shownTotal, standings } from "./tv.js";
 
@@ -527,10 +528,27 @@ function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const ws = new WebSocket(`${scheme}://${location.host}/ws/matches/${app.matchId}`);
   socket = ws;
+  // The server sends the whole state first, then patches from the version sent last
+  // (panel/routers/live.py); a patch this page cannot apply gets the whole state asked for.
+  let held = null, asked = false;
   ws.onopen = () => { setConn(true); flush(); };
   ws.onmessage = (message) => {
     if (socket !== ws) return;
-    app.state = JSON.parse(message.data); render();
+    const push = JSON.parse(message.data);
+    if (push.state) {
+      app.state = push.state; held = push.version; asked = false;
+    } else {
+      if (asked) return;  // the whole state is on its way
+      try {
+        if (push.base !== held || !app.state) throw new PatchError(`no state ${push.base} here`);
+        app.state = applyPatch(app.state, push.patch); held = push.version;
+      } catch (error) {
+        held = null; asked = true;
+        ws.send(JSON.stringify({ want: "state" }));
+        return;
+      }
+    }
+    render();
   };
   ws.onclose = (closed) => {
     if (socket !== ws) return;  // replaced by the socket of another match

@@ -6,7 +6,7 @@ const CACHE = "tabletop-shell-1";
 const SHELL = [
   "/", "/manifest.webmanifest", "/static/panel.css", "/static/icon.svg",
   "/static/panel.js", "/static/core.js", "/static/i18n.js", "/static/feed.js", "/static/hint.js",
-  "/static/lists.js", "/static/offline.js", "/static/round.js", "/static/tv.js",
+  "/static/lists.js", "/static/offline.js", "/static/patch.js", "/static/round.js", "/static/tv.js",
   "/static/i18n/de.json", "/static/i18n/en.json", "/static/i18n/ro.json",
 ];
 // API answers kept for reading offline (the last state seen, the variants, the texts).

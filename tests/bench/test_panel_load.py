@@ -16,5 +16,6 @@ def test_the_load_bench_counts_writes_and_pushes() -> None:
         assert run["writes_per_second"] > 0 and run["p99_ms"] >= run["p50_ms"] > 0
     assert quiet["pushes"] == 0
     assert watched["pushes"] >= 3  # each viewer saw the match change while it was written
+    assert 0 < watched["bytes_per_push"] < 2000  # patches: one table event is a few lines
     assert watched["viewers_dropped"] == 0
     assert result["lost"] == 0 and result["doubled"] == 0

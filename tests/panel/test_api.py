@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from tabletop.panel.app import InsecureSettings, create_app
 from tabletop.panel.settings import PanelSettings
-from tests.panel.clients import panel_client
+from tests.panel.clients import Follower, panel_client
 
 JPEG = bytes.fromhex("ffd8ffe000104a46494600010100000100010000ffd9")
 
@@ -260,17 +260,19 @@ def test_camera_frame(tmp_path: Path) -> None:
 
 def test_websocket_pushes_the_state_after_each_event(client: TestClient) -> None:
     match_id = _match(client, ("Ana", "Ben"))
+    page = Follower()
     with client.websocket_connect(f"ws://127.0.0.1:8765/ws/matches/{match_id}") as socket:
-        first = socket.receive_json()
+        first = page.take(socket.receive_json())
         assert first["match"]["totals"] == {"Ana": 0, "Ben": 0}
         _event(
             client,
             match_id,
             {"seq": 1, "type": "round_scored", "seat": None, "scores": {"Ana": 30, "Ben": -30}},
         )
-        pushed = socket.receive_json()
+        pushed = page.take(socket.receive_json())
         assert pushed["match"]["totals"] == {"Ana": 30, "Ben": -30}
         assert pushed["last_id"] > first["last_id"]
+        assert (page.wholes, page.patches) == (1, 1)
 
 
 def test_bus_events_reach_the_store(tmp_path: Path) -> None:

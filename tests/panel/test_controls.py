@@ -21,6 +21,7 @@ from tabletop.panel.app import create_app
 from tabletop.panel.routers import changes
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
+from tests.panel.clients import Follower
 from tests.panel.live_table import BEN_OPENS, OPENING, LiveTable
 
 PANEL_URL = "http://127.0.0.1:8765"
@@ -284,11 +285,12 @@ def test_the_cameras_drop_out_is_in_the_state_and_pushed(
     """The live table's camera state (``live.sources.SourceStatus``) reaches the pages."""
     client, match_id, _ = live
     service: PanelService = client.app.state.service  # type: ignore[attr-defined]
+    page = Follower()
     with client.websocket_connect(f"ws://127.0.0.1:8765/ws/matches/{match_id}") as socket:
-        assert socket.receive_json()["live"]["camera"] is None
+        assert page.take(socket.receive_json())["live"]["camera"] is None
         service.set_camera(match_id, "reconnecting", "the stream dropped out; reconnecting")
-        pushed = socket.receive_json()
+        pushed = page.take(socket.receive_json())
         assert pushed["live"]["camera"] == {"state": "reconnecting",
                                             "message": "the stream dropped out; reconnecting"}
         service.set_camera(match_id, "live", "the stream is live (1280x720)")
-        assert socket.receive_json()["live"]["camera"]["state"] == "live"
+        assert page.take(socket.receive_json())["live"]["camera"]["state"] == "live"

@@ -192,3 +192,55 @@ def test_a_score_change_is_pushed_live(server: str, tmp_path: Path) -> None:
         )
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390
         browser.close()
+
+
+def test_the_page_follows_the_patches_to_the_state_the_api_serves(
+    server: str, browser: Any
+) -> None:
+    """The page is sent the whole state once and patches after it: what it holds then is
+    the API's state, and each view draws it."""
+    players = ["Ana", "Ben", "Cem", "Dora"]
+    _post(server, "/api/matches/1/setup", {"who": "Ana", "variant": "sabra", "players": players})
+    frames: list[str] = []
+    page = browser.new_page(viewport={"width": 1280, "height": 760})
+    page.on("websocket",
+            lambda socket: socket.on("framereceived", lambda frame: frames.append(frame)))
+    page.goto(server + "/")
+    sync_api.expect(page.locator("#conn")).to_have_text("live")
+    for number in range(6):
+        _post(server, "/api/matches/1/events", {
+            "type": "table", "seat": number % 4,
+            "melds": ["R3 R4 R5", f"K{number + 1} B{number + 1} O{number + 1}"]})
+        time.sleep(0.3)  # a push each
+        _post(server, "/api/matches/1/rounds", {"who": "Ana", "players": [
+            {"name": name, "out": True} if seat == number % 4
+            else {"name": name, "points": 5 + seat + number} for seat, name in enumerate(players)]})
+        time.sleep(0.3)
+    _post(server, "/api/matches/1/undo", {"who": "Ana"})
+    with urllib.request.urlopen(server + "/api/matches/1/state", timeout=10) as answer:
+        final = json.loads(answer.read())
+
+    def held() -> Any:
+        return json.loads(page.evaluate(
+            "import('/static/core.js').then((core) => JSON.stringify(core.app.state))"))
+
+    deadline = time.monotonic() + scaled(15)
+    while held() != final and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert held() == final
+    pushes = [json.loads(frame) for frame in frames]
+    assert "state" in pushes[0] and all("patch" in push for push in pushes[1:])
+    assert len(pushes) >= 8 and len(final["rounds"]) == 5
+    for name, total in final["match"]["totals"].items():
+        sync_api.expect(page.locator(f'#scoreboard li[data-player="{name}"] .total')) \
+            .to_have_attribute("data-total", str(total))
+    sync_api.expect(page.locator("#melds-mini .meld")).to_have_count(2)
+    page.click('nav a[data-view="history"]')
+    lines = page.locator("#plot polyline")
+    sync_api.expect(lines).to_have_count(4)
+    assert len((lines.first.get_attribute("points") or "").split()) == 6
+    page.evaluate("import('/static/core.js').then((core) => core.go('/tv'))")
+    for name, total in final["match"]["totals"].items():
+        sync_api.expect(page.locator(f'#tv-board li[data-player="{name}"] .total')) \
+            .to_have_text(str(total))
+    assert sum("state" in json.loads(frame) for frame in frames) == 1  # nothing reconnected

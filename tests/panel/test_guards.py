@@ -249,7 +249,7 @@ def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
     ) as live:
         live.receive_json()
     with client.websocket_connect(url, headers={"Origin": HOME}) as live:
-        assert live.receive_json()["last_id"] == 0
+        assert live.receive_json()["state"]["last_id"] == 0
 
 
 # --- the token on the network ----------------------------------------------------------
@@ -287,7 +287,7 @@ def test_on_the_network_the_websocket_needs_the_cookie(lan: TestClient) -> None:
     assert refused.value.code == 4401
     lan.get(f"/?token={TOKEN}")
     with lan.websocket_connect(url, headers={"Origin": LAN}) as live:
-        assert live.receive_json()["last_id"] == 0
+        assert live.receive_json()["state"]["last_id"] == 0
 
 
 def test_the_api_page_loads_nothing_from_elsewhere(client: TestClient) -> None:

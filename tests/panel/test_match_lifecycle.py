@@ -74,7 +74,7 @@ def test_a_deleted_match_is_gone_from_every_list(client: TestClient) -> None:
 def test_a_page_showing_a_match_deleted_elsewhere_is_told(client: TestClient) -> None:
     match_id = _match(client, "shown")
     with client.websocket_connect(f"ws://127.0.0.1:8765/ws/matches/{match_id}") as socket:
-        assert socket.receive_json()["match_info"]["name"] == "shown"
+        assert socket.receive_json()["state"]["match_info"]["name"] == "shown"
         client.request("DELETE", f"/api/matches/{match_id}", json={"who": "Ana"})
         with pytest.raises(WebSocketDisconnect) as closed:
             socket.receive_json()
