@@ -144,9 +144,12 @@ def test_each_reader_names_only_its_own_kind(tmp_path: Path) -> None:
     detector._read(scene("mixed", 1), found)
     assert sorted(tiles_reader.kinds + cards_reader.kinds) == sorted(found.kinds)
     assert set(tiles_reader.kinds) == {"tile"} and set(cards_reader.kinds) == {"card"}
+    # a table where the finder boxes only tiles never calls the card reader
+    tile_table = next(image for image in (scene("tiles", seed) for seed in range(2, 12))
+                      if set(detector.find(image).kinds) == {"tile"})
     cards_reader.kinds.clear()
-    detector(scene("tiles", 2))
-    assert cards_reader.kinds == []  # a tile table never calls the card reader
+    detector(tile_table)
+    assert cards_reader.kinds == []
 
 
 @pytest.mark.parametrize(("argv", "code", "message"), [

@@ -34,6 +34,8 @@ CLOSE_UP_TILE_HEIGHT = (0.19, 0.34)
 """... and for a camera held close over a rack or one meld (a phone, a low webcam)."""
 CLOSE_UP_SHARE = 0.25
 """The share of scenes seen close up: tiles, cards, or both at one camera distance."""
+STEEP_SHARE = 0.25
+"""The share of scenes seen at a steep angle, the table's far side much wider."""
 CARD_HEIGHT = (0.16, 0.45)
 """Card height as a share of the frame's height from a camera over the whole table."""
 CLOSE_UP_CARD_HEIGHT = (0.42, 0.75)
@@ -68,6 +70,7 @@ class SceneItem:
     visible: float  # share in sight (not under something drawn later)
     kept: bool
     up: npt.NDArray[np.float64] | None = None  # tiles: unit vector from mark towards numeral
+    on_rack: bool = False  # a tile standing on a rack, its face seen at a slant
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class _Entity:
     region_id: int  # id painted in the id map
     total: int = 0  # pixels painted at first (tiles); card indices use their polygon
     up: npt.NDArray[np.float64] | None = None
+    on_rack: bool = False
 
 
 def _blur(image: npt.NDArray[np.float32], sigma: float) -> npt.NDArray[np.float32]:
@@ -225,6 +229,85 @@ def _place_tile(plane: _Plane, tile: TileRender, label: str, matrix: npt.NDArray
                                   up / (np.linalg.norm(up) + 1e-9)))
 
 
+RACK_FACE_SHARE = (0.3, 1.0)
+"""A tile standing on a rack shows its face at a slant: its height on the table plane
+as a share of its real height (1 when the camera looks straight at the face)."""
+
+
+def _rack(plane: _Plane, rng: np.random.Generator, centre: tuple[float, float], th: float,
+          tw: float, style: TileStyle) -> None:
+    """A rack with one or two tiers of standing tiles: each face foreshortened by the
+    slant it is seen at, its top edge showing above it, the rack's lip hiding its foot.
+    A tile's box is the face above the lip (what a person boxes in a photo)."""
+    cx, cy = centre
+    n = int(rng.integers(6, 16))
+    angle = rng.normal(0, 4)
+    rad = np.deg2rad(-angle)
+    slant = rng.uniform(*RACK_FACE_SHARE)
+    face_h = th * slant
+    gap = tw * rng.uniform(0.0, 0.08)
+    length = n * (tw + gap) + tw * 0.6
+    tiers = 2 if rng.random() < 0.35 else 1
+    lip_share = rng.uniform(0.04, 0.25)
+    top_band = th * rng.uniform(0.08, 0.22) * float(np.sqrt(max(0.0, 1 - slant**2)) + 0.15)
+    colour = np.asarray(rng.choice([(30, 30, 30), (40, 70, 110), (200, 200, 200), (60, 40, 30),
+                                    (20, 90, 40), (150, 40, 40)]), np.float32)
+    colour = colour * rng.uniform(0.8, 1.2)
+    body_h = tiers * (face_h + top_band) + face_h * 0.35
+    body = np.ones((max(2, int(body_h)), max(2, int(length)), 3), np.float32) * colour
+    body[: max(1, int(body_h * 0.1))] *= 1.25  # the back's edge catches the light
+    body_alpha = np.ones(body.shape[:2], np.float32)
+    # the body's bottom lines up with the lowest tier's foot
+    along = np.array([np.cos(rad), np.sin(rad)])
+    down = np.array([-np.sin(rad), np.cos(rad)])
+    foot = np.array([cx, cy])
+    body_centre = foot - down * (body_h / 2 - face_h * 0.1)
+    plane.paste(body * body_alpha[..., None], body_alpha,
+                _affine(body.shape[1], body.shape[0], angle, 1.0, tuple(body_centre)), -1, rng,
+                shadow=0.5)
+    for tier in range(tiers):
+        # the upper tier stands behind and above the lower one
+        tier_foot = foot - down * tier * (face_h + top_band + face_h * 0.05)
+        for i in range(n):
+            if rng.random() < 0.1:
+                continue  # a gap in the row
+            label = _random_tile_label(rng)
+            tile = render_tile(label, style, round(th))
+            h, w = tile.alpha.shape
+            x = -length / 2 + tw * 0.3 + i * (tw + gap) + tw / 2
+            bottom = tier_foot + along * x
+            # tile pixels -> plane: squeeze the height by the slant about the foot, turn
+            squeeze = np.array([[1, 0, -w / 2], [0, slant, -h * slant]], np.float64)
+            turn = np.array([[along[0], down[0], bottom[0]], [along[1], down[1], bottom[1]]],
+                            np.float64)
+            matrix = turn[:, :2] @ squeeze
+            matrix[:, 2] += turn[:, 2]
+            top = (-down * top_band).tolist()
+            region = plane.new_id()
+            painted = plane.paste(tile.image, tile.alpha, matrix, region, rng, shadow=0.2,
+                                  side=((float(top[0]), float(top[1])), style.side))
+            if not label:
+                continue
+            lip = h * (1 - lip_share)
+            outline = tile.outline.copy()
+            outline[:, 1] = np.minimum(outline[:, 1], lip)
+            nx = (tile.numeral_box[0] + tile.numeral_box[2]) / 2
+            ny = (tile.numeral_box[1] + tile.numeral_box[3]) / 2
+            ends = _apply(matrix, np.array([[nx, ny], [nx, ny - h * 0.3]]))
+            up = ends[1] - ends[0]
+            plane.entities.append(_Entity(region, label, "tile", _apply(matrix, outline), region,
+                                          painted, up / (np.linalg.norm(up) + 1e-9),
+                                          on_rack=True))
+        # the tier's lip in front of the tiles' feet (unlabelled, drawn over them)
+        lip_h = max(2, int(face_h * lip_share + th * 0.06))
+        lip_img = np.ones((lip_h, max(2, int(length)), 3), np.float32) * colour * 1.1
+        lip_alpha = np.ones(lip_img.shape[:2], np.float32)
+        lip_centre = tier_foot - down * (face_h * lip_share - lip_h / 2)
+        plane.paste(lip_img * lip_alpha[..., None], lip_alpha,
+                    _affine(lip_img.shape[1], lip_h, angle, 1.0, tuple(lip_centre)), -1, rng,
+                    shadow=0.3)
+
+
 def _tile_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler,
                  base_height: float, thickness: tuple[float, float], amount: float,
                  palettes: tuple[str, ...] | None = None,
@@ -235,31 +318,11 @@ def _tile_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler
     th = round(base_height)
     tw = th * style.aspect
     side = style.side
-    # a rack near the camera (the bottom of the picture), tiles standing in a row
-    if rng.random() < 0.3 * amount:
-        cx, cy = sample_point(0.5, 0.8 + rng.uniform(0, 0.12))
-        n = int(rng.integers(8, 16))
-        angle = rng.normal(0, 4)
-        gap = tw * rng.uniform(0.0, 0.08)
-        length = n * (tw + gap) + tw * 0.6
-        rack_colour = np.asarray(rng.choice([(30, 30, 30), (40, 70, 110), (200, 200, 200),
-                                             (60, 40, 30)]), np.float32) * rng.uniform(0.8, 1.2)
-        rack_h = th * rng.uniform(1.15, 1.35)
-        rack = np.ones((int(rack_h), int(length), 3), np.float32) * rack_colour
-        rack[: int(rack_h * 0.15)] *= 1.25  # the lip catches the light
-        rack_alpha = np.ones(rack.shape[:2], np.float32)
-        m = _affine(length, rack_h, angle, 1.0, (cx, cy))
-        plane.paste(rack * rack_alpha[..., None], rack_alpha, m, -1, rng, shadow=0.5)
-        for i in range(n):
-            label = _random_tile_label(rng)
-            tile = render_tile(label, style, th)
-            offset = (-length / 2 + tw * 0.3 + i * (tw + gap) + tw / 2, -rack_h / 2 + th / 2
-                      + rack_h * 0.04)
-            rad = np.deg2rad(-angle)
-            centre = (cx + offset[0] * np.cos(rad) - offset[1] * np.sin(rad),
-                      cy + offset[0] * np.sin(rad) + offset[1] * np.cos(rad))
-            _place_tile(plane, tile, label, _affine(tile.alpha.shape[1], th, angle, 1.0, centre),
-                        rng, (0.0, 0.0), side)
+    # racks near the camera (the bottom of the picture), tiles standing on them
+    racks = int(rng.random() < 0.45 * amount) + int(rng.random() < 0.15 * amount)
+    for r in range(racks):
+        _rack(plane, rng, sample_point(0.5, 0.8 - 0.35 * r + rng.uniform(0, 0.12)), th, tw,
+              style)
     # melds laid out on the table
     for _ in range(int(rng.integers(1, 7) * amount + 0.5)):
         n = int(rng.integers(3, 7))
@@ -476,6 +539,11 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
     # the camera: the plane's far side is wider than the near one
     tilt = rng.uniform(0.0, 0.45) if options.perspective else 0.0
     stretch = rng.uniform(0.0, 0.35) if options.perspective else 0.0
+    # a phone held low at the table's edge: the far side much wider, squeezed; drawn
+    # apart, so that a scene seen from above lays its items out as it did without
+    steep = np.random.default_rng([seed, 1])
+    if options.perspective and steep.random() < STEEP_SHARE:
+        tilt, stretch = steep.uniform(0.45, 1.1), steep.uniform(0.35, 0.9)
     # a margin round the seen part, so the camera's jitter never looks past the table
     mx, my = (int(0.08 * width), int(0.08 * height)) if options.perspective else (0, 0)
     pw, ph = int(width * (1 + 2 * tilt)), int(height * (1 + stretch))
@@ -543,7 +611,8 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
                 (entity.polygon.mean(axis=0) + entity.up * 5).reshape(1, 1, 2), homography)
             vec = ahead.reshape(2) - centre
             up_image = vec / (np.linalg.norm(vec) + 1e-9)
-        items.append(SceneItem(entity.label, entity.kind, poly, visible, kept, up_image))
+        items.append(SceneItem(entity.label, entity.kind, poly, visible, kept, up_image,
+                               entity.on_rack))
         if kept:
             boxes.append([cx1, cy1, cx2, cy2])
             labels.append(entity.label)
