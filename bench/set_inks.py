@@ -15,12 +15,18 @@ colour stage alone:
   default);
 * ``layout``: that, plus the set's inks from its layout photo, labelled by the shipped
   detector in the layout's order and learnt as ``tabletop adapt --layout --light``
-  does.  A layout photo the detector cannot label (a row one tile short) counts as a
-  set whose layout failed, and its tables are read as ``table``.
+  does, but for its head;
+* ``head``: everything ``tabletop adapt --layout --light`` learns from the layout
+  photo: the readers' light head (``vision.reader_head``) on the reader's features,
+  then the set's inks.
 
-Per way: identity (tiles found with their label, Wilson 95 % interval) and the exact
-McNemar test against ``reader`` on the same tiles.  Tables of one set share its inks,
-so the intervals are narrower than the truth.
+A layout photo the detector cannot label (a row one tile short) counts as a set whose
+layout failed, and its tables are read as ``table`` in the last two ways.
+
+Per way: identity (tiles found with their label, Wilson 95 % interval), precision, and
+the exact McNemar test against ``reader`` on the same tiles (``head`` also against
+``layout``).  Tables of one set share its inks, so the intervals are narrower than the
+truth.
 """
 
 from __future__ import annotations
@@ -29,20 +35,21 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tabletop.vision.adapt import AdaptError, adapt_light, layout_to_jsonl
+from tabletop.vision.adapt import AdaptError, adapt_light, adapted_model, layout_to_jsonl
 from tabletop.vision.detector import Detector, DetectorSettings, load_set_inks, set_inks_path
 from tabletop.vision.evaluate import Truth, compare, evaluate_truths
 from tabletop.vision.palette import TablePalette
 from tabletop.vision.synth.scene import RenderOptions, render_layout, render_scene
 from tabletop.vision.synth.tiles import PALETTES, random_style
 
-WAYS = ("reader", "table", "layout")
+WAYS = ("reader", "table", "layout", "head")
 
 
 def run(sets: int, tables: int, family: str, seed: int, log: Any = print) -> dict[str, Any]:
@@ -51,6 +58,8 @@ def run(sets: int, tables: int, family: str, seed: int, log: Any = print) -> dic
     detector = Detector(settings=DetectorSettings(palette="off"))
     runs: dict[str, list[tuple[Truth, Any]]] = {way: [] for way in WAYS}
     failed_layouts = 0
+    adapt_seconds: list[float] = []
+    heads: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         for index in range(sets):
             style = random_style(np.random.default_rng(seed + index), palettes=(family,))
@@ -58,13 +67,19 @@ def run(sets: int, tables: int, family: str, seed: int, log: Any = print) -> dic
             photo = Path(scratch) / f"layout-{index}.jpg"
             photo.write_bytes(layout.encoded)
             set_palette = None
+            adapted = None
             try:
                 labelled = layout_to_jsonl([photo], Path(scratch) / f"layout-{index}.jsonl",
                                            "tiles", detector)
                 folder = Path(scratch) / f"model-{index}"
-                adapt_light([labelled], folder)
+                started = time.monotonic()
+                done = adapt_light([labelled], folder)
+                adapt_seconds.append(time.monotonic() - started)
                 set_palette = TablePalette(set_inks=load_set_inks(
                     set_inks_path(folder / "tabletop.onnx")))
+                adapted = Detector(adapted_model(folder), DetectorSettings(palette="off"))
+                if done.head:
+                    heads.append(done.head["reader"])
             except AdaptError as error:
                 failed_layouts += 1
                 log(f"set {index}: layout not read ({error})")
@@ -82,21 +97,36 @@ def run(sets: int, tables: int, family: str, seed: int, log: Any = print) -> dic
                 on_table = TablePalette().update(scene.image, found.boxes, read, tiles)
                 with_layout = (on_table if set_palette is None else set_palette.update(
                     scene.image, found.boxes, read, tiles))
+                with_head = on_table
+                if adapted is not None and set_palette is not None:
+                    with_head = set_palette.update(scene.image, found.boxes,
+                                                   adapted.probabilities(scene.image, found),
+                                                   tiles)
                 runs["reader"].append((truth, detector.named(found, read)))
                 runs["table"].append((truth, detector.named(found, on_table)))
                 runs["layout"].append((truth, detector.named(found, with_layout)))
+                runs["head"].append((truth, detector.named(found, with_head)))
             log(f"set {index + 1}/{sets} done")
-    result: dict[str, Any] = {"family": family, "sets": sets, "tables": sets * tables,
-                              "failed_layouts": failed_layouts, "seed": seed}
+    result: dict[str, Any] = {
+        "family": family, "sets": sets, "tables": sets * tables,
+        "failed_layouts": failed_layouts, "seed": seed,
+        "adapt_seconds": [round(min(adapt_seconds), 1), round(max(adapt_seconds), 1)]
+        if adapt_seconds else None,
+        "head_crops_right": [[row["right_before"], row["right_after"]] for row in heads]}
     for way in WAYS:
         evaluation = evaluate_truths(runs[way], way)
+        intervals = evaluation.intervals()
         result[way] = {"labelled": evaluation.labelled,
                        "identity": round(evaluation.identity, 4),
-                       "interval": [round(v, 4) for v in evaluation.intervals()["identity"]],
-                       "found": round(evaluation.found, 4)}
+                       "interval": [round(v, 4) for v in intervals["identity"]],
+                       "found": round(evaluation.found, 4),
+                       "precision": round(evaluation.precision, 4),
+                       "precision_interval": [round(v, 4) for v in intervals["precision"]]}
         if way != "reader":
             result[way]["against_reader"] = compare(runs["reader"], runs[way], way,
                                                     ("reader", way)).to_json()
+    result["head"]["against_layout"] = compare(runs["layout"], runs["head"], "head",
+                                               ("layout", "head")).to_json()
     return result
 
 
@@ -111,17 +141,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     result = run(args.sets, args.tables, args.family, args.seed,
                  log=lambda text: print(text, file=sys.stderr, flush=True))
+    seconds = result["adapt_seconds"]
     print(f"{args.family}: {args.sets} sets, {result['tables']} tables, "
-          f"{result['failed_layouts']} layout photo(s) not read")
+          f"{result['failed_layouts']} layout photo(s) not read"
+          + (f"; adapting took {seconds[0]:.1f}-{seconds[1]:.1f} s" if seconds else ""))
     for way in WAYS:
         row = result[way]
         low, high = row["interval"]
+        plow, phigh = row["precision_interval"]
         line = (f"  {way:<7} identity {row['identity']:.3f} ({low:.3f}-{high:.3f}) "
-                f"of {row['labelled']} tiles")
-        if "against_reader" in row:
-            both = row["against_reader"]
-            line += (f"; only reader {both['only_first_right']}, only {way} "
-                     f"{both['only_second_right']}, McNemar p {both['mcnemar_p']:.3g}")
+                f"of {row['labelled']} tiles, precision {row['precision']:.3f} "
+                f"({plow:.3f}-{phigh:.3f})")
+        for other in ("reader", "layout"):
+            if f"against_{other}" in row:
+                both = row[f"against_{other}"]
+                line += (f"; only {other} {both['only_first_right']}, only {way} "
+                         f"{both['only_second_right']}, McNemar p {both['mcnemar_p']:.3g}")
         print(line)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -45,7 +45,7 @@ import numpy.typing as npt
 
 from tabletop.calibration.table import TableCalibration
 from tabletop.calibration.zones import Zone, ZoneLayout
-from tabletop.engine.items import JOKER, Item, Joker, parse_item
+from tabletop.engine.items import JOKER, Family, Item, Joker, parse_item
 from tabletop.engine.variants import Variant
 from tabletop.live.corrections import Correction, CorrectionError
 from tabletop.live.decoding import Kept, LegalityCache
@@ -63,6 +63,7 @@ from tabletop.live.spots import Spot, gap_spots
 from tabletop.live.spots import iou as _overlap
 from tabletop.live.tracking import Track, Tracker
 from tabletop.vision.detections import Detections, without_nested
+from tabletop.vision.labels import Kind
 
 MISSED_DETECTION_GRACE_S = 0.25
 """An item unseen for less than this does not stop the table counting as still: one
@@ -310,6 +311,10 @@ class TableWatcher:
         if frame is not None:
             self._frame_size = (int(frame.shape[1]), int(frame.shape[0]))
         detections = detections.with_confidence_at_least(self.settings.min_confidence)
+        # the variant's own material only: a tile box on a card table (or a card index
+        # among tiles) is a false alarm of the finder, which boxes both kinds everywhere
+        own: Kind = "tile" if self.variant.family is Family.TILES else "card"
+        detections = detections.of_kind(own)
         # one card index boxed twice, the rank alone read as another card, must not become
         # two items on the table (a false meld); the frame loses at most one right label,
         # which the track's evidence over the next frames restores

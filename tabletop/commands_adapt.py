@@ -16,9 +16,12 @@ boxes moved to sit as the labels draw them, where that helps).  The adapted mode
 written to DIR (default: the active set's
 folder in the user data folder, ``<data>/models/default``), a complete model folder:
 ``tabletop detect --model DIR/tabletop.onnx`` reads with it.  Fine-tuning runs on the
-CPU and needs the ``train`` extra (torch); ``--light``, the way without it, learns the
-set's four inks from its labelled tiles in seconds and keeps the base's files.  See
-:mod:`tabletop.vision.adapt`.
+CPU and needs the ``train`` extra (torch); ``--light``, the way without it, keeps the
+base's files and learns in seconds, with ONNX Runtime and NumPy, the set's four inks
+from its labelled tiles and a light head: the readers' last layer corrected on the
+features of many re-cut crops of the labelled items (from a layout photo of the whole
+set, or photos showing 40 or more labels of a kind).  See :mod:`tabletop.vision.adapt`
+and :mod:`tabletop.vision.reader_head`.
 """
 
 from __future__ import annotations
@@ -42,14 +45,15 @@ def _has_torch() -> bool:
 
 def cmd_adapt(args: argparse.Namespace) -> int:
     if args.light and args.epochs is not None:
-        raise ValueError("--epochs is for the fine-tune; --light learns the set's inks only")
+        raise ValueError("--epochs is for the fine-tune; --light learns the set's inks and "
+                         "a light head without epochs")
     # asking for epochs asks for the fine-tune: without torch, cli.main names the extra
     light = args.light or (args.epochs is None and not _has_torch())
     if not light:
         import torch  # noqa: F401  (the train extra: cli.main names it when torch is missing)
     elif not args.light and not args.json:
         print("tabletop: PyTorch is not installed (the train extra): learning the set's "
-              "inks only (--light)", file=sys.stderr)
+              "inks and a light head only (--light)", file=sys.stderr)
 
     # through importlib, so that type-checking the command line does not follow torch
     adapting = importlib.import_module("tabletop.vision.adapt")
@@ -106,8 +110,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
         "adapt", help="adapt the model to the players' own tile set or deck",
         description="Fine-tune the readers on labelled photos of the players' set and fit "
                     "the finders' boxes to how the labels draw them (CPU, minutes; the train "
-                    "extra), or with --light (or without PyTorch) learn only the set's four "
-                    "inks (seconds); write a model folder that detect, eval and run can use.")
+                    "extra), or with --light (or without PyTorch) learn in seconds the set's "
+                    "four inks and a light head correcting the readers' last layer (from a "
+                    "layout photo of the whole set); write a model folder that detect, eval "
+                    "and run can use.")
     adapt.add_argument("annotations", nargs="*", metavar="ANNOTATIONS.jsonl",
                        help="labelled photos in the detect JSONL form, image paths relative "
                             "to the file's folder")
@@ -128,8 +134,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                        help="also learn from every correction made on the panel during "
                             "play (kept in <data folder>/corrections/)")
     adapt.add_argument("--light", action="store_true",
-                       help="learn only the set's tile inks, without PyTorch, in seconds: "
-                            "orange against the set's own red (the default without the "
-                            "train extra)")
+                       help="without PyTorch, in seconds: learn the set's tile inks "
+                            "(orange against the set's own red) and a light head, the "
+                            "readers' last layer corrected on re-cut crops of the labelled "
+                            "items (the default without the train extra)")
     adapt.add_argument("--json", action="store_true", help="print what was done as JSON")
     adapt.set_defaults(handler=cmd_adapt)

@@ -51,11 +51,13 @@ order (rows of 1..13 per colour, then the jokers; a deck in rows by suit), and
 :func:`corrections_to_jsonl` turns the panel's corrections into lines.
 
 Needs torch (the ``train`` extra) for :func:`adapt` only; the rest is numpy and
-OpenCV.
+OpenCV.  :func:`adapt_light`, the way without torch, keeps the base's files and adds the
+set's inks and a light head on the readers' features (:mod:`tabletop.vision.reader_head`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import itertools
@@ -75,7 +77,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tabletop.paths import adapted_models_dir
-from tabletop.vision.detections import Detections, ImageDetections, read_jsonl
+from tabletop.vision.detections import Detections, ImageDetections, iou_matrix, read_jsonl
 from tabletop.vision.labels import (
     CARD_RANKS,
     CARD_SUITS,
@@ -701,10 +703,13 @@ class AdaptResult:
     set_inks: dict[str, Any] | None = None
     """The set's inks fitted on the labelled tiles (:class:`tabletop.vision.palette.SetInks`),
     None where the photos show tiles of fewer than two colours."""
+    head: dict[str, dict[str, Any]] | None = None
+    """Per reader given a light head (:func:`fit_light_head`): what it was fitted on; None
+    where no head was fitted (the fine-tune, or too few labels)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"out": str(self.out), "model": str(self.out / f"{MODEL_NAME}.onnx"),
-                "set_inks": self.set_inks,
+                "set_inks": self.set_inks, "head": self.head,
                 "base": str(self.base), "photos": list(self.photos), "items": self.items,
                 "labels": self.labels, "crops": self.crops, "adapted": list(self.adapted),
                 "epochs": self.epochs, "steps": self.steps, "boxes": self.boxes,
@@ -716,8 +721,12 @@ class AdaptResult:
         items = ", ".join(f"{count} {kind}s" for kind, count in self.items.items() if count)
         readers = " and ".join(name.replace("_", " ") for name in self.adapted) or "nothing"
         if not self.epochs:
-            return (f"learnt the set's inks from {len(self.photos)} photo(s) "
-                    f"({items or 'no items'}) in {self.seconds:.1f} s\n"
+            learnt = [part for part, done in (("the set's inks", self.set_inks),
+                                              ("a reader head", self.head)) if done]
+            heads = "".join(f"\n{describe_head(role, row)}"
+                            for role, row in (self.head or {}).items())
+            return (f"learnt {' and '.join(learnt)} from {len(self.photos)} photo(s) "
+                    f"({items or 'no items'}) in {self.seconds:.1f} s{heads}\n"
                     f"model: {self.out / (MODEL_NAME + '.onnx')}")
         return (f"adapted {readers} on {len(self.photos)} photo(s) ({items or 'no items'}; "
                 f"{sum(self.crops.values())} crops, {self.epochs} epochs) in "
@@ -857,14 +866,114 @@ def _write_set_inks(inks: SetInks, folder: Path) -> None:
     path.write_text(json.dumps(inks.to_json(), indent=1) + "\n", encoding="utf-8")
 
 
+HEAD_MIN_LABELS = 40
+"""The labels of a kind the photos must show for its reader to get a light head: three
+quarters of a tile set's 53 or a deck's 53.  The head refits only the labels shown, and
+a label shown without its neighbours pulls every crop of its kind towards itself."""
+
+
+def describe_head(role: str, row: dict[str, Any]) -> str:
+    """One line on a reader's head: what it was fitted on and how it reads those crops."""
+    labels = " and ".join(f"{count} {kind} labels" for kind, count in row["labels"].items())
+    return (f"{role.replace('_', ' ')} head: {labels} from {row['photos']} photo(s), "
+            f"{row['crops']} crops ({row['bare']} of bare table); read right "
+            f"{row['right_before']:.3f} -> {row['right_after']:.3f} of them")
+
+
+def fit_light_head(photos: Sequence[LabelledPhoto], base: dict[str, Path], seed: int = 0,
+                   log: Callable[[str], None] | None = None,
+                   min_labels: int = HEAD_MIN_LABELS
+                   ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The readers' light head (:mod:`tabletop.vision.reader_head`) fitted on the labelled
+    items of ``photos``: per reader file of ``base`` (the card reader's for card indices
+    where there is one, else the reader's), a :class:`HeadPart` and what it was fitted on.
+    A kind whose labels the photos show fewer than ``min_labels`` of gets none, as does a
+    reader file without the features output (one exported before it had it)."""
+    from tabletop.vision.reader import FEATURES_OUTPUT, Reader
+    from tabletop.vision.reader_head import (
+        HeadCrops,
+        fit_reader,
+        photo_head_crops,
+        recuts_per_item,
+    )
+
+    say = log or (lambda _text: None)
+    shown: dict[str, set[str]] = {"tile": set(), "card": set()}
+    for photo in photos:
+        for label, kind in zip(photo.record.detections.labels, photo.record.detections.kinds,
+                               strict=True):
+            shown[kind].add(label)
+    kinds = [kind for kind in ("tile", "card") if len(shown[kind]) >= max(1, min_labels)]
+    for kind in ("tile", "card"):
+        if shown[kind] and kind not in kinds:
+            say(f"no reader head for {kind}s: the photos show {len(shown[kind])} of their "
+                f"labels, a head wants {min_labels}")
+    if not kinds:
+        return {}, {}
+    role_of = {"tile": "reader",
+               "card": "card_reader" if base["card_reader"].is_file() else "reader"}
+    examples: dict[str, HeadCrops] = {}
+    used: dict[str, int] = {}
+    rng = np.random.default_rng(seed)
+    recut = recuts_per_item(sum(kind in kinds for photo in photos
+                                for kind in photo.record.detections.kinds))
+    for photo in photos:
+        image, truth = photo.read()
+        chosen = [i for i, kind in enumerate(truth.kinds) if kind in kinds]
+        if not chosen:
+            continue
+        classes = [class_id(truth.labels[i], truth.kinds[i]) for i in chosen]
+        parts = photo_head_crops(image, truth.boxes[chosen], classes,
+                                 [truth.kinds[i] for i in chosen], rng, photo.partial, recut)
+        for kind, part in parts.items():
+            mine = examples.setdefault(role_of[kind], HeadCrops())
+            mine.images.extend(part.images)
+            mine.labels.extend(part.labels)
+            mine.kinds.extend(part.kinds)
+            for counted, count in part.items.items():
+                mine.items[counted] = mine.items.get(counted, 0) + count
+            used[role_of[kind]] = used.get(role_of[kind], 0) + 1
+    heads: dict[str, Any] = {}
+    info: dict[str, dict[str, Any]] = {}
+    for role, crops in examples.items():
+        reader = Reader(base[role])
+        if not reader.has_features:
+            say(f"no reader head for {base[role].name}: it has no {FEATURES_OUTPUT!r} "
+                "output (a reader exported before it had one)")
+            continue
+        heads[role], report = fit_reader(reader, crops)
+        info[role] = {"kinds": list(heads[role].kinds),
+                      "labels": {kind: len(shown[kind]) for kind in heads[role].kinds},
+                      "items": dict(crops.items), "photos": used[role],
+                      "crops": report.crops, "bare": report.bare,
+                      "right_before": round(report.right_before, 4),
+                      "right_after": round(report.right_after, 4),
+                      "loss_before": round(report.loss_before, 4),
+                      "loss_after": round(report.loss_after, 4)}
+        say(describe_head(role, info[role]))
+    return heads, info
+
+
 def adapt_light(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
-                base_model: str | Path | None = None,
-                log: Callable[[str], None] | None = None) -> AdaptResult:
-    """Adapt without PyTorch, in seconds: the base model's files unchanged beside the
-    set's own inks (:class:`tabletop.vision.palette.SetInks`), measured on the labelled
-    tiles of the photos (one layout photo of the whole set is enough), against which the
-    detector then judges every tile's colour.  AdaptError where the photos show tiles of
-    fewer than two colours."""
+                base_model: str | Path | None = None, seed: int = 0,
+                log: Callable[[str], None] | None = None,
+                head_min_labels: int = HEAD_MIN_LABELS) -> AdaptResult:
+    """Adapt without PyTorch, in seconds: the base model's files unchanged beside
+
+    * the set's own inks (:class:`tabletop.vision.palette.SetInks`), measured on the
+      labelled tiles of the photos, against which the detector then judges every
+      tile's colour;
+    * a light head (:func:`fit_light_head`, :mod:`tabletop.vision.reader_head`): the
+      readers' last layer corrected in NumPy on the features of many re-cut crops of the
+      labelled items, which the detector adds to the readers' logits.
+
+    One layout photo of the whole set is enough for both.  ``head_min_labels``: the labels
+    of a kind the photos must show for a head (:data:`HEAD_MIN_LABELS`).  AdaptError
+    where the photos give neither (tiles of fewer than two colours, and too few labels
+    of a kind for a head)."""
+    from tabletop.vision.detector import head_path
+    from tabletop.vision.reader_head import save_head
+
     started, cpu_started = time.monotonic(), time.process_time()
     say = log or (lambda _text: None)
     out = Path(out_dir)
@@ -872,33 +981,43 @@ def adapt_light(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
     base = _base_files(base_model)
     photos = read_labelled(annotation_files)
     inks = fit_set_inks(photos)
-    if inks is None:
-        raise AdaptError("the photos show tiles of fewer than two colours: no inks to learn "
-                         "(cards are adapted by the fine-tune of the train extra)")
+    heads, head_info = fit_light_head(photos, base, seed, say, head_min_labels)
+    if inks is None and not heads:
+        raise AdaptError("the photos show tiles of fewer than two colours and fewer than "
+                         f"{head_min_labels} labels of a kind: nothing to learn without "
+                         "PyTorch (a layout photo of the whole set gives both; or the "
+                         "fine-tune of the train extra)")
     items: Counter[str] = Counter()
     labels: Counter[str] = Counter()
     for photo in photos:
-        _, truth = photo.read()
+        truth = photo.record.detections
         items.update(truth.kinds)
         labels.update(f"{label}.card" if label == JOKER and kind == "card" else label
                       for label, kind in zip(truth.labels, truth.kinds, strict=True))
-    say("inks: " + ", ".join(f"{colour} from {row['tiles']} tiles"
-                             for colour, row in inks.to_json().items() if row))
+    if inks is not None:
+        say("inks: " + ", ".join(f"{colour} from {row['tiles']} tiles"
+                                 for colour, row in inks.to_json().items() if row))
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=_existing_parent(out)))
     try:
+        finder = staging / f"{MODEL_NAME}.onnx"
         for role, source in base.items():
             if source.is_file():
-                shutil.copy2(source, staging / model_files(
-                    staging / f"{MODEL_NAME}.onnx")[role].name)
-        _write_set_inks(inks, staging)
+                shutil.copy2(source, model_files(finder)[role])
+        if inks is not None:
+            _write_set_inks(inks, staging)
+        if heads:
+            save_head(head_path(finder), heads)
+        adapted = tuple(name for name, done in (("inks", inks), ("head", heads)) if done)
         result = AdaptResult(out=out, base=base["finder"],
                              photos=tuple(str(photo.path) for photo in photos),
                              items={kind: items.get(kind, 0) for kind in ("tile", "card")},
-                             labels=dict(sorted(labels.items())), crops={}, adapted=("inks",),
-                             epochs=0, steps={}, boxes={}, tuned_shares={},
+                             labels=dict(sorted(labels.items())),
+                             crops={role: row["crops"] for role, row in head_info.items()},
+                             adapted=adapted, epochs=0, steps={}, boxes={}, tuned_shares={},
                              seconds=time.monotonic() - started,
-                             cpu_seconds=time.process_time() - cpu_started, seed=0,
-                             set_inks=inks.to_json())
+                             cpu_seconds=time.process_time() - cpu_started, seed=seed,
+                             set_inks=None if inks is None else inks.to_json(),
+                             head=head_info or None)
         _finish(staging, out, result, photos, method="light")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -1074,20 +1193,42 @@ def layout_record(photo: str | Path, order: str | Sequence[Sequence[str]] = "til
         from tabletop.vision.detector import Detector
 
         detector = Detector()
+    read = detector(image)
     try:
-        labelled = label_layout(detector(image), order, kind)
+        labelled = label_layout(read, order, kind)
     except LayoutError as error:
         # every box of a layout photo is an item: where the reader dropped one as
         # `none`, the finder's own boxes may still fill the order
         find = getattr(detector, "find", None)
-        try:
-            if find is None:
-                raise error
-            labelled = label_layout(find(image), order, kind)
-        except LayoutError:
+        labelled = None
+        if find is not None:
+            for candidate in _filled_from_the_finder(read, find(image)):
+                with contextlib.suppress(LayoutError):
+                    labelled = label_layout(candidate, order, kind)
+                    break
+        if labelled is None:
             raise LayoutError(f"layout photo {str(photo)!r}: {error}") from None
     return ImageDetections(_relative(photo, relative_to), image.shape[1], image.shape[0],
                            labelled)
+
+
+LAYOUT_FILLS = 4
+"""At most this many of the finder's boxes are added to a layout's read boxes."""
+
+
+def _filled_from_the_finder(read: Detections, found: Detections) -> Iterator[Detections]:
+    """The read boxes with the finder's boxes that no read box covers added one by one, the
+    surest first (a tile the reader took for nothing, before a false alarm), then the
+    finder's boxes alone."""
+    if len(read) and len(found):
+        covered = iou_matrix(found.boxes, read.boxes).max(axis=1) >= 0.5
+    else:
+        covered = np.zeros(len(found), bool)
+    extra = np.flatnonzero(~covered)
+    extra = extra[np.argsort(-found.confidences[extra], kind="stable")][:LAYOUT_FILLS]
+    for count in range(1, len(extra) + 1):
+        yield Detections.concatenate([read, found[extra[:count]]])
+    yield found
 
 
 def layout_to_jsonl(photos: Sequence[str | Path], out: str | Path,

@@ -11,7 +11,9 @@ and, beside it as ``NAME.reader.onnx``, the crop classifier of
 :mod:`tabletop.vision.reader` that names each found box.  A two-stage model may also
 have a card finder (``NAME.cards.onnx``, more card-index boxes) and a card
 reader (``NAME.cards.reader.onnx``, which names the card-index boxes while the
-reader names the tiles).
+reader names the tiles).  A folder ``tabletop adapt`` made may hold the set's inks
+(``NAME.palette.json``) and a head correcting the readers' last layer
+(``NAME.head.npz``, :mod:`tabletop.vision.reader_head`); both are used where present.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from tabletop.vision.reader import (
     check_views,
     decide,
 )
+from tabletop.vision.reader_head import HEAD_FILE, HeadPart, load_head, reader_digest
 
 SHIPPED_MODELS = Path(__file__).resolve().parent.parent / "models"
 """The package ``tabletop.models``: ``models/`` in a checkout, ``tabletop/models`` installed."""
@@ -140,6 +143,21 @@ def load_set_inks(path: Path) -> SetInks | None:
         return SetInks.from_json(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ModelError(f"cannot read the set's inks {str(path)!r}: {error}") from None
+
+
+def head_path(finder: Path) -> Path:
+    """Where an adapted model keeps its readers' head (:mod:`tabletop.vision.reader_head`):
+    ``NAME.head.npz`` beside its finder."""
+    return finder.with_name(f"{finder.stem}.{HEAD_FILE}")
+
+
+def load_reader_head(path: Path) -> dict[str, HeadPart]:
+    """The head's parts by reader role in ``path`` (none where there is no such file);
+    ModelError for one that cannot be read."""
+    try:
+        return load_head(path)
+    except (OSError, ValueError, KeyError) as error:
+        raise ModelError(f"cannot read the readers' head {str(path)!r}: {error}") from None
 
 
 CARD_READER_WAYS = ("on", "off")
@@ -519,6 +537,7 @@ class Detector:
     def _load_reader(self, two_stage: bool) -> None:
         self.reader: Any = None
         self.card_reader: Any = None
+        self._head: dict[str, HeadPart] = {}
         if not two_stage:
             if self.settings.card_reader == "on":
                 raise ModelError(f"{str(self.path)!r} is a one-stage model; a card reader "
@@ -529,11 +548,26 @@ class Detector:
         if not path.is_file():
             raise ModelError(f"{str(self.path)!r} is a two-stage finder, but its reader "
                              f"{str(path)!r} is missing")
+        self._head = load_reader_head(head_path(self.path))
+        head = self._head_for("reader", path)
         try:
-            self.reader = Reader(path)
+            self.reader = Reader(path, head)
         except Exception as error:
             raise ModelError(f"cannot load reader {str(path)!r}: {error}") from None
         self._load_card_reader()
+
+    def _head_for(self, role: str, path: Path) -> HeadPart | None:
+        """The head's part for the reader file ``path`` (``role``: ``reader`` or
+        ``card_reader``), None where the head has none; ModelError where it was fitted
+        on another file."""
+        part = self._head.get(role)
+        if part is None:
+            return None
+        if not path.is_file() or reader_digest(path) != part.reader:
+            raise ModelError(f"the readers' head {str(head_path(self.path))!r} was fitted on "
+                             f"another {role.replace('_', ' ')} than {str(path)!r}: adapt "
+                             "again, or remove the head")
+        return part
 
     def _load_card_reader(self) -> None:
         path = card_reader_path(self.path)
@@ -544,8 +578,9 @@ class Detector:
         if not path.is_file():
             raise ModelError(f"card reader {str(path)!r} is missing (or pass "
                              "--card-reader off)")
+        head = self._head_for("card_reader", path)
         try:
-            self.card_reader = Reader(path)
+            self.card_reader = Reader(path, head)
         except Exception as error:
             raise ModelError(f"cannot load card reader {str(path)!r}: {error}") from None
 

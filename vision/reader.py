@@ -8,7 +8,9 @@ kind's labels, so a tile is never read as a card: :func:`decide` names each box,
 :func:`alternatives` gives its most probable labels with their probabilities.
 
 Inference runs in ONNX Runtime (no torch needed); the model is trained by
-:mod:`tabletop.vision.reader_training`.
+:mod:`tabletop.vision.reader_training`.  A reader file may also output its pooled
+features (:data:`FEATURES_OUTPUT`), on which a light head fitted to the players' own
+set (:mod:`tabletop.vision.reader_head`) corrects its logits.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -25,9 +27,15 @@ from tabletop.vision.crops import CROP_SIZE, crops
 from tabletop.vision.detections import NONE_LABEL
 from tabletop.vision.labels import CLASS_NAMES, TILE_LABELS, Kind, label_of
 
+if TYPE_CHECKING:
+    from tabletop.vision.reader_head import HeadPart
+
 NONE_CLASS = NONE_LABEL
 READER_CLASSES: tuple[str, ...] = (*CLASS_NAMES, NONE_CLASS)
 NONE_INDEX = len(CLASS_NAMES)
+FEATURES_OUTPUT = "features"
+"""The name of a reader file's second output, where it has one: the input of its last
+linear layer (the pooled features, one row per crop), beside ``logits``."""
 
 _KIND_MASKS: dict[str, npt.NDArray[np.bool_]] = {}
 for _kind in ("tile", "card"):
@@ -138,9 +146,14 @@ def alternatives(probabilities: npt.NDArray[np.float64], kinds: Any,
 
 
 class Reader:
-    """A loaded reader: ``reader(image, boxes, kinds) -> (labels, probabilities)``."""
+    """A loaded reader: ``reader(image, boxes, kinds) -> (labels, probabilities)``.
 
-    def __init__(self, path: str | Path) -> None:
+    ``head``: a correction of its last layer fitted to the players' set
+    (:class:`tabletop.vision.reader_head.HeadPart`), added to the logits of the crops of
+    the head's kinds; it needs a file with the :data:`FEATURES_OUTPUT` output
+    (ValueError otherwise).  A file without that output reads as before, without a head."""
+
+    def __init__(self, path: str | Path, head: HeadPart | None = None) -> None:
         import onnxruntime as ort
 
         self.path = Path(path)
@@ -157,16 +170,52 @@ class Reader:
                                              providers=["CPUExecutionProvider"])
         shape = self._session.get_inputs()[0].shape
         self.size = int(shape[2]) if isinstance(shape[2], int) else CROP_SIZE
-        outputs = self._session.get_outputs()[0].shape[-1]
-        if outputs != len(READER_CLASSES):
-            raise ValueError(f"reader {str(self.path)!r} has {outputs} classes, "
+        outputs = self._session.get_outputs()
+        if outputs[0].shape[-1] != len(READER_CLASSES):
+            raise ValueError(f"reader {str(self.path)!r} has {outputs[0].shape[-1]} classes, "
                              f"not {len(READER_CLASSES)}")
+        self._logits_name = outputs[0].name
+        self.has_features = any(output.name == FEATURES_OUTPUT for output in outputs[1:])
+        if head is not None and not self.has_features:
+            raise ValueError(f"reader {str(self.path)!r} has no {FEATURES_OUTPUT!r} output "
+                             "for a head to read")
+        self.head = head
+
+    def _run(self, batch: npt.NDArray[np.uint8], names: list[str]) -> list[Any]:
+        name = self._session.get_inputs()[0].name
+        return self._session.run(names, {name: preprocess(batch)})  # type: ignore[no-any-return]
 
     def logits(self, batch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        """(N, classes) logits of (N, H, W, 3) BGR crops, as the file computes them (no head)."""
         if len(batch) == 0:
             return np.zeros((0, len(READER_CLASSES)), np.float32)
-        name = self._session.get_inputs()[0].name
-        return self._session.run(None, {name: preprocess(batch)})[0]  # type: ignore[no-any-return]
+        return self._run(batch, [self._logits_name])[0]  # type: ignore[no-any-return]
+
+    def read(self, batch: npt.NDArray[np.uint8]
+             ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The file's logits and features of (N, H, W, 3) BGR crops, from one run;
+        ValueError for a file without the :data:`FEATURES_OUTPUT` output."""
+        if not self.has_features:
+            raise ValueError(f"reader {str(self.path)!r} has no {FEATURES_OUTPUT!r} output")
+        if len(batch) == 0:
+            return np.zeros((0, len(READER_CLASSES)), np.float32), np.zeros(
+                (0, self._session.get_outputs()[1].shape[-1]), np.float32)
+        logits, features = self._run(batch, [self._logits_name, FEATURES_OUTPUT])
+        return logits, features
+
+    def features(self, batch: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+        """(N, features) of (N, H, W, 3) BGR crops (:meth:`read`)."""
+        return self.read(batch)[1]
+
+    def _logits(self, batch: npt.NDArray[np.uint8], kinds: Sequence[str]
+                ) -> npt.NDArray[np.float32]:
+        """The logits of crops of items of ``kinds``, the head's correction added to the
+        crops of its kinds."""
+        head = self.head
+        if head is None or not any(kind in head.kinds for kind in kinds):
+            return self.logits(batch)
+        logits, features = self.read(batch)
+        return head.apply(logits, features, np.array([kind in head.kinds for kind in kinds]))
 
     def probabilities(self, image: npt.NDArray[np.uint8], boxes: Any, kinds: list[Kind],
                       views: int = 1, card_turns: int = 1,
@@ -182,7 +231,8 @@ class Reader:
         views = len(chosen)
         batch = np.concatenate([crops(image, boxes, self.size, shift=shift)
                                 for shift in chosen])
-        probabilities = softmax(self.logits(batch)).reshape(views, -1, len(READER_CLASSES))
+        probabilities = softmax(self._logits(batch, list(kinds) * views)).reshape(
+            views, -1, len(READER_CLASSES))
         cards = np.flatnonzero([kind == "card" for kind in kinds])
         if card_turns > 1 and len(cards):
             count = len(kinds)
@@ -190,7 +240,8 @@ class Reader:
             card_crops = card_crops.reshape(-1, *batch.shape[1:])
             turned = np.concatenate([np.rot90(card_crops, turn, axes=(1, 2))
                                      for turn in QUARTER_TURNS[1:card_turns]])
-            readings = softmax(self.logits(np.ascontiguousarray(turned))).reshape(
+            readings = softmax(self._logits(np.ascontiguousarray(turned),
+                                            ["card"] * len(turned))).reshape(
                 card_turns - 1, views, len(cards), len(READER_CLASSES))
             probabilities[:, cards] = (probabilities[:, cards] + readings.sum(axis=0)
                                        ) / card_turns

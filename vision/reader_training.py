@@ -32,7 +32,7 @@ import numpy.typing as npt
 from tabletop.vision.crops import CONTEXT, CROP_SIZE, crop
 from tabletop.vision.detections import Detections, iou_matrix, read_jsonl
 from tabletop.vision.labels import class_id
-from tabletop.vision.reader import NONE_INDEX, READER_CLASSES
+from tabletop.vision.reader import FEATURES_OUTPUT, NONE_INDEX, READER_CLASSES
 
 STORED_SIZE = 96
 STORED_CONTEXT = 1.8
@@ -350,11 +350,39 @@ def export_onnx(net: Any, path: str | Path) -> Path:
                       dynamo=False)
     import onnx
 
-    model = onnx.load(str(path))
+    model = with_features_output(onnx.load(str(path)))
     entry = model.metadata_props.add()
     entry.key, entry.value = "classes", json.dumps(list(READER_CLASSES))
     onnx.save(model, str(path))
     return path
+
+
+def with_features_output(model: Any) -> Any:
+    """The exported reader ``model`` (an ``onnx.ModelProto``, changed in place) with a
+    second output :data:`vision.reader.FEATURES_OUTPUT`: the input of its last linear
+    layer, the pooled features a light head (:mod:`tabletop.vision.reader_head`) is
+    fitted on.  The default install has ONNX Runtime but not ``onnx``, so the output is
+    added when the file is written, never when a head is fitted.  ``logits`` stays the
+    first output and is computed as before; a model that has the output already is
+    returned as it is."""
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    if any(output.name == FEATURES_OUTPUT for output in graph.output):
+        return model
+    gemms = [node for node in graph.node if node.op_type == "Gemm"]
+    if len(gemms) != 1 or [output.name for output in graph.output] != ["logits"]:
+        raise ValueError("not an exported reader (expected one linear layer and the one "
+                         "output 'logits')")
+    weights = {item.name: item for item in graph.initializer}
+    transposed = any(a.name == "transB" and a.i for a in gemms[0].attribute)
+    width = int(weights[gemms[0].input[1]].dims[1 if transposed else 0])
+    graph.node.append(helper.make_node("Identity", [gemms[0].input[0]], [FEATURES_OUTPUT],
+                                       name="features_out"))
+    batch = graph.output[0].type.tensor_type.shape.dim[0]
+    graph.output.append(helper.make_tensor_value_info(
+        FEATURES_OUTPUT, TensorProto.FLOAT, [batch.dim_param or batch.dim_value, width]))
+    return model
 
 
 def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str | Path | None,

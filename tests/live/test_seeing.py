@@ -287,6 +287,27 @@ def test_a_card_index_boxed_twice_inside_itself_is_one_item() -> None:
     assert [str(i.item) for i in snapshots[0].items] == ["10H", "JH", "QH"]
 
 
+@pytest.mark.parametrize(("variant", "own", "stray"), [
+    # a card face boxed as a tile on a card table, an index-like print among tiles
+    ("rommee", ("card", [("7H", 150, 240, 0.9), ("8H", 190, 240, 0.9), ("9H", 230, 240, 0.9)]),
+     ("tile", [("R5", 280, 240, 0.9)])),
+    ("sabra", ("tile", [("R3", 150, 240, 0.9), ("R4", 177, 240, 0.9), ("R5", 204, 240, 0.9)]),
+     ("card", [("5H", 280, 240, 0.9)])),
+])
+def test_the_other_materials_boxes_never_reach_the_table(
+        variant: str, own: tuple[str, list[tuple[str, float, float, float]]],
+        stray: tuple[str, list[tuple[str, float, float, float]]]) -> None:
+    watcher = TableWatcher(find_variant(variant), None, None, WatcherSettings(still_s=0.2))
+    size = {"tile": (26.0, 35.0), "card": (24.0, 40.0)}
+    seen = Detections.concatenate([dets(own[1], size[own[0]], own[0]),
+                                   dets(stray[1], size[stray[0]], stray[0])])
+    snapshots = [snapshot for i in range(8)
+                 if (snapshot := watcher.update(i / 10, table_frame(), seen)) is not None]
+    assert len(snapshots) == 1
+    assert snapshots[0].meld_strings() == [" ".join(label for label, *_ in own[1])]
+    assert not snapshots[0].problems
+
+
 def test_a_four_index_cards_two_corners_both_vote_for_it() -> None:
     # a run of a deck printed in all four corners: the top corner of the middle card is
     # misread 10C in every frame, its bottom corner read 10S; read as one card, the run's

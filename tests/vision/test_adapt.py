@@ -581,11 +581,13 @@ def test_one_layout_photo_teaches_the_set_s_inks_without_torch(
         args = ["adapt", "--layout", str(path), "--out", str(out), "--json"]
         assert cli.main(args + (["--light"] if torch_installed else [])) == 0
     done = json.loads(capsys.readouterr().out)
-    assert done["epochs"] == 0 and done["adapted"] == ["inks"]
+    assert done["epochs"] == 0 and done["adapted"] == ["inks", "head"]
     assert {colour: row["tiles"] for colour, row in done["set_inks"].items()} == {
         "K": 13, "B": 13, "O": 13, "R": 13}
+    assert done["head"]["reader"]["labels"] == {"tile": 53}
     assert {p.name for p in out.iterdir()} >= {"tabletop.onnx", "tabletop.reader.onnx",
-                                                "tabletop.palette.json", ADAPTED_INFO}
+                                                "tabletop.palette.json", "tabletop.head.npz",
+                                                ADAPTED_INFO}
     detector = Detector(adapted_model(out))
     inks = detector._palette.set_inks
     assert inks is not None
@@ -610,15 +612,74 @@ def test_one_layout_photo_teaches_the_set_s_inks_without_torch(
     assert np.array_equal(TablePalette().update(table, np.array(boxes, float), read), read)
 
 
-def test_a_light_adapt_needs_tiles_of_two_colours(tmp_path: Path) -> None:
+def test_a_light_adapt_needs_tiles_of_two_colours_or_a_whole_set(tmp_path: Path) -> None:
     from tabletop.vision.adapt import adapt_light
 
     _photo(tmp_path / "a.jpg")
     annotations = tmp_path / "a.jsonl"
     annotations.write_text(_line("a.jpg", [R5]))
-    with pytest.raises(AdaptError, match="fewer than two colours"):
+    with pytest.raises(AdaptError, match="fewer than two colours and fewer than 40 labels"):
         adapt_light([annotations], tmp_path / "m")
     assert not (tmp_path / "m").exists()
+
+
+def _tabletop_without(blocked: tuple[str, ...], *args: str,
+                      data: Path) -> subprocess.CompletedProcess[str]:
+    """``tabletop ARGS`` in a fresh interpreter where importing any of ``blocked`` fails as
+    for a module that is not installed (the default install)."""
+    code = (f"import sys; sys.modules.update(dict.fromkeys({list(blocked)!r})); "
+            f"from tabletop.cli import main; sys.exit(main({list(args)!r}))")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=scaled(300), check=False,
+                          env={**os.environ, "TABLETOP_DATA_DIR": str(data)})
+
+
+def _right(printed: str, truth: Detections) -> int:
+    """Of ``truth``'s items, how many ``detect --json`` printed with their label."""
+    found = json.loads(printed)["detections"]
+    if not found:
+        return 0
+    overlaps = iou_matrix(truth.boxes, np.array([item["box"] for item in found], float))
+    return sum(overlaps[i].max() >= 0.5 and found[int(overlaps[i].argmax())]["label"] == label
+               for i, label in enumerate(truth.labels))
+
+
+def test_a_layout_photo_adapts_the_reader_without_torch_or_onnx(tmp_path: Path) -> None:
+    """``tabletop adapt --layout --light`` where neither torch nor onnx imports: a head and
+    the inks beside the base's files, which ``detect`` then reads a table of the set with;
+    the same folder without its head still reads."""
+    from tabletop.vision.synth.scene import RenderOptions, render_layout, render_scene
+    from tests.vision.test_reader_head import MISREAD_INKS, SET_SEED, set_style
+
+    style = set_style(MISREAD_INKS["green for orange"])
+    (tmp_path / "layout.jpg").write_bytes(render_layout(style, SET_SEED).encoded)
+    table = render_scene(SET_SEED + 1, 1280, 720, "tiles", RenderOptions(tile_style=style))
+    (tmp_path / "table.jpg").write_bytes(table.encoded)
+    out = tmp_path / "mine"
+    blocked = ("torch", "onnx")
+    adapting = _tabletop_without(blocked, "adapt", "--layout", str(tmp_path / "layout.jpg"),
+                                 "--light", "--out", str(out), data=tmp_path / "data")
+    assert adapting.returncode == 0, adapting.stderr
+    assert "reader head: 53 tile labels from 1 photo(s)" in adapting.stderr
+    assert "learnt the set's inks and a reader head from 1 photo(s)" in adapting.stdout
+    assert (out / "tabletop.head.npz").is_file() and (out / "tabletop.palette.json").is_file()
+    photo = str(tmp_path / "table.jpg")
+    shipped = _tabletop_without(blocked, "detect", "--model", str(SHIPPED), photo, "--json",
+                                data=tmp_path / "data")
+    mine = _tabletop_without(blocked, "detect", "--adapted", str(out), photo, "--json",
+                             data=tmp_path / "data")
+    assert shipped.returncode == mine.returncode == 0, mine.stderr
+    before, after = _right(shipped.stdout, table.detections), _right(mine.stdout,
+                                                                     table.detections)
+    assert after >= before + 3, (before, after, len(table.detections))
+    (out / "tabletop.head.npz").unlink()
+    headless = _tabletop_without(blocked, "detect", "--adapted", str(out), photo, "--json",
+                                 data=tmp_path / "data")
+    assert headless.returncode == 0, headless.stderr
+    # the inks alone: still a reading, and another one than with the head
+    assert _right(headless.stdout, table.detections) >= before - 2
+    assert ([item["confidence"] for item in json.loads(headless.stdout)["detections"]]
+            != [item["confidence"] for item in json.loads(mine.stdout)["detections"]])
 
 
 def test_without_torch_the_cli_names_the_extra(capsys: pytest.CaptureFixture[str],

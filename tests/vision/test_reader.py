@@ -467,3 +467,106 @@ def test_reader_training_goes_on_from_an_exported_reader(tmp_path: Path) -> None
     train_reader(crops_file, None, tmp_path / "second", epochs=1, batch=64, init=first,
                  log=lambda _: None)
     assert net_widths(torch.load(tmp_path / "second" / "best.pt")) == widths
+
+
+# --- the features output ---------------------------------------------------------------------
+SHIPPED_READERS = ("tabletop.reader.onnx", "tabletop.cards.reader.onnx")
+
+
+def _without_features(source: Path, out: Path) -> Path:
+    """A copy of the reader file ``source`` as it was before it had its features output."""
+    onnx = need_module("onnx")
+    model = onnx.load(str(source))
+    graph = model.graph
+    kept = [node for node in graph.node if "features" not in node.output]
+    del graph.node[:]
+    graph.node.extend(kept)
+    outputs = [output for output in graph.output if output.name != "features"]
+    del graph.output[:]
+    graph.output.extend(outputs)
+    onnx.save(model, str(out))
+    return out
+
+
+def _mixed_crops() -> np.ndarray:
+    from tabletop.vision.synth.scene import render_scene
+
+    scene = render_scene(21, 960, 540, "mixed")
+    return crops(scene.image, scene.detections.boxes)
+
+
+@pytest.mark.parametrize("name", SHIPPED_READERS)
+def test_a_shipped_reader_outputs_its_features_and_the_same_logits(name: str,
+                                                                   tmp_path: Path) -> None:
+    from onnx import numpy_helper
+
+    from tabletop.vision.reader import FEATURES_OUTPUT, Reader
+
+    onnx = need_module("onnx")
+    path = SHIPPED_MODELS / name
+    model = onnx.load(str(path))
+    assert [output.name for output in model.graph.output] == ["logits", FEATURES_OUTPUT]
+    batch = _mixed_crops()
+    reader = Reader(path)
+    logits, features = reader.read(batch)
+    # the file as it was before: its logits, bit for bit
+    before = Reader(_without_features(path, tmp_path / name)).logits(batch)
+    assert before.dtype == logits.dtype and np.array_equal(before, logits)
+    assert np.array_equal(reader.logits(batch), logits)
+    # the features are what the last layer reads
+    weights = {item.name: numpy_helper.to_array(item) for item in model.graph.initializer}
+    (gemm,) = (node for node in model.graph.node if node.op_type == "Gemm")
+    weight, bias = weights[gemm.input[1]], weights[gemm.input[2]]
+    assert features.shape == (len(batch), weight.shape[1])
+    assert np.allclose(features @ weight.T + bias, logits, atol=1e-4)
+
+
+def test_a_reader_file_without_features_reads_as_before_but_takes_no_head(
+        tmp_path: Path) -> None:
+    """A folder adapted before the readers had their features output: it reads as the
+    shipped model does, and no head can be put on its reader."""
+    from tabletop.vision.detector import Detector
+    from tabletop.vision.reader import Reader
+    from tabletop.vision.reader_head import HeadPart
+    from tabletop.vision.synth.scene import render_scene
+
+    path = _without_features(SHIPPED_MODELS / "tabletop.reader.onnx",
+                             tmp_path / "tabletop.reader.onnx")
+    (tmp_path / "tabletop.onnx").write_bytes((SHIPPED_MODELS / "tabletop.onnx").read_bytes())
+    scene = render_scene(22, 960, 540, "tiles")
+    found = Detector(tmp_path / "tabletop.onnx")(scene.image)
+    assert len(found) and found.labels == Detector()(scene.image).labels
+    older = Reader(path)
+    batch = _mixed_crops()
+    assert not older.has_features
+    assert np.array_equal(older.logits(batch),
+                          Reader(SHIPPED_MODELS / "tabletop.reader.onnx").logits(batch))
+    with pytest.raises(ValueError, match="no 'features' output"):
+        older.read(batch)
+    head = HeadPart(("tile",), np.zeros((len(READER_CLASSES), 256), np.float32),
+                    np.zeros(len(READER_CLASSES), np.float32), "x")
+    with pytest.raises(ValueError, match="no 'features' output for a head"):
+        Reader(path, head)
+
+
+def test_an_exported_reader_outputs_its_features(tmp_path: Path) -> None:
+    torch = need_module("torch")
+    need("onnx")
+    import onnxruntime
+
+    from tabletop.vision.reader_training import build_net, export_onnx
+
+    torch.manual_seed(8)
+    net = build_net(widths=(8, 8, 16, 16, 16, 16, 24))
+    path = export_onnx(net, tmp_path / "reader.onnx")
+    session = onnxruntime.InferenceSession(str(path))
+    assert [output.name for output in session.get_outputs()] == ["logits", "features"]
+    x = np.random.default_rng(8).random((4, 3, CROP_SIZE, CROP_SIZE), dtype=np.float32)
+    logits, features = session.run(None, {"crops": x})
+    with torch.no_grad():
+        expected = net.eval()(torch.from_numpy(x)).numpy()
+        linear = net[-1]
+        recomputed = features @ linear.weight.numpy().T + linear.bias.numpy()
+    assert features.shape == (4, 24)
+    assert np.allclose(logits, expected, atol=1e-4)
+    assert np.allclose(recomputed, logits, atol=1e-5)
