@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.vision.detections import iou_matrix
 from tabletop.vision.detector import Detector
 from tabletop.vision.evaluate import mcnemar_exact, wilson_interval
 from tabletop.vision.synth.scene import SceneItem, render_scene
@@ -34,17 +35,6 @@ from tabletop.vision.synth.scene import SceneItem, render_scene
 IOU = 0.5
 STEEP_RATIO = 2.0
 """A scene is steep when its far side is this many times as wide as its near side."""
-
-
-def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    x1 = np.maximum(box[0], boxes[:, 0])
-    y1 = np.maximum(box[1], boxes[:, 1])
-    x2 = np.minimum(box[2], boxes[:, 2])
-    y2 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / np.maximum(area + areas - inter, 1e-9)
 
 
 def _outcomes(items: Sequence[SceneItem], boxes: np.ndarray, predicted: Any
@@ -56,7 +46,7 @@ def _outcomes(items: Sequence[SceneItem], boxes: np.ndarray, predicted: Any
         if len(tiles) == 0:
             out.append((False, False))
             continue
-        overlap = _iou(box, tiles.boxes)
+        overlap = iou_matrix(box[None, :], tiles.boxes)[0]
         best = int(overlap.argmax())
         found = bool(overlap[best] >= IOU)
         out.append((found, found and tiles.labels[best] == item.label))
