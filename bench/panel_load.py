@@ -9,11 +9,14 @@ is then read back: an acknowledged event missing from it is lost, one stored twi
 doubled.
 
     python -m bench.panel_load [--viewers 100] [--writers 4] [--seconds 10]
-                               [--database sqlite|postgresql|URL]
+                               [--database sqlite|postgresql|URL] [--stalled 60]
 
 Prints, per run, writes per second and the write's median and p99 latency, the pushes
 the viewers received and their mean size (after each page's first, whole state: the
 patches), and lost and doubled writes; ``--json`` prints them as JSON.
+``--stalled N`` measures instead the panel's resident memory before, while and after N
+viewers that stop reading after their first push sit on a match being written to, three
+times over on a new match each (memory the first round takes should be reused, not grow).
 ``--database postgresql`` starts a throwaway cluster (tests/panel/postgres.py; needs
 Debian's ``postgresql`` package).
 """
@@ -79,8 +82,8 @@ def _request(url: str, body: dict[str, Any] | None = None, key: str | None = Non
 
 
 @contextlib.contextmanager
-def panel(database_url: str) -> Iterator[str]:
-    """``tabletop panel`` on a free port: its base URL."""
+def panel(database_url: str) -> Iterator[tuple[str, int]]:
+    """``tabletop panel`` on a free port: its base URL and process id."""
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "tabletop", "panel", "--database", database_url,
@@ -99,7 +102,7 @@ def panel(database_url: str) -> Iterator[str]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"the panel did not start: {process.stderr}") from None
                 time.sleep(0.1)
-        yield base
+        yield base, process.pid
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -223,8 +226,57 @@ def measure(base: str, match_id: int, viewers: int, writers: int, seconds: float
     )
 
 
+def _resident_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def stalled(database_url: str, count: int, writers: int, seconds: float) -> dict[str, Any]:
+    """The panel's resident memory before, while and after ``count`` viewers that stop
+    reading after their first push sit on a match that is written to for ``seconds``."""
+    from websockets.sync.client import connect
+
+    def new_match() -> int:
+        match_id = int(_request(base + "/api/matches", {"name": "stalled"})["id"])
+        _request(f"{base}/api/matches/{match_id}/setup",
+                 {"who": "bench", "variant": "sabra", "players": PLAYERS})
+        return match_id
+
+    with panel(database_url) as (base, pid):
+        keys: list[str] = []
+        measure(base, new_match(), 0, writers, 2.0, keys)  # warm the panel's caches
+        before = _resident_mb(pid)
+        port = int(base.rsplit(":", 1)[1])
+        rounds = []
+        # each round on a match of its own: a push replays the whole match, and a longer
+        # match's replay needs more memory at its peak whoever watches
+        for _round in range(3):  # memory the first round takes should be reused after
+            match_id = new_match()
+            sockets, clients = [], []
+            for _ in range(count):
+                raw = socket.socket()
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting
+                raw.connect(("127.0.0.1", port))
+                # the client's reader stops once it holds one message: it never reads again
+                clients.append(connect(f"ws://127.0.0.1:{port}/ws/matches/{match_id}",
+                                       sock=raw, max_queue=1, origin=None))
+                sockets.append(raw)
+            run = measure(base, match_id, 0, writers, seconds, keys)
+            during = _resident_mb(pid)
+            for raw in sockets:
+                raw.close()
+            measure(base, match_id, 0, writers, 2.0, keys)
+            time.sleep(1.0)
+            rounds.append({"writes_per_second": run.writes_per_second, "p99_ms": run.p99_ms,
+                           "mb_while": during, "mb_after": _resident_mb(pid)})
+    return {"database": database_url.split(":", 1)[0], "stalled": count,
+            "mb_before": before, "rounds": rounds}
+
+
 def bench(database_url: str, viewers: int, writers: int, seconds: float) -> dict[str, Any]:
-    with panel(database_url) as base:
+    with panel(database_url) as (base, _pid):
         keys: list[str] = []
         runs = []
         stored: list[str] = []
@@ -267,8 +319,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--database", default="sqlite",
                         help="sqlite, postgresql (a throwaway cluster) or a SQLAlchemy URL")
+    parser.add_argument("--stalled", type=int, default=0,
+                        help="instead: the panel's memory with this many viewers that"
+                             " never read, before, while and after")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.stalled:
+        with database(args.database) as url:
+            memory = stalled(url, args.stalled, args.writers, args.seconds)
+        if args.json:
+            print(json.dumps(memory))
+        else:
+            print(f"{memory['database']}, {memory['stalled']} viewers that never read;"
+                  f" panel {memory['mb_before']} MB before")
+            for number, round_ in enumerate(memory["rounds"], 1):
+                print(f"  round {number}: {round_['writes_per_second']:.1f} writes/s,"
+                      f" p99 {round_['p99_ms']:.0f} ms; {round_['mb_while']} MB while,"
+                      f" {round_['mb_after']} MB after they closed")
+        return 0
     with database(args.database) as url:
         result = bench(url, args.viewers, args.writers, args.seconds)
     if args.json:

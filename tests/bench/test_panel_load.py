@@ -1,9 +1,10 @@
 """bench/panel_load.py at a tiny size: the real panel, writers and viewers, and what it
-counts (every acknowledged write stored once, every viewer pushed to)."""
+counts (every acknowledged write stored once, every viewer pushed to), and the panel's
+memory beside viewers that never read."""
 
 from __future__ import annotations
 
-from bench.panel_load import bench, database
+from bench.panel_load import bench, database, stalled
 
 
 def test_the_load_bench_counts_writes_and_pushes() -> None:
@@ -19,3 +20,13 @@ def test_the_load_bench_counts_writes_and_pushes() -> None:
     assert 0 < watched["bytes_per_push"] < 2000  # patches: one table event is a few lines
     assert watched["viewers_dropped"] == 0
     assert result["lost"] == 0 and result["doubled"] == 0
+
+
+def test_the_memory_bench_reads_the_panels_memory_round_by_round() -> None:
+    with database("sqlite") as url:
+        result = stalled(url, count=3, writers=2, seconds=1.0)
+    assert result["stalled"] == 3 and len(result["rounds"]) == 3
+    assert 20 < result["mb_before"] < 2000
+    for round_ in result["rounds"]:
+        assert round_["writes_per_second"] > 0
+        assert round_["mb_while"] > 20 and round_["mb_after"] > 20
