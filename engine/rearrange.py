@@ -27,7 +27,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from types import ModuleType
 
 from tabletop.engine import budget
@@ -35,7 +35,7 @@ from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
 from tabletop.engine.partition import MeldPacking, field_item
 from tabletop.engine.play import Play, SolveError
-from tabletop.engine.rearrange_ilp import arrange_ilp, candidates, ready
+from tabletop.engine.rearrange_ilp import arrange_ilp, candidates, ready, relax
 from tabletop.engine.turns import check_turn
 
 _compiled: ModuleType | None
@@ -124,9 +124,10 @@ def _split_sets(
 NO_INCUMBENT = -1_000_000_000
 BEAM_WIDTH = 48
 DEPTH_FIRST = -1
-SEARCH_BUDGET = 100_000
-"""States one depth-first probe may expand in the portfolio's first round (some 30 ms);
-each later round allows four times as many."""
+SEARCH_BUDGET = 25_000
+"""States one depth-first probe may expand in the portfolio's first round (some 3 ms: a
+probe that needs more is mostly one the linear relaxation settles sooner); each later round
+allows four times as many."""
 ILP_SLICE = 0.05
 """Seconds the integer programme has in the portfolio's first round; each later round
 allows four times as long."""
@@ -338,11 +339,21 @@ def arrange(
     )
     jokers_in_play = jokers_table + jokers_rack > 0
     known = _start(core, arguments, table_is_legal and threshold == 0)
+    position = (table_grid, rack_grid, jokers_table, jokers_rack)
+    programme = partial(arrange_ilp, *position, weight_tile=weight_tile,
+                        weight_joker=weight_joker, threshold=threshold,
+                        reference_mode=reference_mode)
+    relaxation = partial(relax, *position, weight_tile=weight_tile, weight_joker=weight_joker,
+                         threshold=threshold, reference_mode=reference_mode)
     # A portfolio of two exact methods, in rounds: the probes, then the integer programme
     # (HiGHS proves with linear-programming bounds what the probes would have to walk), each
-    # round allowing both four times more than the last; the first proof is the answer.  A
-    # time budget that runs out ends it with the best play found, never worse than the beam's.
+    # round allowing both four times more than the last; the first proof is the answer.
+    # Before the first programme, its linear relaxation: mostly its optimum is the integer
+    # optimum, often whole-numbered (then it is the answer), else a probe at its ceiling, in
+    # a round of its own, mostly proves it with a play.  A time budget that runs out ends it
+    # with the best play found, never worse than the beam's.
     states, seconds = SEARCH_BUDGET, ILP_SLICE
+    relaxed = False
     while True:
         answer = None
         try:
@@ -363,17 +374,28 @@ def arrange(
             # SciPy's import would take the rest of the budget: more probing instead
             states *= ROUND_GROWTH
             continue
+        if not relaxed:
+            relaxed = True
+            try:
+                relaxed_answer = relaxation(
+                    seconds=seconds if left is None else min(seconds, left * ILP_TIME_SHARE),
+                )
+            except budget.OutOfTime:
+                pass
+            else:
+                if relaxed_answer is None:
+                    return None
+                if relaxed_answer.play is not None:
+                    score, melds = relaxed_answer.play
+                    break
+                known.high = max(min(relaxed_answer.ceiling, known.high), known.low or 0)
+                # the probes again, from that ceiling and with more room: a probe at the
+                # optimum mostly finds its play sooner than the programme proves it
+                states *= ROUND_GROWTH
+                continue
         try:
-            solved = arrange_ilp(
-                table_grid,
-                rack_grid,
-                jokers_table,
-                jokers_rack,
-                weight_tile=weight_tile,
-                weight_joker=weight_joker,
-                threshold=threshold,
-                reference_mode=reference_mode,
-                score_range=(known.low, known.high),
+            solved = programme(
+                ceiling=known.high,
                 seconds=seconds if left is None else min(seconds, left * ILP_TIME_SHARE),
             )
         except budget.OutOfTime:

@@ -5,7 +5,8 @@ but proving that a target cannot be reached means walking every arrangement
 of the table that could still reach it, and on a dense table with jokers in
 play that can be a lot.  An integer programme proves it with linear-programming
 bounds instead, so it is the other half of :func:`tabletop.engine.rearrange.arrange`'s
-portfolio, given a slice of time whenever the probes use up a round: a model
+portfolio, given a slice of time whenever the probes use up a round (its linear
+relaxation first, once: :func:`relax`): a model
 with one integer variable per legal meld of three to five tiles (a longer run
 splits into those), after den Hertog and Hulshof, solved with HiGHS through
 SciPy.  Exact like the search.  SciPy is imported only when needed, or at
@@ -15,6 +16,7 @@ once by :func:`prepare`.
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -115,6 +117,9 @@ def ready() -> bool:
     return "scipy.optimize" in sys.modules
 
 
+Laid = tuple[tuple[Item, ...], ...]
+
+
 def arrange_ilp(
     table: Sequence[int],
     rack: Sequence[int],
@@ -125,103 +130,189 @@ def arrange_ilp(
     weight_joker: Sequence[int],
     threshold: int,
     reference_mode: bool,
-    score_range: tuple[int | None, int | None] = (None, None),
+    ceiling: int | None = None,
     seconds: float | None = None,
-) -> tuple[int, tuple[tuple[Item, ...], ...]] | None:
+) -> tuple[int, Laid] | None:
     """Best score and the melds laid, or None (table cannot be arranged, threshold missed).
 
     Variables: how often each meld is laid (0..2), how many of each rack tile
     are used, and the rack jokers used: one count when every joker scores the
     same, else for each joker place in a meld whether a rack joker fills it (so
-    a rack joker scores what its place is worth).  ``score_range``: what the
-    search already knows of the optimum (reachable, and not above), which
-    tightens the programme's bound.  ``seconds``: HiGHS's time limit (None: what is left of
-    the budget in force, if any); :class:`budget.OutOfTime` when it passes unproved.
+    a rack joker scores what its place is worth).  ``ceiling``: a score known to be out of
+    reach beyond, which lets HiGHS stop once a play is worth within one point of its own
+    bound (every score is whole).  ``seconds``: HiGHS's time limit
+    (None: what is left of the budget in force, if any); :class:`budget.OutOfTime` when it
+    passes unproved.
     """
-    import numpy as np
-    from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import csr_array, hstack, identity, vstack
-
-    all_melds, all_counts, all_values, all_places = _model(
-        jokers_table + jokers_rack, reference_mode
-    )
-    # only melds the tiles in play can make: a much smaller model
-    available = np.asarray(
-        [*(a + b for a, b in zip(table[:52], rack[:52], strict=True)), jokers_table + jokers_rack],
-        dtype=float,
-    )
-    over = (all_counts.T.toarray() > available).any(axis=1)
-    keep = np.nonzero(~over)[0]
-    renumber = {int(old): new for new, old in enumerate(keep)}
-    melds = [all_melds[i] for i in keep]
-    counts = all_counts[:, keep]
-    values = all_values[keep]
-    pooled = len(set(weight_joker)) == 1
-    if pooled:
-        places: list[tuple[int, int]] = [(-1, 1)] if jokers_rack else []
-    else:
-        places = [(renumber[m], v) for m, v in all_places if m in renumber]
-    count, nplaces = len(melds), len(places)
-    size = count + 52 + nplaces
-    cost = np.zeros(size)
-    cost[count : count + 52] = -np.asarray(weight_tile, dtype=float)
-    cost[count + 52 :] = [-float(weight_joker[value - 1]) for _, value in places]
-    # naturals: melds use exactly the table's tiles plus the rack tiles used
-    naturals = hstack([counts[:52], -identity(52), csr_array((52, nplaces))])
-    # jokers: the melds' jokers are the table's plus the rack's credited
-    jokers = hstack([counts[52:53], csr_array((1, 52)), -np.ones((1, nplaces))])
-    rack_jokers = hstack([csr_array((1, count + 52)), np.ones((1, nplaces))])
-    blocks = [naturals, jokers, rack_jokers]
-    lower: list[float] = [*table[:52], jokers_table, 0]
-    upper: list[float] = [*table[:52], jokers_table, jokers_rack]
-    if not pooled and nplaces:
-        # a credited joker place needs its meld laid
-        blocks.append(
-            csr_array(
-                (
-                    np.concatenate([np.ones(nplaces), -np.ones(nplaces)]),
-                    (
-                        np.concatenate([np.arange(nplaces), np.arange(nplaces)]),
-                        np.concatenate([count + 52 + np.arange(nplaces), [m for m, _ in places]]),
-                    ),
-                ),
-                shape=(nplaces, size),
-            )
-        )
-        lower += [-np.inf] * nplaces
-        upper += [0.0] * nplaces
-    low_score, high_score = score_range
-    if low_score is not None or high_score is not None:
-        blocks.append(csr_array(-cost.reshape(1, -1)))
-        lower.append(-np.inf if low_score is None else float(low_score))
-        upper.append(np.inf if high_score is None else float(high_score))
-    if threshold:
-        blocks.append(hstack([csr_array(values.reshape(1, -1)), csr_array((1, 52 + nplaces))]))
-        lower.append(threshold)
-        upper.append(np.inf)
-    left = budget.remaining() if seconds is None else seconds
-    result = milp(
-        cost,
-        constraints=LinearConstraint(vstack(blocks).tocsr(), lower, upper),
-        integrality=np.ones(size),
-        bounds=Bounds(
-            np.zeros(size),
-            np.concatenate(
-                [
-                    np.full(count, 2.0),
-                    np.asarray(rack[:52], float),
-                    np.full(nplaces, float(jokers_rack) if pooled else 2.0),
-                ]
-            ),
-        ),
-        # without presolve HiGHS keeps to its time limit (its presolve has run most of a
-        # second past a limit of 50 ms) and proves these small models as fast
-        options={"presolve": False, **({} if left is None else {"time_limit": max(left, 0.001)})},
-    )
+    programme = _Programme(table, rack, jokers_table, jokers_rack, weight_tile=weight_tile,
+                           weight_joker=weight_joker, threshold=threshold,
+                           reference_mode=reference_mode)
+    result = programme.solve(seconds, relaxed=False, ceiling=ceiling)
     if result.status == 1:  # the time limit: the optimum was not proved
         raise budget.OutOfTime
     if result.status != 0 or result.x is None:
         return None
-    chosen = np.rint(result.x[:count]).astype(int)
-    laid = tuple(melds[m].items for m in np.nonzero(chosen)[0] for _ in range(chosen[m]))
-    return round(-result.fun), laid
+    return round(-result.fun), programme.laid(result.x)
+
+
+@dataclass(frozen=True)
+class Relaxation:
+    """What the linear relaxation tells: a score no play reaches beyond, and the optimal
+    play itself where the relaxation's optimum happens to be whole."""
+
+    ceiling: int
+    play: tuple[int, Laid] | None
+
+
+def relax(
+    table: Sequence[int],
+    rack: Sequence[int],
+    jokers_table: int,
+    jokers_rack: int,
+    *,
+    weight_tile: Sequence[int],
+    weight_joker: Sequence[int],
+    threshold: int,
+    reference_mode: bool,
+    seconds: float | None = None,
+) -> Relaxation | None:
+    """The linear relaxation of :func:`arrange_ilp`'s programme (None: not even it can be
+    met, so no play can).
+
+    On the positions the search finds hard its optimum is mostly the integer optimum, and
+    often a whole-numbered one, which is then the answer; else a probe at its ceiling
+    mostly finds a play.  :class:`budget.OutOfTime` when ``seconds`` pass first.
+    """
+    import numpy as np
+
+    programme = _Programme(table, rack, jokers_table, jokers_rack, weight_tile=weight_tile,
+                           weight_joker=weight_joker, threshold=threshold,
+                           reference_mode=reference_mode)
+    result = programme.solve(seconds, relaxed=True)
+    if result.status == 2:  # infeasible
+        return None
+    if result.status != 0 or result.x is None:
+        raise budget.OutOfTime  # out of time, or no bound: the search goes on without one
+    ceiling = math.floor(-result.fun + 1e-6)
+    whole = np.rint(result.x)
+    if np.abs(result.x - whole).max() > 1e-6:
+        return Relaxation(ceiling, None)
+    return Relaxation(ceiling, (round(-result.fun), programme.laid(whole)))
+
+
+class _Programme:
+    """The integer programme of one position, over the melds its tiles can make."""
+
+    def __init__(
+        self,
+        table: Sequence[int],
+        rack: Sequence[int],
+        jokers_table: int,
+        jokers_rack: int,
+        *,
+        weight_tile: Sequence[int],
+        weight_joker: Sequence[int],
+        threshold: int,
+        reference_mode: bool,
+    ) -> None:
+        import numpy as np
+        from scipy.sparse import csr_array, hstack, identity, vstack
+
+        all_melds, all_counts, all_values, all_places = _model(
+            jokers_table + jokers_rack, reference_mode
+        )
+        # only melds the tiles in play can make: a much smaller model
+        available = np.asarray(
+            [*(a + b for a, b in zip(table[:52], rack[:52], strict=True)),
+             jokers_table + jokers_rack],
+            dtype=float,
+        )
+        over = (all_counts.T.toarray() > available).any(axis=1)
+        keep = np.nonzero(~over)[0]
+        renumber = {int(old): new for new, old in enumerate(keep)}
+        self.melds = melds = [all_melds[i] for i in keep]
+        counts = all_counts[:, keep]
+        values = all_values[keep]
+        pooled = len(set(weight_joker)) == 1
+        if pooled:
+            places: list[tuple[int, int]] = [(-1, 1)] if jokers_rack else []
+        else:
+            places = [(renumber[m], v) for m, v in all_places if m in renumber]
+        self.count = count = len(melds)
+        nplaces = len(places)
+        self.size = size = count + 52 + nplaces
+        cost = np.zeros(size)
+        cost[count : count + 52] = -np.asarray(weight_tile, dtype=float)
+        cost[count + 52 :] = [-float(weight_joker[value - 1]) for _, value in places]
+        # naturals: melds use exactly the table's tiles plus the rack tiles used
+        naturals = hstack([counts[:52], -identity(52), csr_array((52, nplaces))])
+        # jokers: the melds' jokers are the table's plus the rack's credited
+        jokers = hstack([counts[52:53], csr_array((1, 52)), -np.ones((1, nplaces))])
+        rack_jokers = hstack([csr_array((1, count + 52)), np.ones((1, nplaces))])
+        blocks = [naturals, jokers, rack_jokers]
+        lower: list[float] = [*table[:52], jokers_table, 0]
+        upper: list[float] = [*table[:52], jokers_table, jokers_rack]
+        if not pooled and nplaces:
+            # a credited joker place needs its meld laid
+            blocks.append(
+                csr_array(
+                    (
+                        np.concatenate([np.ones(nplaces), -np.ones(nplaces)]),
+                        (
+                            np.concatenate([np.arange(nplaces), np.arange(nplaces)]),
+                            np.concatenate(
+                                [count + 52 + np.arange(nplaces), [m for m, _ in places]]
+                            ),
+                        ),
+                    ),
+                    shape=(nplaces, size),
+                )
+            )
+            lower += [-np.inf] * nplaces
+            upper += [0.0] * nplaces
+        if threshold:
+            blocks.append(hstack([csr_array(values.reshape(1, -1)),
+                                  csr_array((1, 52 + nplaces))]))
+            lower.append(threshold)
+            upper.append(np.inf)
+        self.cost = cost
+        self.matrix = vstack(blocks).tocsr()
+        self.lower, self.upper = lower, upper
+        self.highest = np.concatenate(
+            [
+                np.full(count, 2.0),
+                np.asarray(rack[:52], float),
+                np.full(nplaces, float(jokers_rack) if pooled else 2.0),
+            ]
+        )
+
+    def laid(self, solution: Any) -> Laid:
+        """The melds a (whole-numbered) solution lays."""
+        import numpy as np
+
+        chosen = np.rint(solution[: self.count]).astype(int)
+        return tuple(self.melds[m].items for m in np.nonzero(chosen)[0]
+                     for _ in range(chosen[m]))
+
+    def solve(self, seconds: float | None, *, relaxed: bool, ceiling: int | None = None) -> Any:
+        import numpy as np
+        from scipy.optimize import Bounds, LinearConstraint, milp
+
+        left = budget.remaining() if seconds is None else seconds
+        options: dict[str, Any] = {"presolve": False}
+        if left is not None:
+            options["time_limit"] = max(left, 0.001)
+        if ceiling is not None:
+            # scores are whole: a play less than one point below HiGHS's bound is optimal.
+            # Whether HiGHS measures the gap against the play's score or its bound, both
+            # are at most ceiling + 1 here, so this relative gap is less than one point
+            options["mip_rel_gap"] = 0.99 / (max(ceiling, 0) + 1)
+        return milp(
+            self.cost,
+            constraints=LinearConstraint(self.matrix, self.lower, self.upper),
+            integrality=np.zeros(self.size) if relaxed else np.ones(self.size),
+            bounds=Bounds(np.zeros(self.size), self.highest),
+            # without presolve HiGHS keeps to its time limit (its presolve has run most of a
+            # second past a limit of 50 ms) and proves these small models as fast
+            options=options,
+        )

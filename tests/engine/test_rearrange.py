@@ -409,3 +409,72 @@ def test_out_of_time_the_answer_is_the_best_play_found_and_more_time_finds_the_o
     assert play.value == _ilp_optimum(
         [bare(i) for meld in table for i in meld], [bare(i) for i in rack], "value"
     )
+
+
+def _grid_position(table: list[Item], rack: list[Item]) -> tuple[list[int], list[int], int, int]:
+    from tabletop.engine.rearrange import _grid
+
+    return (_grid(table), _grid(rack), sum(isinstance(i, Joker) for i in table),
+            sum(isinstance(i, Joker) for i in rack))
+
+
+@pytest.mark.parametrize("objective", ["tiles", "value"])
+def test_the_relaxation_bounds_the_optimum_and_its_whole_answers_are_optimal(
+    objective: str,
+) -> None:
+    from tabletop.engine.rearrange import NUMBERS
+    from tabletop.engine.rearrange_ilp import relax
+
+    value = objective == "value"
+    whole = 0
+    for seed in range(12):
+        table, rack = random_position(random.Random(seed), 22, 14, 2)
+        if table and not can_be_melded(table, SABRA):
+            continue
+        relaxation = relax(*_grid_position(table, rack),
+                           weight_tile=[*NUMBERS] * 4 if value else [1] * 52,
+                           weight_joker=list(NUMBERS) if value else [1] * 13,
+                           threshold=0, reference_mode=False)
+        exact = _ilp_optimum(table, rack, objective)
+        assert relaxation is not None and relaxation.ceiling >= exact, seed
+        if relaxation.play is not None:
+            whole += 1
+            score, melds = relaxation.play
+            assert score == exact, seed
+            assert TableState.from_melds(SABRA, melds).problems() == []
+            laid = Counter(bare(item) for meld in melds for item in meld)
+            assert laid - Counter(map(bare, rack)) <= Counter(map(bare, table))
+            assert Counter(map(bare, table)) <= laid
+    assert whole, "no whole-numbered relaxation"  # often one is: then it is the play
+
+
+def test_a_position_the_probes_give_up_on_is_settled_by_the_relaxation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # probes that give up at once: the portfolio's next step, the linear relaxation, answers
+    # the optimum of one hard table by itself, with no integer programme solved
+    from tabletop.engine import rearrange
+
+    programmes: list[object] = []
+    solve_programme = rearrange.arrange_ilp
+
+    def counted(*args: object, **kwargs: object) -> object:
+        programmes.append(args)
+        return solve_programme(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rearrange, "SEARCH_BUDGET", 1)
+    monkeypatch.setattr(rearrange, "arrange_ilp", counted)
+    settled = []
+    for name, (table_text, rack_text) in HARD_TABLES.items():
+        table = [i for meld in parse_melds(table_text) for i in meld]
+        rack = parse_items(rack_text)
+        for objective in ("tiles", "value"):
+            programmes.clear()
+            found = arrange(table, rack, objective=objective)
+            assert found is not None
+            assert found.score == _ilp_optimum(
+                [bare(i) for i in table], [bare(i) for i in rack], objective)
+            check_arrangement(table, found)
+            if not programmes:
+                settled.append((name, objective))
+    assert settled, "the relaxation settled none of the hard tables"
