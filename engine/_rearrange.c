@@ -190,7 +190,7 @@ static uint16_t pack_codes(const int codes[MAX_SLOTS]);
 /* The beam ranks states by score, and first of all by how many of the table's jokers they
    have placed: those must all be placed, and a beam of states that put them off finds no
    answer at all. */
-static int beam_jokers_table;
+static _Thread_local int beam_jokers_table; /* the searches run without the GIL, in parallel */
 static int beam_rank(const Entry *e) {
     int placed = (int)X_JT(e->key.extra) + (int)X_JR(e->key.extra);
     if (placed > beam_jokers_table) placed = beam_jokers_table;
@@ -297,7 +297,8 @@ static uint16_t pack_codes(const int codes[MAX_SLOTS]) {
 /* Every way the open runs of one colour can go on at the next number: each slot closes,
    grows by a natural or a joker, or (empty) starts a run or stays empty. */
 static const Transitions *transitions_of(const Problem *p, uint16_t packed) {
-    if (p->transitions[packed]) return p->transitions[packed];
+    Transitions *known = __atomic_load_n(&p->transitions[packed], __ATOMIC_ACQUIRE);
+    if (known) return known;
     Transitions *list = calloc(1, sizeof(Transitions));
     if (!list) return NULL;
     int codes[MAX_SLOTS];
@@ -333,7 +334,13 @@ static const Transitions *transitions_of(const Problem *p, uint16_t packed) {
         list->items[list->count++] = (Transition){packed_next, (uint8_t)naturals, (uint8_t)jokers,
                                                   (uint8_t)combo};
     }
-    p->transitions[packed] = list;
+    /* searches run in parallel without the GIL: the first to fill a triple's list keeps it */
+    Transitions *expected = NULL;
+    if (!__atomic_compare_exchange_n(&p->transitions[packed], &expected, list, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        free(list);
+        return expected;
+    }
     return list;
 }
 
@@ -682,7 +689,8 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     beam_jokers_table = p.jokers_table;
     /* Transitions depend only on the slot count, the mode and the jokers in play, so they
        are kept for the life of the process, one table per such triple, filled on first use.
-       The GIL is held throughout (no other thread can be filling them). */
+       A triple's table is made here, under the GIL; its lists are filled by the searches,
+       which run without it (transitions_of). */
     {
         int total = p.jokers_table + p.jokers_rack;
         int index = ((p.slots - 1) * 2 + (p.reference_mode ? 1 : 0)) * 8 + (total > 7 ? 7 : total);
@@ -707,7 +715,11 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             search->found = NEG_INF;
             Key start = {0, make_extra(0, 0, 0, 0, 0)};
             int found;
+            /* the search touches no Python object: other threads (the panel's server, a
+               second hint) run meanwhile */
+            Py_BEGIN_ALLOW_THREADS
             found = dfs(search, 0, start, 0);
+            Py_END_ALLOW_THREADS
             if (search->failed) {
                 PyErr_NoMemory();
             } else if (search->exhausted) {
@@ -739,6 +751,7 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     Key start = {0, make_extra(0, 0, 0, 0, 0)};
     if (!failed) layer_offer(&layers[0], start, 0, -1, 0);
     int step = 0;
+    Py_BEGIN_ALLOW_THREADS
     for (int number = 1; number <= NUMBERS && !failed; number++) {
         for (int colour = 0; colour < COLOURS && !failed; colour++) {
             Layer *to = &layers[step + 1];
@@ -757,6 +770,7 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
         else if (p.beam > 0) layer_truncate(to, p.beam);
         step++;
     }
+    Py_END_ALLOW_THREADS
     PyObject *result = NULL;
     if (failed) {
         PyErr_NoMemory();

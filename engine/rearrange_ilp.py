@@ -84,22 +84,22 @@ def candidates(jokers: int, reference_mode: bool) -> tuple[Candidate, ...]:
 
 
 @cache
-def _model(jokers: int, reference_mode: bool) -> tuple[Any, Any, Any, list[tuple[int, int]]]:
-    """Sparse meld-by-tile counts, meld values, and each joker place (meld, value)."""
+def _model(jokers: int, reference_mode: bool) -> tuple[Any, Any, Any, Any, Any]:
+    """Every candidate meld's tile counts (53 x melds: the 52 tiles, then jokers), values,
+    and each joker place's meld and value."""
     import numpy as np
-    from scipy.sparse import csr_array
 
     melds = candidates(jokers, reference_mode)
-    rows, cols = [], []
+    counts = np.zeros((53, len(melds)))
     for m, meld in enumerate(melds):
         for item in meld.items:
             index = 52 if isinstance(item, Joker) else item.color.index * 13 + item.number - 1  # type: ignore[union-attr]
-            rows.append(index)
-            cols.append(m)
-    counts = csr_array((np.ones(len(rows)), (rows, cols)), shape=(53, len(melds)))
+            counts[index, m] += 1
     values = np.array([meld.value() for meld in melds], dtype=float)
     places = [(m, value) for m, meld in enumerate(melds) for value in meld.joker_values()]
-    return melds, counts, values, places
+    place_melds = np.array([m for m, _ in places], dtype=np.int64)
+    place_values = np.array([v for _, v in places], dtype=np.int64)
+    return melds, counts, values, place_melds, place_values
 
 
 def prepare() -> None:
@@ -216,9 +216,8 @@ class _Programme:
         reference_mode: bool,
     ) -> None:
         import numpy as np
-        from scipy.sparse import csr_array, hstack, identity, vstack
 
-        all_melds, all_counts, all_values, all_places = _model(
+        all_melds, all_counts, all_values, place_melds, place_values = _model(
             jokers_table + jokers_rack, reference_mode
         )
         # only melds the tiles in play can make: a much smaller model
@@ -227,56 +226,49 @@ class _Programme:
              jokers_table + jokers_rack],
             dtype=float,
         )
-        over = (all_counts.T.toarray() > available).any(axis=1)
-        keep = np.nonzero(~over)[0]
-        renumber = {int(old): new for new, old in enumerate(keep)}
-        self.melds = melds = [all_melds[i] for i in keep]
+        keep = np.nonzero(~(all_counts > available[:, None]).any(axis=0))[0]
+        self.melds = [all_melds[i] for i in keep]
         counts = all_counts[:, keep]
-        values = all_values[keep]
+        self.count = count = len(keep)
         pooled = len(set(weight_joker)) == 1
         if pooled:
-            places: list[tuple[int, int]] = [(-1, 1)] if jokers_rack else []
+            place_meld = np.zeros(1 if jokers_rack else 0, dtype=np.int64)
+            place_value = np.ones(len(place_meld), dtype=np.int64)
         else:
-            places = [(renumber[m], v) for m, v in all_places if m in renumber]
-        self.count = count = len(melds)
-        nplaces = len(places)
+            renumber = np.full(len(all_melds), -1, dtype=np.int64)
+            renumber[keep] = np.arange(count)
+            kept_places = renumber[place_melds] >= 0
+            place_meld = renumber[place_melds[kept_places]]
+            place_value = place_values[kept_places]
+        nplaces = len(place_meld)
         self.size = size = count + 52 + nplaces
         cost = np.zeros(size)
         cost[count : count + 52] = -np.asarray(weight_tile, dtype=float)
-        cost[count + 52 :] = [-float(weight_joker[value - 1]) for _, value in places]
+        cost[count + 52 :] = -np.asarray(weight_joker, dtype=float)[place_value - 1]
+        linked = nplaces if not pooled else 0
+        rows = 54 + linked + (1 if threshold else 0)
+        matrix = np.zeros((rows, size))
         # naturals: melds use exactly the table's tiles plus the rack tiles used
-        naturals = hstack([counts[:52], -identity(52), csr_array((52, nplaces))])
+        matrix[:52, :count] = counts[:52]
+        matrix[np.arange(52), count + np.arange(52)] = -1.0
         # jokers: the melds' jokers are the table's plus the rack's credited
-        jokers = hstack([counts[52:53], csr_array((1, 52)), -np.ones((1, nplaces))])
-        rack_jokers = hstack([csr_array((1, count + 52)), np.ones((1, nplaces))])
-        blocks = [naturals, jokers, rack_jokers]
+        matrix[52, :count] = counts[52]
+        matrix[52, count + 52 :] = -1.0
+        matrix[53, count + 52 :] = 1.0
         lower: list[float] = [*table[:52], jokers_table, 0]
         upper: list[float] = [*table[:52], jokers_table, jokers_rack]
-        if not pooled and nplaces:
+        if linked:
             # a credited joker place needs its meld laid
-            blocks.append(
-                csr_array(
-                    (
-                        np.concatenate([np.ones(nplaces), -np.ones(nplaces)]),
-                        (
-                            np.concatenate([np.arange(nplaces), np.arange(nplaces)]),
-                            np.concatenate(
-                                [count + 52 + np.arange(nplaces), [m for m, _ in places]]
-                            ),
-                        ),
-                    ),
-                    shape=(nplaces, size),
-                )
-            )
+            matrix[54 + np.arange(nplaces), count + 52 + np.arange(nplaces)] = 1.0
+            matrix[54 + np.arange(nplaces), place_meld] = -1.0
             lower += [-np.inf] * nplaces
             upper += [0.0] * nplaces
         if threshold:
-            blocks.append(hstack([csr_array(values.reshape(1, -1)),
-                                  csr_array((1, 52 + nplaces))]))
+            matrix[-1, :count] = all_values[keep]
             lower.append(threshold)
             upper.append(np.inf)
         self.cost = cost
-        self.matrix = vstack(blocks).tocsr()
+        self.matrix = matrix
         self.lower, self.upper = lower, upper
         self.highest = np.concatenate(
             [

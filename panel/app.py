@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
 from tabletop.panel.guards import RequestGuard
+from tabletop.panel.hints import HintPool, HintsBusy
 from tabletop.panel.routers import about, changes, live, matches, pages, players, rounds, rules
 from tabletop.panel.schemas import Unprocessable, refusal
 from tabletop.panel.service import PanelService, RoundConflict
@@ -63,7 +64,8 @@ def create_app(
             f"the panel listens on {settings.host!r}, beyond this machine: set a token"
         )
     if service is None:
-        service = PanelService(EventStore(settings.database_url), settings.turn_seconds)
+        service = PanelService(EventStore(settings.database_url), settings.turn_seconds,
+                               HintPool(settings.hint_workers, settings.hint_waiting))
     # FastAPI's own /docs loads its scripts from a CDN; the panel's lists the API itself
     app = FastAPI(
         title="tabletop panel",
@@ -89,6 +91,10 @@ def create_app(
             status_code=503,
             headers={"Retry-After": "10"},
         )
+
+    @app.exception_handler(HintsBusy)
+    async def _hints_busy(_request: Request, busy: HintsBusy) -> JSONResponse:
+        return JSONResponse({"detail": str(busy)}, status_code=503, headers={"Retry-After": "2"})
 
     @app.exception_handler(RoundConflict)
     async def _conflict(_request: Request, conflict: RoundConflict) -> JSONResponse:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -38,6 +39,7 @@ from tabletop.engine.match import Match, MatchError
 from tabletop.engine.rounds import round_from_json, score_round
 from tabletop.live.bus import EventBus
 from tabletop.live.corrections import Inbox
+from tabletop.panel.hints import HintPool
 from tabletop.panel.hub import Hub
 from tabletop.panel.state import last_undoable, match_for, replay
 from tabletop.panel.store import EventStore, MatchInfo, StoredEvent, StoreError
@@ -87,9 +89,12 @@ class _Record:
 
 
 class PanelService:
-    def __init__(self, store: EventStore, turn_seconds: int = 120) -> None:
+    def __init__(self, store: EventStore, turn_seconds: int = 120,
+                 hints: HintPool | None = None) -> None:
         self.store = store
         self.hub = Hub()
+        self.hints = hints or HintPool(workers=os.cpu_count() or 2, waiting=16)
+        """The workers hints share (panel/hints.py)."""
         self.turn_seconds = turn_seconds
         self.live_inboxes: dict[int, Inbox] = {}
         self.cameras: dict[int, dict[str, str]] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 from pathlib import Path
 from typing import Annotated, Literal
@@ -38,6 +39,11 @@ class PanelSettings(BaseSettings):
     """The pages' language; unset: the best of each browser's Accept-Language."""
     max_body_bytes: Annotated[int, Field(ge=1024, le=16 * 1024 * 1024)] = 256 * 1024
     """Larger request bodies are refused before they are read."""
+    hint_workers: Annotated[int, Field(ge=1, le=64)] = Field(
+        default_factory=lambda: os.cpu_count() or 2)
+    """Hints worked out at once (one a core: the optimiser's search runs in parallel)."""
+    hint_waiting: Annotated[int, Field(ge=0, le=1000)] = 16
+    """Hints that may wait for a worker; more are refused at once (503)."""
 
     def served_names(self) -> set[str]:
         """The host names the panel answers to (see :mod:`tabletop.panel.guards`)."""

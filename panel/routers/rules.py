@@ -2,7 +2,8 @@
 variant's options and warnings explained in the players' language.
 
 The hint runs the exact optimiser (:func:`tabletop.engine.solver.solve`) on the table as
-the panel's state has it, within the time the request allows; nothing is stored.  Whether
+the panel's state has it, within the time the request allows, waiting for a worker
+included (panel/hints.py); nothing is stored.  Whether
 the seat's player still has to open is the replay's (``state["opened"]``, panel/state.py).
 """
 
@@ -18,6 +19,7 @@ from tabletop.engine.items import Item, format_items, parse_items
 from tabletop.engine.solver import solve
 from tabletop.engine.variants import VARIANTS, Variant, find_variant
 from tabletop.panel.dependencies import MatchId, ReaderDep, ServiceDep
+from tabletop.panel.hints import left
 from tabletop.panel.schemas import refusal
 from tabletop.panel.texts import Language, rule_texts
 
@@ -108,34 +110,36 @@ class VariantRules(BaseModel):
 @router.post(
     "/matches/{match_id}/hint",
     response_model=HintOut,
-    responses={404: refusal("no such match")},
+    responses={404: refusal("no such match"),
+               503: refusal("every worker busy with other hints: ask again in a moment")},
     summary="the best play for a rack on the match's table",
 )
 def hint(match_id: MatchId, body: HintIn, service: ServiceDep) -> dict[str, Any]:
-    state = service.state(match_id)
-    setup = state["setup"]
-    players: list[str] = list(setup["players"])
-    if body.seat is not None and body.seat >= len(players):
-        _refuse(f"seat {body.seat} is not a seat of {len(players)} players")
-    try:
-        variant = find_variant(setup["variant"], setup["options"])
-        rack = _rack(body, state, players)
-        table = tuple(parse_items(meld["meld"]) for meld in state["table"]["melds"])
-    except ValueError as error:
-        _refuse(str(error))
-    if body.initial is not None:
-        initial = body.initial
-    elif body.seat is None:
-        initial = False
-    else:
-        initial = body.seat not in state["opened"]
-    try:
-        play = solve(
-            variant, rack, table, initial=initial, objective=body.objective, keep=body.keep,
-            budget_s=body.budget_s,
-        )
-    except ValueError as error:  # SolveError: a rack or table no game can hold
-        _refuse(str(error))
+    with service.hints.slot(body.budget_s) as deadline:
+        state = service.state(match_id)
+        setup = state["setup"]
+        players: list[str] = list(setup["players"])
+        if body.seat is not None and body.seat >= len(players):
+            _refuse(f"seat {body.seat} is not a seat of {len(players)} players")
+        try:
+            variant = find_variant(setup["variant"], setup["options"])
+            rack = _rack(body, state, players)
+            table = tuple(parse_items(meld["meld"]) for meld in state["table"]["melds"])
+        except ValueError as error:
+            _refuse(str(error))
+        if body.initial is not None:
+            initial = body.initial
+        elif body.seat is None:
+            initial = False
+        else:
+            initial = body.seat not in state["opened"]
+        try:
+            play = solve(
+                variant, rack, table, initial=initial, objective=body.objective,
+                keep=body.keep, budget_s=left(deadline),
+            )
+        except ValueError as error:  # SolveError: a rack or table no game can hold
+            _refuse(str(error))
     return {
         **play.to_json(),
         "table": [format_items(meld) for meld in table],

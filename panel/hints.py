@@ -1,0 +1,70 @@
+"""Hints share a few workers, so that a crowd of phones asking at once neither overruns their
+budgets nor starves the rest of the panel.
+
+A hint is admitted while fewer than ``workers + waiting`` are in hand, else refused at once
+(:class:`HintsBusy`, a 503 the page shows).  An admitted hint waits for one of ``workers``
+slots; the time it waits, and the time the match's state takes to read, come off its
+budget, so it answers within the budget it asked for (plus the optimiser's small fixed
+margin) however many ask.  One that finds no slot within its whole budget is refused the
+same way.  The optimiser's search runs without Python's global lock, so ``workers`` hints
+run truly side by side, one to a core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+
+LEAST_SECONDS = 0.02
+"""A hint that found its slot late still searches this long: enough for the quick answers
+(the beam's play, the rack's own melds) that every budget ends with."""
+
+
+class HintsBusy(Exception):
+    """No slot for a hint now (a 503: the page asks again in a moment)."""
+
+
+class HintPool:
+    """``workers`` slots for hints and ``waiting`` places in line for them."""
+
+    def __init__(self, workers: int, waiting: int) -> None:
+        if workers < 1 or waiting < 0:
+            raise ValueError(f"a hint pool needs a worker and no negative line, not"
+                             f" {workers} and {waiting}")
+        self.workers, self.waiting = workers, waiting
+        self._admitted = threading.BoundedSemaphore(workers + waiting)
+        self._slots = threading.BoundedSemaphore(workers)
+        self._lock = threading.Lock()
+        self.in_hand = 0
+        """Hints admitted and not yet answered (for the busy message and the tests)."""
+
+    @contextlib.contextmanager
+    def slot(self, budget_s: float) -> Iterator[float]:
+        """Hold a worker's slot for one hint: yields when its budget ends (on the
+        ``time.monotonic`` clock; see :func:`left`)."""
+        if not self._admitted.acquire(blocking=False):
+            raise HintsBusy(f"the panel is working out {self.workers + self.waiting} hints"
+                            f" already; ask again in a moment")
+        with self._lock:
+            self.in_hand += 1
+        try:
+            started = time.monotonic()
+            if not self._slots.acquire(timeout=budget_s):
+                raise HintsBusy(f"no worker was free within the hint's {budget_s:g} s;"
+                                f" ask again in a moment")
+            try:
+                yield started + budget_s
+            finally:
+                self._slots.release()
+        finally:
+            with self._lock:
+                self.in_hand -= 1
+            self._admitted.release()
+
+
+def left(deadline: float) -> float:
+    """The seconds a search may still take before ``deadline`` (at least
+    :data:`LEAST_SECONDS`)."""
+    return max(LEAST_SECONDS, deadline - time.monotonic())

@@ -1,0 +1,157 @@
+"""Hints at once: the pool's slots and line (panel/hints.py), then many phones asking the
+real server (uvicorn on 127.0.0.1) at the same moment, each answered within its budget or
+refused at once in one line, and the panel answering its pages meanwhile."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabletop.panel.hints import LEAST_SECONDS, HintPool, HintsBusy, left
+from tests.panel.test_hint import RAEUBER_TABLE
+from tests.panel.test_viewers import serve
+from tests.shared import scaled
+
+HARD_RACK = "10S JS QS KS 10H JH QH KH 10D JD QD KD 8C"
+
+
+def _hold(pool: HintPool, budget_s: float, release: threading.Event,
+          outcomes: list[Any]) -> None:
+    try:
+        with pool.slot(budget_s) as deadline:
+            outcomes.append(left(deadline))
+            release.wait(10)
+    except HintsBusy as busy:
+        outcomes.append(busy)
+
+
+@pytest.mark.parametrize(
+    ("workers", "waiting", "asking", "answered", "refused"),
+    [
+        (1, 0, 3, 1, 2),  # no line: the two beyond the worker are refused at once
+        (2, 0, 2, 2, 0),
+        (1, 2, 3, 1, 0),  # two wait in line (and are answered once the first is done)
+        (2, 1, 5, 2, 2),
+    ],
+)
+def test_the_pool_admits_its_workers_and_line_and_refuses_the_rest_at_once(
+    workers: int, waiting: int, asking: int, answered: int, refused: int
+) -> None:
+    pool = HintPool(workers, waiting)
+    release = threading.Event()
+    outcomes: list[Any] = []
+    threads = [threading.Thread(target=_hold, args=(pool, 5.0, release, outcomes))
+               for _ in range(asking)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + scaled(5)
+    while (len(outcomes) < answered + refused or pool.in_hand < asking - refused) \
+            and time.monotonic() < deadline:
+        time.sleep(0.01)
+    busy = [o for o in outcomes if isinstance(o, HintsBusy)]
+    slots = [o for o in outcomes if not isinstance(o, HintsBusy)]
+    assert len(busy) == refused and len(slots) == answered
+    assert all("ask again in a moment" in str(refusal) for refusal in busy)
+    assert all(4.5 < left <= 5.0 for left in slots)  # no wait: nearly the whole budget
+    release.set()
+    for thread in threads:
+        thread.join(scaled(10))
+    assert len(outcomes) == asking and pool.in_hand == 0
+    # those in line got their slots once the first were done, with what was left
+    assert all(isinstance(o, float) for o in outcomes[answered + refused:])
+
+
+def test_a_hint_that_waited_searches_for_what_is_left_of_its_budget() -> None:
+    pool = HintPool(1, 1)
+    release = threading.Event()
+    outcomes: list[Any] = []
+    first = threading.Thread(target=_hold, args=(pool, 5.0, release, outcomes))
+    first.start()
+    while pool.in_hand < 1:
+        time.sleep(0.01)
+    timer = threading.Timer(0.3, release.set)
+    timer.start()
+    started = time.monotonic()
+    with pool.slot(1.0) as deadline:
+        waited = time.monotonic() - started
+        assert left(deadline) == pytest.approx(1.0 - waited, abs=0.05)
+    first.join(scaled(10))
+    assert 0.25 < waited < scaled(1.0)
+    assert left(time.monotonic() - 1) == LEAST_SECONDS  # past its deadline: still a moment
+    # one that waits past its whole budget is refused, not run late
+    first = threading.Thread(target=_hold, args=(pool, 5.0, threading.Event(), []))
+    first.daemon = True
+    first.start()
+    while pool.in_hand < 1:
+        time.sleep(0.01)
+    started = time.monotonic()
+    with pytest.raises(HintsBusy, match=r"no worker was free within the hint's 0\.2 s"), \
+            pool.slot(0.2):
+        pass
+    assert time.monotonic() - started < scaled(1.0)
+
+
+@pytest.mark.parametrize(("workers", "waiting"), [(0, 1), (1, -1)])
+def test_a_pool_without_workers_is_refused(workers: int, waiting: int) -> None:
+    with pytest.raises(ValueError, match="a hint pool needs a worker"):
+        HintPool(workers, waiting)
+
+
+def _ask(base: str, match_id: int, budget_s: float, answers: list[Any]) -> None:
+    request = urllib.request.Request(
+        f"{base}/api/matches/{match_id}/hint", method="POST",
+        data=json.dumps({"rack": HARD_RACK, "initial": False, "budget_s": budget_s}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            answers.append((answer.status, time.monotonic() - started, json.loads(answer.read())))
+    except urllib.error.HTTPError as error:
+        answers.append((error.code, time.monotonic() - started, json.loads(error.read())))
+
+
+def test_many_phones_asking_at_once_are_each_answered_within_the_budget_or_refused(
+    tmp_path: Path,
+) -> None:
+    # Räuber-Rommé's table whose exact rebuild takes a tenth of a second or more: twelve
+    # at once on two workers with a line of four
+    budget = 0.6
+    with serve(tmp_path) as served:
+        served.app.state.service.hints = HintPool(2, 4)
+        served.post(f"/api/matches/{served.match_id}/setup",
+                    {"who": "Ana", "variant": "raeuber", "players": ["Ana", "Ben"]})
+        served.post(f"/api/matches/{served.match_id}/events",
+                    {"type": "table", "seat": None,
+                     "melds": [meld.strip() for meld in RAEUBER_TABLE.split("|")]})
+        answers: list[Any] = []
+        threads = [threading.Thread(target=_ask, args=(served.base, served.match_id, budget,
+                                                       answers)) for _ in range(12)]
+        for thread in threads:
+            thread.start()
+        # meanwhile the pages are answered: the searches leave the server its time
+        started = time.monotonic()
+        state = served.state()
+        assert state["setup"]["variant"] == "raeuber"
+        assert time.monotonic() - started < scaled(1.0)
+        for thread in threads:
+            thread.join(scaled(30))
+    statuses = sorted(status for status, _, _ in answers)
+    assert len(answers) == 12 and set(statuses) <= {200, 503}
+    answered = [(took, body) for status, took, body in answers if status == 200]
+    refused = [(took, body) for status, took, body in answers if status == 503]
+    assert len(answered) >= 2 and len(refused) >= 12 - 2 - 4
+    for took, body in answered:
+        # the budget, a twentieth more for the fallback, and the request around it
+        assert took < budget * 1.05 + scaled(0.5), took
+        assert len(body["placed"]) >= 12  # the quick answers place 12, the optimum 13
+    for took, body in refused:
+        assert "ask again in a moment" in body["detail"] and "\n" not in body["detail"]
+        assert took < budget + scaled(0.5)
