@@ -4,9 +4,6 @@
         [--random] [--photos all|adapt|measure] [--realdata DIR] [--size 1280x720]
         [--fps 10] [--background IMAGE] [--holdout NAME,...] [--use-images NAME,...]
         [--max-aspect 0.9] [--json]
-    tabletop replay bench [--replays 50] [--seed 1] [--model PATH] [--out DIR]
-        [--label NAME] [--workers 1] [--players 2] [--photos measure] [--size 1280x720] [--verbose]
-        [--json]
 
 ``compose`` writes DIR/video.mp4, DIR/truth.jsonl and DIR/zones.json and prints one
 line per file (a JSON object per line with ``--json``).  Without ``--script`` the
@@ -20,9 +17,8 @@ object with ``steps`` (and optionally ``players`` and ``variant``)::
         {"melds": ["R10 R11 R12"], "seat": 0, "press": "end_turn"},
         {"melds": ["R10 R11 R12 R13"], "seats": {"1": "K3 B8 O6"}}]}
 
-``bench`` is ``python -m bench.replays`` (see there): the live pipeline on many random
-replays, scored against their truth; it needs the repository checkout (``bench`` is not
-installed).
+The live pipeline on many such replays, scored against their truth, is
+``python -m bench.replays`` in the repository checkout (``bench`` is not installed).
 
 Registered by tabletop.cli; numpy and OpenCV are imported by the handler only.
 """
@@ -118,26 +114,6 @@ def cmd_compose(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_bench(args: argparse.Namespace) -> int:
-    _size(args.size)
-    try:
-        module = importlib.import_module("bench.replays")
-    except ModuleNotFoundError as error:
-        if error.name not in ("bench", "bench.replays"):
-            raise
-        raise ValueError("'tabletop replay bench' runs bench/replays.py of the repository "
-                         "checkout: run it from there (python -m bench.replays)") from None
-    argv = ["--replays", str(args.replays), "--seed", str(args.seed),
-            "--workers", str(args.workers), "--players", str(args.players),
-            "--photos", args.photos, "--size", args.size]
-    for flag, value in (("--model", args.model), ("--out", args.out),
-                        ("--realdata", args.realdata), ("--label", args.label)):
-        if value is not None:
-            argv += [flag, str(value)]
-    argv += ["--verbose"] * bool(args.verbose) + ["--json"] * bool(args.json)
-    return int(module.main(argv))
-
-
 def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None:
     replay = commands.add_parser("replay", help="compose game replays from real photos")
     sub = replay.add_subparsers(dest="replay_command", required=True, parser_class=parser_class)
@@ -173,22 +149,3 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     compose.add_argument("--json", action="store_true")
     compose.set_defaults(handler=cmd_compose)
 
-    bench = sub.add_parser(
-        "bench", help="the live pipeline on many random replays, scored against their truth "
-                      "(python -m bench.replays; slow: ~50 s a replay)")
-    bench.add_argument("--replays", type=int, default=50)
-    bench.add_argument("--seed", type=int, default=1)
-    bench.add_argument("--model", default=None, help="the model (default: the shipped one)")
-    bench.add_argument("--out", default=None,
-                       help="replays and results (default runs/replays in the checkout)")
-    bench.add_argument("--label", default=None,
-                       help="appended to the results' folder name (runs of other code with "
-                            "the same model)")
-    bench.add_argument("--workers", type=int, default=1)
-    bench.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    bench.add_argument("--photos", default="measure", choices=("measure", "adapt", "all"))
-    bench.add_argument("--size", default="1280x720", help="WIDTHxHEIGHT in pixels")
-    bench.add_argument("--realdata", default=None)
-    bench.add_argument("--verbose", action="store_true")
-    bench.add_argument("--json", action="store_true")
-    bench.set_defaults(handler=cmd_bench)
