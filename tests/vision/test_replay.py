@@ -469,25 +469,15 @@ def test_the_bench_scores_committed_states_found_states_and_final_tables() -> No
 
 
 
-def test_cli_bench_runs_the_bench_module(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_replay_bench_keeps_replays_and_results_by_what_makes_them_differ(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from bench import replays
-    seen: list[list[str]] = []
 
-    def main(argv: list[str]) -> int:
-        seen.append(list(argv))
-        return 0
-
-    monkeypatch.setattr(replays, "main", main)
-    assert cli.main(["replay", "bench", "--replays", "3", "--seed", "2", "--model", "m.onnx",
-                     "--out", "o", "--label", "before", "--json"]) == 0
-    argv = seen[0]
-    assert argv[argv.index("--replays") + 1] == "3" and argv[argv.index("--seed") + 1] == "2"
-    assert argv[argv.index("--model") + 1] == "m.onnx" and "--json" in argv
-    assert argv[argv.index("--photos") + 1] == "measure" and "--verbose" not in argv
-    # the bench module's own options parse the same words
-    args = replays.parser().parse_args(argv)
+    args = replays.parser().parse_args(["--replays", "3", "--seed", "2", "--model", "m.onnx",
+                                        "--out", "o", "--label", "before", "--json"])
     assert (args.replays, args.seed, args.photos, args.size) == (3, 2, "measure", (1280, 720))
-    assert args.label == "before"
+    assert args.label == "before" and args.json and not args.verbose
     # replays are kept by what makes their videos differ, results by model and label too
     setup = replays.BenchSetup(Path("o"), seed=2, label="before")
     monkeypatch.setattr(replays, "model_tag", lambda model: "tabletop-0123456789")
