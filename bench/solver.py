@@ -274,15 +274,15 @@ def hard_ours(position: Position, objective: str, native: bool = False) -> int:
 def _exact_opening_value(position: Position) -> int:
     """The most value an opening can have (jokers count nothing), by the integer
     programme: the exact reference where rummikub-solver has none."""
-    from tabletop.engine.rearrange_ilp import arrange_ilp
+    from tabletop.engine.rearrange_ilp import Programme
 
     rack = [0] * 52
     for item in position.rack:
         if isinstance(item, Tile):
             rack[item.color.index * 13 + item.number - 1] += 1
     jokers = sum(isinstance(item, Joker) for item in position.rack)
-    solved = arrange_ilp([0] * 52, rack, 0, jokers, weight_tile=[*NUMBERS] * 4,
-                         weight_joker=[0] * 13, threshold=30, reference_mode=True)
+    solved = Programme([0] * 52, rack, 0, jokers, weight_tile=[*NUMBERS] * 4,
+                       weight_joker=[0] * 13, threshold=30, reference_mode=True).best()
     return 0 if solved is None else solved[0]
 
 

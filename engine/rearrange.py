@@ -27,7 +27,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import cache
 from types import ModuleType
 
 from tabletop.engine import budget
@@ -35,7 +35,7 @@ from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
 from tabletop.engine.partition import MeldPacking, field_item
 from tabletop.engine.play import Play, SolveError
-from tabletop.engine.rearrange_ilp import arrange_ilp, candidates, ready, relax
+from tabletop.engine.rearrange_ilp import Programme, candidates, ready
 from tabletop.engine.turns import check_turn
 
 _compiled: ModuleType | None
@@ -339,12 +339,7 @@ def arrange(
     )
     jokers_in_play = jokers_table + jokers_rack > 0
     known = _start(core, arguments, table_is_legal and threshold == 0)
-    position = (table_grid, rack_grid, jokers_table, jokers_rack)
-    programme = partial(arrange_ilp, *position, weight_tile=weight_tile,
-                        weight_joker=weight_joker, threshold=threshold,
-                        reference_mode=reference_mode)
-    relaxation = partial(relax, *position, weight_tile=weight_tile, weight_joker=weight_joker,
-                         threshold=threshold, reference_mode=reference_mode)
+    programme: Programme | None = None  # built when the probes first give up
     # A portfolio of two exact methods, in rounds: the probes, then the integer programme
     # (HiGHS proves with linear-programming bounds what the probes would have to walk), each
     # round allowing both four times more than the last; the first proof is the answer.
@@ -374,10 +369,14 @@ def arrange(
             # SciPy's import would take the rest of the budget: more probing instead
             states *= ROUND_GROWTH
             continue
+        if programme is None:
+            programme = Programme(table_grid, rack_grid, jokers_table, jokers_rack,
+                                  weight_tile=weight_tile, weight_joker=weight_joker,
+                                  threshold=threshold, reference_mode=reference_mode)
         if not relaxed:
             relaxed = True
             try:
-                relaxed_answer = relaxation(
+                relaxed_answer = programme.relax(
                     seconds=seconds if left is None else min(seconds, left * ILP_TIME_SHARE),
                 )
             except budget.OutOfTime:
@@ -394,7 +393,7 @@ def arrange(
                 states *= ROUND_GROWTH
                 continue
         try:
-            solved = programme(
+            solved = programme.best(
                 ceiling=known.high,
                 seconds=seconds if left is None else min(seconds, left * ILP_TIME_SHARE),
             )

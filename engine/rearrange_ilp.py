@@ -6,7 +6,7 @@ of the table that could still reach it, and on a dense table with jokers in
 play that can be a lot.  An integer programme proves it with linear-programming
 bounds instead, so it is the other half of :func:`tabletop.engine.rearrange.arrange`'s
 portfolio, given a slice of time whenever the probes use up a round (its linear
-relaxation first, once: :func:`relax`): a model
+relaxation first, once: :meth:`Programme.relax`): a model
 with one integer variable per legal meld of three to five tiles (a longer run
 splits into those), after den Hertog and Hulshof, solved with HiGHS through
 SciPy.  Exact like the search.  SciPy is imported only when needed, or at
@@ -120,41 +120,6 @@ def ready() -> bool:
 Laid = tuple[tuple[Item, ...], ...]
 
 
-def arrange_ilp(
-    table: Sequence[int],
-    rack: Sequence[int],
-    jokers_table: int,
-    jokers_rack: int,
-    *,
-    weight_tile: Sequence[int],
-    weight_joker: Sequence[int],
-    threshold: int,
-    reference_mode: bool,
-    ceiling: int | None = None,
-    seconds: float | None = None,
-) -> tuple[int, Laid] | None:
-    """Best score and the melds laid, or None (table cannot be arranged, threshold missed).
-
-    Variables: how often each meld is laid (0..2), how many of each rack tile
-    are used, and the rack jokers used: one count when every joker scores the
-    same, else for each joker place in a meld whether a rack joker fills it (so
-    a rack joker scores what its place is worth).  ``ceiling``: a score known to be out of
-    reach beyond, which lets HiGHS stop once a play is worth within one point of its own
-    bound (every score is whole).  ``seconds``: HiGHS's time limit
-    (None: what is left of the budget in force, if any); :class:`budget.OutOfTime` when it
-    passes unproved.
-    """
-    programme = _Programme(table, rack, jokers_table, jokers_rack, weight_tile=weight_tile,
-                           weight_joker=weight_joker, threshold=threshold,
-                           reference_mode=reference_mode)
-    result = programme.solve(seconds, relaxed=False, ceiling=ceiling)
-    if result.status == 1:  # the time limit: the optimum was not proved
-        raise budget.OutOfTime
-    if result.status != 0 or result.x is None:
-        return None
-    return round(-result.fun), programme.laid(result.x)
-
-
 @dataclass(frozen=True)
 class Relaxation:
     """What the linear relaxation tells: a score no play reaches beyond, and the optimal
@@ -164,44 +129,15 @@ class Relaxation:
     play: tuple[int, Laid] | None
 
 
-def relax(
-    table: Sequence[int],
-    rack: Sequence[int],
-    jokers_table: int,
-    jokers_rack: int,
-    *,
-    weight_tile: Sequence[int],
-    weight_joker: Sequence[int],
-    threshold: int,
-    reference_mode: bool,
-    seconds: float | None = None,
-) -> Relaxation | None:
-    """The linear relaxation of :func:`arrange_ilp`'s programme (None: not even it can be
-    met, so no play can).
+class Programme:
+    """The integer programme of one position, over the melds its tiles can make.
 
-    On the positions the search finds hard its optimum is mostly the integer optimum, and
-    often a whole-numbered one, which is then the answer; else a probe at its ceiling
-    mostly finds a play.  :class:`budget.OutOfTime` when ``seconds`` pass first.
+    Variables: how often each meld is laid (0..2), how many of each rack tile
+    are used, and the rack jokers used: one count when every joker scores the
+    same, else for each joker place in a meld whether a rack joker fills it (so
+    a rack joker scores what its place is worth).  The tiles are given as counts by
+    colour-major index (52), the jokers by number.
     """
-    import numpy as np
-
-    programme = _Programme(table, rack, jokers_table, jokers_rack, weight_tile=weight_tile,
-                           weight_joker=weight_joker, threshold=threshold,
-                           reference_mode=reference_mode)
-    result = programme.solve(seconds, relaxed=True)
-    if result.status == 2:  # infeasible
-        return None
-    if result.status != 0 or result.x is None:
-        raise budget.OutOfTime  # out of time, or no bound: the search goes on without one
-    ceiling = math.floor(-result.fun + 1e-6)
-    whole = np.rint(result.x)
-    if np.abs(result.x - whole).max() > 1e-6:
-        return Relaxation(ceiling, None)
-    return Relaxation(ceiling, (round(-result.fun), programme.laid(whole)))
-
-
-class _Programme:
-    """The integer programme of one position, over the melds its tiles can make."""
 
     def __init__(
         self,
@@ -277,6 +213,40 @@ class _Programme:
                 np.full(nplaces, float(jokers_rack) if pooled else 2.0),
             ]
         )
+
+    def best(self, ceiling: int | None = None,
+             seconds: float | None = None) -> tuple[int, Laid] | None:
+        """Best score and the melds laid, or None (the table cannot be arranged, the
+        threshold is missed).  ``ceiling``: a score known to be out of reach beyond, which
+        lets HiGHS stop once a play is worth within one point of its own bound (every score
+        is whole).  ``seconds``: HiGHS's time limit (None: what is left of the budget in
+        force, if any); :class:`budget.OutOfTime` when it passes unproved."""
+        result = self.solve(seconds, relaxed=False, ceiling=ceiling)
+        if result.status == 1:  # the time limit: the optimum was not proved
+            raise budget.OutOfTime
+        if result.status != 0 or result.x is None:
+            return None
+        return round(-result.fun), self.laid(result.x)
+
+    def relax(self, seconds: float | None = None) -> Relaxation | None:
+        """The linear relaxation (None: not even it can be met, so no play can).
+
+        On the positions the search finds hard its optimum is mostly the integer optimum,
+        and often a whole-numbered one, which is then the answer; else a probe at its
+        ceiling mostly finds a play.  :class:`budget.OutOfTime` when ``seconds`` pass
+        first."""
+        import numpy as np
+
+        result = self.solve(seconds, relaxed=True)
+        if result.status == 2:  # infeasible
+            return None
+        if result.status != 0 or result.x is None:
+            raise budget.OutOfTime  # out of time, or no bound: the search goes on without one
+        ceiling = math.floor(-result.fun + 1e-6)
+        whole = np.rint(result.x)
+        if np.abs(result.x - whole).max() > 1e-6:
+            return Relaxation(ceiling, None)
+        return Relaxation(ceiling, (round(-result.fun), self.laid(whole)))
 
     def laid(self, solution: Any) -> Laid:
         """The melds a (whole-numbered) solution lays."""
