@@ -2,7 +2,8 @@
 
     python -m bench.replays [--replays 50] [--seed 1] [--model PATH] [--out DIR]
         [--label NAME] [--incremental] [--workers 1] [--players 2]
-        [--photos measure] [--size 1280x720] [--verbose] [--json]
+        [--photos measure] [--size 1280x720] [--game sabra|rommee|raeuber]
+        [--card-height PX] [--verbose] [--json]
 
 Replay ``i`` (0-based) is the random Sabra game of seed ``1000 * SEED + i``
 (``vision.replay.random_game``: new melds and melds grown at their ends, jokers
@@ -28,6 +29,14 @@ The model runs on every whole frame, as ``tabletop run --every-frame`` runs it;
 ``--incremental`` watches with the live pipeline's own detector, which looks only
 where the table changed (``vision.incremental``), its results under
 ``<model>-incremental``.
+
+``--game rommee`` (or ``raeuber``) measures card games instead: replay ``i`` is the
+random game of that variant of the same seed (``vision.card_replay``: runs and sets
+laid and grown, openings of 40, cards held in hand), its cards blank cards round the
+real indices of the ``bridge-cards`` photos (by default both: no model was fitted on
+them; ``--photos measure`` only deal2, for a model adapted on deal1, see
+``bench.card_adapt``), 125 pixels tall at 720 (``--card-height`` for other table
+distances); the set's folder name starts with the variant.
 
 Printed (``--json``: one JSON object instead; ``--verbose``: a line per replay
 first), over the replays finished:
@@ -73,12 +82,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabletop.vision.labels import CARD_LABELS
 from tabletop.vision.replay import read_truth, table_key
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "runs" / "replays"
 SCRIPT_NAME = "script.json"
 PLAYER_NAMES = ("Ana", "Ben", "Cem", "Dan")
+GAMES = ("sabra", "rommee", "raeuber")
+"""Variants a replay can be composed of: Sabra with tiles, the Rommés with cards."""
 
 
 def replay_seed(seed: int, index: int) -> int:
@@ -86,18 +98,32 @@ def replay_seed(seed: int, index: int) -> int:
     return 1000 * seed + index
 
 
-def set_name(seed: int, photos: str, players: int, size: tuple[int, int]) -> str:
+def set_name(seed: int, photos: str, players: int, size: tuple[int, int],
+             game: str = "sabra", card_height: float | None = None) -> str:
     """The folder name of a set of replays: what makes their videos differ."""
-    return f"s{seed}-{photos}-p{players}-{size[0]}x{size[1]}"
+    name = f"s{seed}-{photos}-p{players}-{size[0]}x{size[1]}"
+    if card_height is not None:
+        name += f"-c{card_height:g}"
+    return name if game == "sabra" else f"{game}-{name}"
 
 
 def model_tag(model: str | Path | None) -> str:
-    """``<stem>-<sha1 of the model file and its reader, 10 hex digits>``."""
-    from tabletop.vision.detector import default_model, reader_path
+    """``<stem>-<sha1 of the model file, its reader, and where it has them its card finder,
+    card reader, light head and set's inks, 10 hex digits>``: an adapted folder is another
+    model."""
+    from tabletop.vision.detector import (
+        card_finder_path,
+        card_reader_path,
+        default_model,
+        head_path,
+        reader_path,
+        set_inks_path,
+    )
 
     path = Path(model) if model is not None else default_model()
     digest = hashlib.sha1()
-    for part in (path, reader_path(path)):
+    for part in (path, reader_path(path), card_finder_path(path), card_reader_path(path),
+                 head_path(path), set_inks_path(path)):
         if part.is_file():
             digest.update(part.read_bytes())
     return f"{path.stem}-{digest.hexdigest()[:10]}"
@@ -210,11 +236,11 @@ def pair_misreads(missing: Sequence[str], extra: Sequence[str]
     missing, extra = list(missing), list(extra)
     pairs: list[tuple[str, str]] = []
 
-    def colour(t: str) -> str:
-        return t[0] if t != "JK" else "JK"
+    def colour(t: str) -> str:  # a card's suit
+        return "JK" if t == "JK" else t[-1] if t in CARD_LABELS else t[0]
 
-    def number(t: str) -> str:
-        return t[1:] if t != "JK" else "JK"
+    def number(t: str) -> str:  # a card's rank
+        return "JK" if t == "JK" else t[:-1] if t in CARD_LABELS else t[1:]
 
     for same in (colour, number):
         for m in list(missing):
@@ -300,6 +326,11 @@ class BenchSetup:
     realdata: str | None = None
     label: str | None = None
     incremental: bool = False
+    game: str = "sabra"
+    """The variant played: ``sabra`` (tiles) or a card variant (``rommee``: cards drawn round
+    the real indices of ``bridge-cards``, vision.card_replay)."""
+    card_height: float | None = None
+    """Card games: a card's height in pixels (None: vision.card_replay's table distance)."""
 
     @property
     def tag(self) -> str:
@@ -310,7 +341,8 @@ class BenchSetup:
 
     @property
     def set_name(self) -> str:
-        return set_name(self.seed, self.photos, self.players, self.size)
+        return set_name(self.seed, self.photos, self.players, self.size, self.game,
+                        self.card_height)
 
     def replay_folder(self, index: int) -> Path:
         return self.out / "replays" / self.set_name / f"{index:03d}"
@@ -330,19 +362,31 @@ def composed(setup: BenchSetup, index: int) -> Path:
     folder = setup.replay_folder(index)
     if (folder / SCRIPT_NAME).is_file():
         return folder
-    from tabletop.vision.replay import CropBank, compose_random_game, photo_split
+    from tabletop.vision.card_replay import (
+        card_photos,
+        compose_random_card_game,
+        load_card_bank,
+    )
+    from tabletop.vision.replay import CropBank, Replay, compose_random_game, photo_split
 
-    photos = photo_split(setup.realdata).of(setup.photos)
-    bank = CropBank.load(setup.realdata, use_images=photos)
     seed = replay_seed(setup.seed, index)
     partial = folder.with_name(folder.name + ".part")
     shutil.rmtree(partial, ignore_errors=True)
-    replay = compose_random_game(PLAYER_NAMES[:setup.players], partial, seed=seed,
-                                 realdata=setup.realdata, size=setup.size, bank=bank,
-                                 racks=0.0)
+    players = PLAYER_NAMES[:setup.players]
+    replay: Replay
+    if setup.game == "sabra":
+        photos = photo_split(setup.realdata).of(setup.photos)
+        bank = CropBank.load(setup.realdata, use_images=photos)
+        replay = compose_random_game(players, partial, seed=seed, realdata=setup.realdata,
+                                     size=setup.size, bank=bank, racks=0.0)
+    else:
+        bank = load_card_bank(setup.realdata, use_images=card_photos(setup.photos))
+        replay = compose_random_card_game(players, partial, seed=seed, variant=setup.game,
+                                          realdata=setup.realdata, size=setup.size,
+                                          bank=bank, card_height=setup.card_height)
     # written last: a folder with a script is a whole replay
     (partial / SCRIPT_NAME).write_text(json.dumps({
-        "players": list(replay.players), "variant": "sabra", "seed": seed,
+        "players": list(replay.players), "variant": setup.game, "seed": seed,
         "photos": setup.photos, "steps": [s.to_json() for s in replay.steps]}) + "\n",
         encoding="utf-8")
     shutil.rmtree(folder, ignore_errors=True)
@@ -432,7 +476,7 @@ def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
         from tabletop.vision.incremental import IncrementalDetector
 
         detector = IncrementalDetector(_detector(setup.model))
-    summary = run(str(folder / "video.mp4"), find_variant("sabra"), players,
+    summary = run(str(folder / "video.mp4"), find_variant(setup.game), players,
                   events_jsonl=events_path, detector=detector,
                   table=TableSetup(zones=folder / "zones.json", find_markers=False))
     if not setup.incremental:
@@ -572,8 +616,16 @@ def parser() -> argparse.ArgumentParser:
                         "changed (vision.incremental), not the model on every whole frame")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("--photos", default="measure", choices=("measure", "adapt", "all"),
-                   help="whose crops the replays are made of (vision.replay.photo_split)")
+    p.add_argument("--photos", default=None, choices=("measure", "adapt", "all"),
+                   help="whose crops the replays are made of (vision.replay.photo_split; "
+                        "default measure; card games: vision.card_replay.CARD_SPLIT, "
+                        "default all)")
+    p.add_argument("--game", default="sabra", choices=GAMES,
+                   help="sabra (tiles) or a card variant laid with the real indices of "
+                        "bridge-cards (vision.card_replay)")
+    p.add_argument("--card-height", type=float, default=None,
+                   help="card games: a card's height in pixels at the table's near edge "
+                        "(default 125 at 720: a 90 cm table in view)")
     p.add_argument("--size", type=_size_arg, default=(1280, 720))
     p.add_argument("--realdata", default=None)
     p.add_argument("--verbose", action="store_true", help="a line per replay")
@@ -589,15 +641,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.label is not None and not args.label.replace("-", "").replace("_", "").isalnum():
         print(f"--label is letters, digits, - and _, not {args.label!r}", file=sys.stderr)
         return 2
-    setup = BenchSetup(args.out, args.seed, args.players, args.photos, args.size, args.model,
-                       args.realdata, args.label, args.incremental)
+    cards = args.game != "sabra"
+    photos = args.photos or ("all" if cards else "measure")
+    if args.card_height is not None and not cards:
+        print("--card-height is for card games (--game rommee)", file=sys.stderr)
+        return 2
+    setup = BenchSetup(args.out, args.seed, args.players, photos, args.size, args.model,
+                       args.realdata, args.label, args.incremental, args.game,
+                       args.card_height)
     started = time.monotonic()
 
     def progress(result: Mapping[str, Any]) -> None:
         if args.verbose:  # as each replay is done; all of them follow on stdout
             print(replay_line(result), file=sys.stderr, flush=True)
 
-    results = bench(setup, args.replays, args.workers, progress)
+    from tabletop.vision.replay import ReplayError
+
+    try:
+        results = bench(setup, args.replays, args.workers, progress)
+    except ReplayError as error:
+        print(f"bench.replays: {error}", file=sys.stderr)
+        return 2
     summary = summarise(results)
     summary.update({"model": setup.tag, "set": setup.set_name,
                     "out": str(args.out), "wall_s": round(time.monotonic() - started, 1)})

@@ -348,7 +348,6 @@ def arrange(
     # a round of its own, mostly proves it with a play.  A time budget that runs out ends it
     # with the best play found, never worse than the beam's.
     states, seconds = SEARCH_BUDGET, ILP_SLICE
-    relaxed = False
     while True:
         answer = None
         try:
@@ -369,16 +368,13 @@ def arrange(
             # SciPy's import would take the rest of the budget: more probing instead
             states *= ROUND_GROWTH
             continue
+        slice_s = seconds if left is None else min(seconds, left * ILP_TIME_SHARE)
         if programme is None:
             programme = Programme(table_grid, rack_grid, jokers_table, jokers_rack,
                                   weight_tile=weight_tile, weight_joker=weight_joker,
                                   threshold=threshold, reference_mode=reference_mode)
-        if not relaxed:
-            relaxed = True
             try:
-                relaxed_answer = programme.relax(
-                    seconds=seconds if left is None else min(seconds, left * ILP_TIME_SHARE),
-                )
+                relaxed_answer = programme.relax(seconds=slice_s)
             except budget.OutOfTime:
                 pass
             else:
@@ -393,10 +389,7 @@ def arrange(
                 states *= ROUND_GROWTH
                 continue
         try:
-            solved = programme.best(
-                ceiling=known.high,
-                seconds=seconds if left is None else min(seconds, left * ILP_TIME_SHARE),
-            )
+            solved = programme.best(ceiling=known.high, seconds=slice_s)
         except budget.OutOfTime:
             if budget.spent():
                 score, decisions = _settle(known)

@@ -3,14 +3,18 @@
     tabletop replay compose --out DIR [--seed N] [--players Ana,Ben] [--script FILE.json]
         [--random] [--photos all|adapt|measure] [--realdata DIR] [--size 1280x720]
         [--fps 10] [--background IMAGE] [--holdout NAME,...] [--use-images NAME,...]
-        [--max-aspect 0.9] [--json]
+        [--max-aspect 0.9] [--variant sabra|rommee|raeuber] [--card-height PX] [--json]
 
 ``compose`` writes DIR/video.mp4, DIR/truth.jsonl and DIR/zones.json and prints one
 line per file (a JSON object per line with ``--json``).  Without ``--script`` the
 replay is the short Sabra round of ``vision.replay.sabra_round``; ``--random`` makes it
 the random Sabra game of ``--seed`` (``vision.replay.random_game``) and writes its
 script to DIR/script.json too.  ``--photos adapt|measure`` takes the crops from that
-part of ``vision.replay.photo_split`` only.  A script is a JSON list of steps, or an
+part of ``vision.replay.photo_split`` only.  ``--variant rommee`` (or ``raeuber``, or a
+script whose ``variant`` is one) lays cards instead: blank cards round the real indices
+of ``bridge-cards`` (``vision.card_replay``), ``--card-height`` pixels tall (default
+0.174 of the frame's height: 125 at 720); ``--random`` then makes a random game of that
+variant.  A script is a JSON list of steps, or an
 object with ``steps`` (and optionally ``players`` and ``variant``)::
 
     {"players": ["Ana", "Ben"], "steps": [
@@ -30,6 +34,9 @@ import importlib
 import json
 from pathlib import Path
 from typing import Any
+
+CARD_GAMES = ("rommee", "raeuber")
+"""Card variants a replay can lay (with laying out, so the table shows the melds)."""
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -67,30 +74,50 @@ def cmd_compose(args: argparse.Namespace) -> int:
         steps, extra = replay.load_script(args.script)
     players = _players(args.players) if args.players else tuple(
         extra.get("players") or ("Ana", "Ben"))
-    variant = str(extra.get("variant", "sabra"))
+    variant = str(args.variant or extra.get("variant", "sabra")).lower()
+    cards = variant in CARD_GAMES
+    if variant not in ("sabra", *CARD_GAMES):
+        raise ValueError(f"--variant: replays lay sabra, {', '.join(CARD_GAMES)}, not "
+                         f"{variant!r}")
+    if args.random and args.script:
+        raise ValueError("--random and --script both say what to lay; give one")
+    if cards and not (args.random or args.script):
+        raise ValueError(f"a {variant} replay needs --random or --script")
+    if args.card_height is not None and not cards:
+        raise ValueError("--card-height is for card replays (--variant rommee)")
     width, height = _size(args.size)
-    settings = replay.ReplaySettings(width=width, height=height, fps=args.fps, seed=args.seed)
     holdout = _names(args.holdout) or []
     use_images = _names(args.use_images)
-    if args.photos != "all":
-        part = replay.photo_split(args.realdata).of(args.photos)
-        use_images = [n for n in part if use_images is None or n in set(use_images)]
-    max_aspect = replay.UPRIGHT_ASPECT if args.max_aspect is None else args.max_aspect
-    bank = replay.CropBank.load(args.realdata, use_images=use_images, holdout=holdout,
-                                max_aspect=max_aspect)
-    if args.random:
-        if args.script:
-            raise ValueError("--random and --script both say what to lay; give one")
-        if variant != "sabra":
-            raise ValueError(f"--random lays Sabra games, not {variant!r}")
-        steps = replay.random_game(args.seed, len(players), bank=bank, settings=settings)
+    if cards:
+        card_replay = importlib.import_module("tabletop.vision.card_replay")
+        if args.photos != "all" or args.max_aspect is not None:
+            raise ValueError("--photos and --max-aspect choose tile crops; card replays take "
+                             "the indices of bridge-cards (--use-images, --holdout)")
+        settings = card_replay.card_settings((width, height), fps=args.fps, seed=args.seed,
+                                             card_height=args.card_height)
+        bank = card_replay.load_card_bank(args.realdata, use_images=use_images,
+                                          holdout=holdout)
+        if args.random:
+            steps = card_replay.random_card_game(args.seed, len(players), bank=bank,
+                                                 variant=variant, settings=settings)
+    else:
+        settings = replay.ReplaySettings(width=width, height=height, fps=args.fps,
+                                         seed=args.seed)
+        if args.photos != "all":
+            part = replay.photo_split(args.realdata).of(args.photos)
+            use_images = [n for n in part if use_images is None or n in set(use_images)]
+        max_aspect = replay.UPRIGHT_ASPECT if args.max_aspect is None else args.max_aspect
+        bank = replay.CropBank.load(args.realdata, use_images=use_images, holdout=holdout,
+                                    max_aspect=max_aspect)
+        if args.random:
+            steps = replay.random_game(args.seed, len(players), bank=bank, settings=settings)
     result = replay.compose(steps or replay.sabra_round(), players=players, variant=variant,
                             settings=settings, realdata=args.realdata, bank=bank,
                             background=args.background)
     result.write(args.out)
     if args.random:
         (Path(args.out) / "script.json").write_text(json.dumps(
-            {"players": list(players), "variant": "sabra", "seed": args.seed,
+            {"players": list(players), "variant": variant, "seed": args.seed,
              "steps": [st.to_json() for st in result.steps]}) + "\n", encoding="utf-8")
     files = result.files
     rows = [
@@ -146,6 +173,12 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     compose.add_argument("--photos", default="all", choices=("all", "adapt", "measure"),
                          help="take crops from this part of the fixed photo split only "
                               "(vision.replay.photo_split)")
+    compose.add_argument("--variant", default=None,
+                         help="sabra (tiles), rommee or raeuber (cards; default: the "
+                              "script's, else sabra)")
+    compose.add_argument("--card-height", dest="card_height", type=float, default=None,
+                         help="card replays: a card's height in pixels (default 0.174 of "
+                              "the frame's height)")
     compose.add_argument("--json", action="store_true")
     compose.set_defaults(handler=cmd_compose)
 

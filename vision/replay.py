@@ -71,6 +71,9 @@ zones file name, seed, and per step its times and button presses), which a reade
 of the sabra-dev form skips: it is the only line with a ``kind``.
 
 Everything is seeded: the same script, photos and settings give the same frames.
+
+Card games (a card variant's ``variant``) are laid by the same composer with cards drawn
+round real card indices: :mod:`tabletop.vision.card_replay`.
 """
 
 from __future__ import annotations
@@ -386,11 +389,17 @@ class ReplayStep:
         return out
 
 
-def _token(token: str, where: str) -> str:
-    """The drawn label of a script token (a joker's ``=`` annotation dropped)."""
+def _token(token: str, where: str, cards: bool = False) -> str:
+    """The drawn label of a script token (a joker's ``=`` annotation dropped); ``cards``:
+    the replay lays cards, not tiles."""
     upper = token.strip().upper()
     if upper.startswith(JOKER + "="):
         upper = JOKER
+    if cards:
+        if upper in CARD_LABELS:
+            return upper
+        raise ReplayError(f"{where}: {token!r} is no card (a rank A, 2..10, J, Q or K with "
+                          "S, H, D or C, or JK)")
     if upper in TILE_LABELS:
         return upper
     if upper in CARD_LABELS:
@@ -400,21 +409,23 @@ def _token(token: str, where: str) -> str:
                       "or JK)")
 
 
-def check_steps(steps: Sequence[ReplayStep], players: int) -> list[ReplayStep]:
+def check_steps(steps: Sequence[ReplayStep], players: int, *, cards: bool = False
+                ) -> list[ReplayStep]:
     """The steps with every token as the drawn label (upper case, jokers bare);
-    ReplayError (one line) for an unknown token, a seat not at the table, a button
-    that does not exist or more copies of a tile than a set has."""
+    ReplayError (one line) for an unknown token (a card where ``cards`` is false, a tile
+    where it is true), a seat not at the table, a button that does not exist or more
+    copies of an item than two sets or decks have."""
     if not steps:
         raise ReplayError("a replay needs at least one step")
     out = []
     for n, step in enumerate(steps, 1):
         where = f"step {n}"
-        melds = tuple(tuple(_token(t, where) for t in meld) for meld in step.melds)
+        melds = tuple(tuple(_token(t, where, cards) for t in meld) for meld in step.melds)
         seats = {}
         for seat, items in sorted(step.seats.items()):
             if not 0 <= seat < players:
                 raise ReplayError(f"{where}: no seat {seat} at a table of {players}")
-            seats[seat] = tuple(_token(t, where) for t in items)
+            seats[seat] = tuple(_token(t, where, cards) for t in items)
         if step.seat is not None and not 0 <= step.seat < players:
             raise ReplayError(f"{where}: no seat {step.seat} at a table of {players}")
         for press in step.presses:
@@ -424,8 +435,8 @@ def check_steps(steps: Sequence[ReplayStep], players: int) -> list[ReplayStep]:
         counts = Counter(t for meld in (*melds, *seats.values()) for t in meld)
         over = sorted(label for label, k in counts.items() if k > TILE_COPIES)
         if over:
-            raise ReplayError(f"{where}: {counts[over[0]]} copies of {over[0]} (a set has "
-                              f"{TILE_COPIES})")
+            raise ReplayError(f"{where}: {counts[over[0]]} copies of {over[0]} ("
+                              f"{'two decks have' if cards else 'a set has'} {TILE_COPIES})")
         out.append(ReplayStep(melds, seats, step.seat, step.presses))
     return out
 
@@ -893,7 +904,8 @@ class _Layout:
                    ) -> tuple[int, tuple[float, float]]:
         """(line, reserved x range) for a new meld of ``length`` tiles."""
         x0, _, x1, _ = self.area
-        need = (length + 2) * self.pitch + self.pitch  # a tile's room before, two after
+        # a tile's room before, two after; overlapping cards: the last card's whole width
+        need = (length + 2) * self.pitch + max(self.pitch, self.tw)
         free = []
         for line in range(len(self.lines)):
             ends = [m.reserved[1] for m in melds if m.line == line]
@@ -1444,13 +1456,17 @@ class _Camera:
 
 
 def _draw_states(states: Sequence[_State], background: Image, bank: CropBank,
-                 camera: _Camera) -> tuple[list[Image], list[list[TrueItem]]]:
-    """Each state drawn once on the background (far tiles first), and its true items."""
+                 camera: _Camera, *, overlapping: bool = False
+                 ) -> tuple[list[Image], list[list[TrueItem]]]:
+    """Each state drawn once on the background, and its true items: far tiles first, or,
+    where the items of a meld overlap (cards), each meld from its first item to its last,
+    so that every card's left edge shows."""
     canvases, items = [], []
     for state in states:
         canvas = background.astype(np.float32)
         tiles = state.tiles()
-        for tile in sorted(tiles, key=lambda t: (t.centre[1], t.centre[0])):
+        order = tiles if overlapping else sorted(tiles, key=lambda t: (t.centre[1], t.centre[0]))
+        for tile in order:
             _paste(canvas, bank.of(tile.label)[tile.crop].image, camera.quad(tile), camera.tile)
         canvases.append(np.clip(canvas + 0.5, 0, 255).astype(np.uint8))
         items.append([TrueItem(t.label, _box(camera.quad(t)), t.meld, t.seat) for t in tiles])
@@ -1528,6 +1544,16 @@ def _timeline(steps: Sequence[ReplayStep], states: Sequence[_State], zones: Zone
     return shots, timings
 
 
+def _lays_cards(variant_id: str) -> bool:
+    from tabletop.engine.items import Family
+    from tabletop.engine.variants import find_variant
+
+    try:
+        return find_variant(variant_id).family is Family.CARDS
+    except ValueError as error:
+        raise ReplayError(str(error)) from None
+
+
 def compose(steps: Sequence[ReplayStep], *, players: Sequence[str] = ("Ana", "Ben"),
             variant: str = "sabra", settings: ReplaySettings | None = None,
             realdata: str | Path | None = None, bank: CropBank | None = None,
@@ -1540,7 +1566,8 @@ def compose(steps: Sequence[ReplayStep], *, players: Sequence[str] = ("Ana", "Be
     if s.width < 64 or s.height < 64 or s.fps <= 0:
         raise ReplayError(f"a replay needs a frame of 64x64 or more and a positive frame rate, "
                           f"not {s.width}x{s.height} at {s.fps}")
-    checked = check_steps(steps, len(players))
+    cards = _lays_cards(variant)
+    checked = check_steps(steps, len(players), cards=cards)
     if bank is None:
         bank = CropBank.load(realdata, use_images=use_images, holdout=holdout)
     bank.check(dict.fromkeys(t for st in checked for m in (*st.melds, *st.seats.values())
@@ -1552,7 +1579,8 @@ def compose(steps: Sequence[ReplayStep], *, players: Sequence[str] = ("Ana", "Be
     zones = image_zones(plane, camera.h, size)
     layout = _Layout(s, plane, bank, np.random.default_rng([s.seed, 1]), len(players))
     states = _lay_states(checked, layout)
-    canvases, items = _draw_states(states, background_image, bank, camera)
+    canvases, items = _draw_states(states, background_image, bank, camera,
+                                   overlapping=s.gap < 0)
     shots, timings = _timeline(checked, states, zones, camera, s, len(players))
     skin_rng = np.random.default_rng([s.seed, 3])
     skin = tuple(float(c * skin_rng.uniform(0.92, 1.05)) for c in SKIN_BGR)
@@ -1638,7 +1666,7 @@ def layout_problem(steps: Sequence[ReplayStep], players: int, settings: ReplaySe
     meld area, a rack too long for its band, an unknown token), or None where it lays
     them: the same layout, with the same seeded generator, without drawing anything."""
     try:
-        checked = check_steps(steps, players)
+        checked = check_steps(steps, players, cards=_lays_cards(variant))
         plane = default_layout(variant, players, (float(settings.width),
                                                   float(settings.height)))
         layout = _Layout(settings, plane, bank, np.random.default_rng([settings.seed, 1]),

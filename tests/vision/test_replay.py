@@ -476,7 +476,9 @@ def test_the_replay_bench_keeps_replays_and_results_by_what_makes_them_differ(
 
     args = replays.parser().parse_args(["--replays", "3", "--seed", "2", "--model", "m.onnx",
                                         "--out", "o", "--label", "before", "--json"])
-    assert (args.replays, args.seed, args.photos, args.size) == (3, 2, "measure", (1280, 720))
+    # the photos default by the game: measure for tiles, all for cards
+    assert (args.replays, args.seed, args.photos, args.size) == (3, 2, None, (1280, 720))
+    assert args.game == "sabra"
     assert args.label == "before" and args.json and not args.verbose
     # replays are kept by what makes their videos differ, results by model and label too
     setup = replays.BenchSetup(Path("o"), seed=2, label="before")
