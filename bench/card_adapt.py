@@ -8,9 +8,9 @@ photo, measured card by card on games composed of the cards of the *measure* pho
 deal2).  The layout photo is the deck laid out in order (``compose_deck_layout``: rows
 A..K of each suit, cards ``--layout-height`` pixels tall, apart on a plain table) from
 the cards drawn round deal1's real indices; a card deal1 has no usable index of stays
-out.  Its index boxes are labelled from the composition, not by the detector: the
-shipped finder misses one to three of such a photo's 104 indices, and the command's
-labelling by rows then refuses it.  The light adapt (``vision.adapt.adapt_light``) fits
+out.  Its index boxes are labelled from the composition, not by the command's rows:
+deal1 lacks 15 of the 52 cards, more than a row may lack
+(``vision.adapt.LAYOUT_MISSING``).  The light adapt (``vision.adapt.adapt_light``) fits
 the card reader's head on it, for every label the photo shows.
 
 The shipped model and the adapted one then read the last frame of ``--games`` random

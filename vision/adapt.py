@@ -1129,7 +1129,9 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
     (:data:`CARD_ORDER`) or rows of labels (``kind`` then names their kind where the
     labels do not tell it).  A last row of jokers may hold fewer boxes than it lists, or
     be left out; each row of cards may show as two rows of indices (both corners of each
-    card).  LayoutError saying which row when the boxes do not fit."""
+    card).  A row short of up to :data:`LAYOUT_MISSING` boxes takes its labels by the
+    columns of the complete rows.  LayoutError saying which row when the boxes do not
+    fit."""
     kind, rows = _order(order, kind)
     mine = detections.of_kind(kind)
     found = layout_rows(mine.boxes)
@@ -1149,18 +1151,67 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
                           f"the order has {' or '.join(map(str, expected))} "
                           f"({_describe(rows)})")
     labels: list[str] = [""] * len(mine)
+    centres = (mine.boxes[:, 0] + mine.boxes[:, 2]) / 2
+    period = 2 if len(plan) > 1 and kind == "card" and plan[0] == plan[1] else 1
+    keep: list[int] = []
     for number, (row, wanted) in enumerate(zip(found, plan, strict=True), start=1):
         fits = len(row) == len(wanted) or (_is_joker_row(wanted) and 1 <= len(row)
                                            <= len(wanted))
+        placed: Sequence[tuple[int, str]] = list(zip(row, wanted, strict=False))
         if not fits:
-            raise LayoutError(f"row {number} from the top has {len(row)} {kind} box(es), "
-                              f"the order wants {len(wanted)} ({_span(wanted)}); the rows "
-                              f"found hold {_row_sizes(found)}")
-        for index, label in zip(row, wanted, strict=False):
+            columns = _columns(found, plan, centres, number - 1, period)
+            placed = _short_row(row, wanted, centres, columns) if columns is not None else []
+            if not placed:
+                raise LayoutError(f"row {number} from the top has {len(row)} {kind} box(es), "
+                                  f"the order wants {len(wanted)} ({_span(wanted)}); the "
+                                  f"rows found hold {_row_sizes(found)}")
+        for index, label in placed:
             labels[index] = label
-    keep = [i for row in found for i in row]
+            keep.append(index)
     return Detections(mine.boxes[keep], tuple(labels[i] for i in keep),
                       tuple(kind for _ in keep), np.ones(len(keep)))
+
+
+LAYOUT_MISSING = 3
+"""A layout row may lack this many boxes (items the finder missed) where complete rows
+above or below it say where its columns lie: its boxes then take the labels of their
+columns, and the places missed are left out."""
+
+
+def _columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
+             centres: npt.NDArray[np.float64], at: int, period: int
+             ) -> npt.NDArray[np.float64] | None:
+    """The column centres (x) of row ``at`` from the complete rows of its kind (the same
+    labels' count, every ``period``-th row: a row of cards shows its top indices and its
+    bottom ones in turn), or None where there is none."""
+    complete = [found[r] for r in range(at % period, len(found), period)
+                if r != at and len(found[r]) == len(plan[r]) == len(plan[at])
+                and not _is_joker_row(plan[r])]
+    if not complete or _is_joker_row(plan[at]):
+        return None
+    return np.median(np.array([centres[row] for row in complete]), axis=0)
+
+
+def _short_row(row: Sequence[int], wanted: Sequence[str], centres: npt.NDArray[np.float64],
+               columns: npt.NDArray[np.float64]) -> list[tuple[int, str]]:
+    """Each box of a short ``row`` with the label of the column it lies in; empty where the
+    row lacks more than :data:`LAYOUT_MISSING`, or a box lies between columns or two in
+    one."""
+    if not len(wanted) - LAYOUT_MISSING <= len(row) < len(wanted) or len(columns) < 2:
+        return []
+    pitch = float(np.median(np.diff(columns)))
+    xs = centres[list(row)]
+    # the row may lie a little to one side of the others: its best shift first
+    shifts = [float(x - columns[np.argmin(np.abs(columns - x))]) for x in xs]
+    shift = float(np.median(shifts))
+    out, taken = [], set()
+    for index, x in zip(row, xs, strict=True):
+        column = int(np.argmin(np.abs(columns + shift - x)))
+        if abs(columns[column] + shift - x) > 0.35 * pitch or column in taken:
+            return []
+        taken.add(column)
+        out.append((index, wanted[column]))
+    return out
 
 
 def _span(row: Sequence[str]) -> str:

@@ -418,6 +418,15 @@ def _grid_position(table: list[Item], rack: list[Item]) -> tuple[list[int], list
             sum(isinstance(i, Joker) for i in rack))
 
 
+def _can_be_laid(table: list[Item]) -> bool:
+    """Whether the table's items all fit into melds, by the integer programme: on a table
+    of 22 melds with jokers the partition search can take minutes to say no."""
+    from tabletop.engine.rearrange_ilp import Programme
+
+    return Programme(*_grid_position(table, []), weight_tile=[1] * 52, weight_joker=[1] * 13,
+                     threshold=0, reference_mode=False).best() is not None
+
+
 @pytest.mark.parametrize("objective", ["tiles", "value"])
 def test_the_relaxation_bounds_the_optimum_and_its_whole_answers_are_optimal(
     objective: str,
@@ -429,7 +438,7 @@ def test_the_relaxation_bounds_the_optimum_and_its_whole_answers_are_optimal(
     whole = 0
     for seed in range(12):
         table, rack = random_position(random.Random(seed), 22, 14, 2)
-        if table and not can_be_melded(table, SABRA):
+        if table and not _can_be_laid(table):
             continue
         relaxation = Programme(*_grid_position(table, rack),
                                weight_tile=[*NUMBERS] * 4 if value else [1] * 52,
@@ -470,7 +479,7 @@ def test_positions_the_probes_give_up_on_are_settled_by_the_relaxation(
     settled = 0
     for seed in range(12):
         table, rack = random_position(random.Random(seed), 22, 14, 2)
-        if table and not can_be_melded(table, SABRA):
+        if table and not _can_be_laid(table):
             continue
         for objective in ("tiles", "value"):
             programmes.clear()

@@ -9,7 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -228,11 +228,14 @@ def test_a_fitted_finder_moves_its_boxes_inside_the_graph(tmp_path: Path) -> Non
 
 # --- (a) layout photos ------------------------------------------------------------------------
 def _grid(counts: list[int], tilt: float = 0.0, width: float = 40, height: float = 56,
-          kind: str = "tile") -> Detections:
+          kind: str = "tile", missing: Iterable[tuple[int, int]] = (),
+          shift: dict[tuple[int, int], float] | None = None) -> Detections:
     boxes = []
     for row, count in enumerate(counts):
         for column in range(count):
-            x = 10 + column * (width + 8)
+            if (row, column) in set(missing):
+                continue
+            x = 10 + column * (width + 8) + (shift or {}).get((row, column), 0.0)
             y = 10 + row * (height + 20) + tilt * x
             boxes.append([x, y, x + width, y + height])
     order = np.random.default_rng(3).permutation(len(boxes))  # the finder's order is any
@@ -252,12 +255,37 @@ def test_the_jokers_row_may_be_short_or_missing() -> None:
     assert label_layout(_grid([13, 13, 13, 13])).labels[-1] == "R13"
 
 
-def test_a_row_that_does_not_fit_is_named() -> None:
-    with pytest.raises(LayoutError, match=r"row 3 from the top has 12 tile box\(es\), the "
-                                          r"order wants 13 \(O1..O13\)"):
-        label_layout(_grid([13, 13, 12, 13, 2]))
-    with pytest.raises(LayoutError, match="found 3 row"):
-        label_layout(_grid([13, 13, 13]))
+@pytest.mark.parametrize(("missing", "kind", "counts"), [
+    ({(2, 12)}, "tile", [13, 13, 13, 13, 2]),  # the row's last tile
+    ({(0, 0), (0, 5), (0, 6)}, "tile", [13, 13, 13, 13]),  # three, the first among them
+    ({(1, 4), (6, 12)}, "card", [13] * 8),  # a top index and a bottom one
+])
+def test_a_row_short_of_a_few_items_takes_the_labels_of_its_columns(
+        missing: set[tuple[int, int]], kind: str, counts: list[int]) -> None:
+    order = "tiles" if kind == "tile" else "cards"
+    full = label_layout(_grid(counts, tilt=0.02, kind=kind), order)
+    short = label_layout(_grid(counts, tilt=0.02, kind=kind, missing=missing), order)
+    assert len(short) == len(full) - len(missing)
+    by_box = {tuple(box): label for box, label in zip(full.boxes.tolist(), full.labels,
+                                                      strict=True)}
+    assert [by_box[tuple(box)] for box in short.boxes.tolist()] == list(short.labels)
+
+
+@pytest.mark.parametrize(("grid", "message"), [
+    # four missing: too many to place
+    (_grid([13, 13, 13, 13, 2], missing={(2, 1), (2, 2), (2, 3), (2, 4)}),
+     r"row 3 from the top has 9 tile box\(es\), the order wants 13 \(O1..O13\)"),
+    # a box between two columns
+    (_grid([13, 13, 13, 13, 2], missing={(2, 12)}, shift={(2, 5): 24.0}),
+     r"row 3 from the top has 12 tile box\(es\)"),
+    # no complete row to take the columns from
+    (_grid([13, 12], missing={(0, 3)}), r"row 1 from the top has 12"),
+    (_grid([13, 13, 13]), "found 3 row"),
+])
+def test_a_row_that_does_not_fit_is_named(grid: Detections, message: str) -> None:
+    with pytest.raises(LayoutError, match=message):
+        label_layout(grid, "tiles" if len(grid) > 30 else [[f"R{n}" for n in range(1, 14)],
+                                                           [f"K{n}" for n in range(1, 14)]])
 
 
 def test_a_deck_may_show_both_corner_indices_of_each_card() -> None:
