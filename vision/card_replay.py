@@ -40,7 +40,6 @@ player's layout photo for ``tabletop adapt --layout``.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -57,16 +56,15 @@ from tabletop.vision.replay import (
     Crop,
     CropBank,
     Image,
+    LabelledPhotos,
     Replay,
     ReplayError,
     ReplaySettings,
     ReplayStep,
-    _covered,
     _meld_ok,
-    _resolve,
     compose,
+    grown_table,
     layout_problem,
-    photo_name,
     require_realdata,
 )
 
@@ -176,53 +174,28 @@ def load_card_bank(realdata: str | Path | None = None, *,
     """Cards drawn round the labelled indices of ``<realdata>/bridge-cards`` (see the
     module's docstring), by label; ``use_images`` / ``holdout`` as
     :meth:`CropBank.load` takes them."""
-    folder = require_realdata(realdata) / CARDS_FOLDER
-    annotations = folder / "annotations.jsonl"
-    try:
-        lines = annotations.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise ReplayError(f"cannot read {str(annotations)!r}: {error.strerror}") from None
-    records = [json.loads(line) for line in lines if line.strip()]
-    names = [photo_name(r["image"]) for r in records]
-    aliases = {alias: photo_name(r["image"]) for r in records
-               for alias in (r["image"], Path(r["image"]).name, photo_name(r["image"]))}
-    wanted = set(names) if use_images is None else set(_resolve(use_images, aliases))
-    wanted -= set(_resolve(holdout, aliases))
+    photos = LabelledPhotos(require_realdata(realdata) / CARDS_FOLDER, "card", use_images,
+                            holdout)
     crops: list[Crop] = []
     dropped: dict[str, set[str]] = {}
-    where: dict[str, set[str]] = {}
-    for record, name in zip(records, names, strict=True):
-        detections = [d for d in record.get("detections", []) if d.get("kind") == "card"]
-        for d in detections:
-            where.setdefault(str(d["label"]).upper(), set()).add(name)
-        if name not in wanted or not detections:
+    for name, image, i, label, (x1, y1, x2, y2), covered in photos.boxes():
+        bw, bh = x2 - x1, y2 - y1
+        if covered > max_covered or min(bw, bh) / max(bw, bh, 1e-6) > MAX_INDEX_ASPECT:
+            dropped.setdefault(label, set()).add(name)
             continue
-        image = cv2.imread(str(folder / record["image"]))
-        if image is None:
-            raise ReplayError(f"cannot read the photo {str(folder / record['image'])!r}")
-        boxes = np.array([d["box"] for d in detections], np.float64)
-        for i, d in enumerate(detections):
-            label = str(d["label"]).upper()
-            x1, y1, x2, y2 = (float(v) for v in boxes[i])
-            bw, bh = x2 - x1, y2 - y1
-            covered = _covered(boxes, i)
-            if covered > max_covered or min(bw, bh) / max(bw, bh, 1e-6) > MAX_INDEX_ASPECT:
-                dropped.setdefault(label, set()).add(name)
-                continue
-            mx, my = INDEX_MARGIN * bw, INDEX_MARGIN * bh
-            piece = image[max(0, round(y1 - my)):round(y2 + my),
-                          max(0, round(x1 - mx)):round(x2 + mx)]
-            if piece.size == 0:
-                continue
-            wide = bw > bh
-            if wide:
-                piece = cv2.rotate(piece, cv2.ROTATE_90_CLOCKWISE if i % 2 == 0
-                                   else cv2.ROTATE_90_COUNTERCLOCKWISE)
-            crops.append(Crop(label, card_face(np.ascontiguousarray(piece)), name,
-                              (x1, y1, x2, y2), round(covered, 3), wide))
-    bank = CropBank(crops, names, sorted(wanted), {k: sorted(v) for k, v in dropped.items()})
-    bank._where = {label: tuple(sorted(v)) for label, v in where.items()}
-    return bank
+        mx, my = INDEX_MARGIN * bw, INDEX_MARGIN * bh
+        piece = image[max(0, round(y1 - my)):round(y2 + my),
+                      max(0, round(x1 - mx)):round(x2 + mx)]
+        if piece.size == 0:
+            continue
+        wide = bw > bh
+        if wide:
+            piece = cv2.rotate(piece, cv2.ROTATE_90_CLOCKWISE if i % 2 == 0
+                               else cv2.ROTATE_90_COUNTERCLOCKWISE)
+        crops.append(Crop(label, card_face(np.ascontiguousarray(piece)), name,
+                          (x1, y1, x2, y2), round(covered, 3), wide))
+    return CropBank(crops, photos.names, sorted(photos.used),
+                    {k: sorted(v) for k, v in dropped.items()}, photos.where)
 
 
 def index_aspect(crop: Crop) -> float:
@@ -367,13 +340,9 @@ def random_card_script(rng: np.random.Generator, players: int = 2, *,
                 change = grown()
                 if change is None:
                     continue
-                index, meld = change
-                added = list(meld.tokens)
-                for t in table[index].tokens:
-                    added.remove(t)
-                if not free(added) or not _meld_ok(meld.tokens, rules):
+                added, melds = grown_table(table, *change)
+                if not free(added) or not _meld_ok(change[1].tokens, rules):
                     continue
-                melds = [*table[:index], meld, *table[index + 1:]]
             else:
                 laid = [new_meld()]
                 if not free(laid[0].tokens) or not legal(laid[0]):

@@ -193,11 +193,65 @@ def _covered(boxes: npt.NDArray[np.float64], i: int) -> float:
     return float(grid.mean())
 
 
+class LabelledPhotos:
+    """The labelled photos of one real-data folder (``annotations.jsonl`` beside its images)
+    and the items of ``kind`` on them; ``use_images`` / ``holdout`` (short names, file
+    names or paths as in the annotations) say which are used."""
+
+    def __init__(self, folder: Path, kind: str, use_images: Iterable[str] | None = None,
+                 holdout: Iterable[str] = ()) -> None:
+        self.folder = folder
+        annotations = folder / "annotations.jsonl"
+        try:
+            lines = annotations.read_text(encoding="utf-8").splitlines()
+        except OSError as error:
+            raise ReplayError(f"cannot read {str(annotations)!r}: {error.strerror}") from None
+        self.records = [json.loads(line) for line in lines if line.strip()]
+        self.names = [photo_name(r["image"]) for r in self.records]
+        aliases = {alias: photo_name(r["image"]) for r in self.records
+                   for alias in (r["image"], Path(r["image"]).name, photo_name(r["image"]))}
+        self.used = set(self.names) if use_images is None else set(_resolve(use_images,
+                                                                             aliases))
+        self.used -= set(_resolve(holdout, aliases))
+        self.kind = kind
+        self.where: dict[str, set[str]] = {}
+        """Per label, the photos (used or not) that show it."""
+        for record, name in zip(self.records, self.names, strict=True):
+            for d in self._items(record):
+                self.where.setdefault(str(d["label"]).upper(), set()).add(name)
+
+    def _items(self, record: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [d for d in record.get("detections", []) if d.get("kind", "tile") == self.kind]
+
+    def wanted(self) -> Iterator[tuple[str, Image, list[dict[str, Any]]]]:
+        """(short name, image, items of the kind) of each used photo showing any."""
+        for record, name in zip(self.records, self.names, strict=True):
+            items = self._items(record)
+            if name not in self.used or not items:
+                continue
+            image = cv2.imread(str(self.folder / record["image"]))
+            if image is None:
+                raise ReplayError(f"cannot read the photo "
+                                  f"{str(self.folder / record['image'])!r}")
+            yield name, image, items
+
+    def boxes(self) -> Iterator[tuple[str, Image, int, str, Box, float]]:
+        """(photo, image, the item's place in it, label, box, the share of the box under
+        the photo's other boxes) of every item of the kind on the used photos."""
+        for name, image, items in self.wanted():
+            boxes = np.array([d["box"] for d in items], np.float64)
+            for i, d in enumerate(items):
+                x1, y1, x2, y2 = (float(v) for v in boxes[i])
+                yield name, image, i, str(d["label"]).upper(), (x1, y1, x2, y2), _covered(
+                    boxes, i)
+
+
 class CropBank:
     """The tile crops of the photos in use, by label (see the module's docstring)."""
 
     def __init__(self, crops: Iterable[Crop], photos: Sequence[str], used: Sequence[str],
-                 dropped: Mapping[str, Sequence[str]] | None = None) -> None:
+                 dropped: Mapping[str, Sequence[str]] | None = None,
+                 where: Mapping[str, Iterable[str]] | None = None) -> None:
         self._by_label: dict[str, list[Crop]] = {}
         for crop in crops:
             self._by_label.setdefault(crop.label, []).append(crop)
@@ -207,7 +261,8 @@ class CropBank:
         """The photos crops were taken from."""
         self.dropped = {label: tuple(names) for label, names in (dropped or {}).items()}
         """Per label, the used photos whose crops of it were left out (covered, sideways)."""
-        self._where: dict[str, tuple[str, ...]] = {}
+        self._where = {label: tuple(sorted(names)) for label, names in (where or {}).items()}
+        """Per label, every photo that shows it (used or not): for :meth:`check`'s line."""
 
     @classmethod
     def load(cls, realdata: str | Path | None = None, *, use_images: Iterable[str] | None = None,
@@ -220,52 +275,25 @@ class CropBank:
         showing in its box's corners).  ``sideways``: keep tiles lying on their side too
         (boxes wider than ``SIDEWAYS_ASPECT``), turned upright."""
         folder = require_realdata(realdata) / TILES_FOLDER
-        annotations = folder / "annotations.jsonl"
-        try:
-            lines = annotations.read_text(encoding="utf-8").splitlines()
-        except OSError as error:
-            raise ReplayError(f"cannot read {str(annotations)!r}: {error.strerror}") from None
-        records = [json.loads(line) for line in lines if line.strip()]
-        names = [photo_name(r["image"]) for r in records]
-        aliases = {alias: photo_name(r["image"]) for r in records
-                   for alias in (r["image"], Path(r["image"]).name, photo_name(r["image"]))}
-        wanted = set(names) if use_images is None else set(_resolve(use_images, aliases))
-        wanted -= set(_resolve(holdout, aliases))
+        photos = LabelledPhotos(folder, "tile", use_images, holdout)
         crops: list[Crop] = []
-        where: dict[str, set[str]] = {}
         dropped: dict[str, set[str]] = {}
-        for record, name in zip(records, names, strict=True):
-            detections = [d for d in record.get("detections", [])
-                           if d.get("kind", "tile") == "tile"]
-            for d in detections:
-                where.setdefault(str(d["label"]).upper(), set()).add(name)
-            if name not in wanted or not detections:
+        for name, image, _, label, (x1, y1, x2, y2), covered in photos.boxes():
+            aspect = (x2 - x1) / max(1e-6, y2 - y1)
+            wide = aspect > SIDEWAYS_ASPECT
+            upright_aspect = 1 / aspect if wide else aspect
+            if covered > max_covered or (wide and not sideways) or upright_aspect > max_aspect:
+                dropped.setdefault(label, set()).add(name)
                 continue
-            image = cv2.imread(str(folder / record["image"]))
-            if image is None:
-                raise ReplayError(f"cannot read the photo {str(folder / record['image'])!r}")
-            boxes = np.array([d["box"] for d in detections], np.float64)
-            for i, d in enumerate(detections):
-                label = str(d["label"]).upper()
-                x1, y1, x2, y2 = (float(v) for v in boxes[i])
-                covered = _covered(boxes, i)
-                aspect = (x2 - x1) / max(1e-6, y2 - y1)
-                wide = aspect > SIDEWAYS_ASPECT
-                upright_aspect = 1 / aspect if wide else aspect
-                if (covered > max_covered or (wide and not sideways)
-                        or upright_aspect > max_aspect):
-                    dropped.setdefault(label, set()).add(name)
-                    continue
-                piece = image[max(0, round(y1)):round(y2), max(0, round(x1)):round(x2)]
-                if piece.size == 0:
-                    continue
-                if wide:
-                    piece = cv2.rotate(piece, cv2.ROTATE_90_CLOCKWISE)
-                crops.append(Crop(label, np.ascontiguousarray(piece), name,
-                                  (x1, y1, x2, y2), round(covered, 3), wide))
-        bank = cls(crops, names, sorted(wanted), {k: sorted(v) for k, v in dropped.items()})
-        bank._where = {label: tuple(sorted(v)) for label, v in where.items()}
-        return bank
+            piece = image[max(0, round(y1)):round(y2), max(0, round(x1)):round(x2)]
+            if piece.size == 0:
+                continue
+            if wide:
+                piece = cv2.rotate(piece, cv2.ROTATE_90_CLOCKWISE)
+            crops.append(Crop(label, np.ascontiguousarray(piece), name, (x1, y1, x2, y2),
+                              round(covered, 3), wide))
+        return cls(crops, photos.names, sorted(photos.used),
+                   {k: sorted(v) for k, v in dropped.items()}, photos.where)
 
     def labels(self) -> dict[str, int]:
         """How many crops each label has."""
@@ -508,6 +536,15 @@ class _PlayMeld:
         return self.colour is not None
 
 
+def grown_table(table: Sequence[Any], index: int, meld: Any) -> tuple[list[str], list[Any]]:
+    """(the tokens added, the table) when meld ``index`` of ``table`` (values with
+    ``tokens``) grows into ``meld``."""
+    added = list(meld.tokens)
+    for token in table[index].tokens:
+        added.remove(token)
+    return added, [*table[:index], meld, *table[index + 1:]]
+
+
 def _meld_ok(tokens: Sequence[str], variant: Any) -> bool:
     from tabletop.engine.items import parse_items
 
@@ -614,11 +651,8 @@ def random_sabra_script(rng: np.random.Generator, players: int = 2, *,
                 change = grown()
                 if change is None:
                     continue
-                index, meld = change
-                added = list(meld.tokens)
-                for t in table[index].tokens:
-                    added.remove(t)
-                melds = [*table[:index], meld, *table[index + 1:]]
+                added, melds = grown_table(table, *change)
+                meld = change[1]
             else:
                 meld = new_meld()
                 added = list(meld.tokens)
