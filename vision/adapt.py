@@ -57,7 +57,6 @@ set's inks and a light head on the readers' features (:mod:`tabletop.vision.read
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import hashlib
 import itertools
@@ -1122,16 +1121,16 @@ def layout_rows(boxes: npt.NDArray[np.float64], gap: float = ROW_GAP) -> list[li
 
 
 def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = "tiles",
-                 kind: Kind | None = None) -> Detections:
+                 kind: Kind | None = None, *, short_rows: bool = True) -> Detections:
     """The boxes of ``detections`` of the order's kind, labelled by ``order``: the rows of
     boxes (:func:`layout_rows`, top to bottom, each left to right) take the order's rows
     of labels.  ``order``: ``"tiles"`` (:data:`TILE_ORDER`), ``"cards"``
     (:data:`CARD_ORDER`) or rows of labels (``kind`` then names their kind where the
     labels do not tell it).  A last row of jokers may hold fewer boxes than it lists, or
     be left out; each row of cards may show as two rows of indices (both corners of each
-    card).  A row short of up to :data:`LAYOUT_MISSING` boxes takes its labels by the
-    columns of the complete rows.  LayoutError saying which row when the boxes do not
-    fit."""
+    card).  With ``short_rows`` a row short of up to :data:`LAYOUT_MISSING` boxes takes
+    its labels by the columns of the complete rows.  LayoutError saying which row when
+    the boxes do not fit."""
     kind, rows = _order(order, kind)
     mine = detections.of_kind(kind)
     found = layout_rows(mine.boxes)
@@ -1159,7 +1158,7 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
                                            <= len(wanted))
         placed: Sequence[tuple[int, str]] = list(zip(row, wanted, strict=False))
         if not fits:
-            columns = _columns(found, plan, centres, number - 1, period)
+            columns = _columns(found, plan, centres, number - 1, period) if short_rows else None
             placed = _short_row(row, wanted, centres, columns) if columns is not None else []
             if not placed:
                 raise LayoutError(f"row {number} from the top has {len(row)} {kind} box(es), "
@@ -1245,20 +1244,32 @@ def layout_record(photo: str | Path, order: str | Sequence[Sequence[str]] = "til
 
         detector = Detector()
     read = detector(image)
-    try:
-        labelled = label_layout(read, order, kind)
-    except LayoutError as error:
-        # every box of a layout photo is an item: where the reader dropped one as
-        # `none`, the finder's own boxes may still fill the order
-        find = getattr(detector, "find", None)
-        labelled = None
+    # every box of a layout photo is an item: where the reader dropped one as `none`, the
+    # finder's own boxes may still fill the order; only where they do not are rows left
+    # short (items neither stage boxed)
+    find = getattr(detector, "find", None)
+    found: list[Detections] = []  # the finder runs only where the read boxes do not fit
+
+    def candidates() -> Iterator[Detections]:
+        yield read
         if find is not None:
-            for candidate in _filled_from_the_finder(read, find(image)):
-                with contextlib.suppress(LayoutError):
-                    labelled = label_layout(candidate, order, kind)
-                    break
-        if labelled is None:
-            raise LayoutError(f"layout photo {str(photo)!r}: {error}") from None
+            if not found:
+                found.append(find(image))
+            yield from _filled_from_the_finder(read, found[0])
+
+    labelled = None
+    first_error: LayoutError | None = None
+    for short_rows in (False, True):
+        for candidate in candidates():
+            try:
+                labelled = label_layout(candidate, order, kind, short_rows=short_rows)
+                break
+            except LayoutError as error:
+                first_error = first_error or error
+        if labelled is not None:
+            break
+    if labelled is None:
+        raise LayoutError(f"layout photo {str(photo)!r}: {first_error}") from None
     return ImageDetections(_relative(photo, relative_to), image.shape[1], image.shape[0],
                            labelled)
 
