@@ -138,6 +138,21 @@ def _white_balanced(patch: Image) -> npt.NDArray[np.float32]:
     return np.asarray(patch, np.float32) * gains
 
 
+INDEX_CENTRE = 0.12
+"""An index cut's centre lies this share of the card's width from its left edge."""
+INDEX_TOP = 0.04
+"""An index cut's paper begins this share of the card's height below its top edge."""
+
+
+def _cut_origin(width: float, height: float, cut_w: float, cut_h: float
+                ) -> tuple[float, float]:
+    """Where an index cut ``cut_w`` x ``cut_h`` (margin included) begins on an upright card
+    ``width`` x ``height``: the top left corner's one; the bottom right's is turned half
+    round."""
+    return (max(0.0, INDEX_CENTRE * width - cut_w / 2),
+            max(0.0, INDEX_TOP * height - INDEX_MARGIN * cut_h / 2))
+
+
 def card_face(index: Image, height: int = FACE_HEIGHT) -> Image:
     """A blank card ``height`` pixels tall with ``index`` (an upright cut, margin included)
     in its top left corner and, turned half round, its bottom right."""
@@ -156,8 +171,7 @@ def card_face(index: Image, height: int = FACE_HEIGHT) -> Image:
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     edge = np.minimum(np.minimum(xs + 0.5, w - 0.5 - xs), np.minimum(ys + 0.5, h - 0.5 - ys))
     alpha = np.clip(edge / ramp, 0.0, 1.0)[..., None]
-    x0 = max(0, round(0.12 * width - w / 2))
-    y0 = max(0, round(0.04 * height - ramp / 2))
+    x0, y0 = (round(v) for v in _cut_origin(width, height, w, h))
     w, h = min(w, width - x0), min(h, height - y0)
     for turned in (False, True):
         piece = cut[:h, :w] if not turned else cut[:h, :w][::-1, ::-1]
@@ -212,9 +226,9 @@ def index_boxes(card: Box, aspect: float = 0.5) -> tuple[Box, Box]:
     width, height = x2 - x, y2 - y
     long_side = INDEX_SHARE * height
     short_side = long_side * aspect
-    cut_w, cut_h = short_side * (1 + 2 * INDEX_MARGIN), long_side * (1 + 2 * INDEX_MARGIN)
-    left = max(0.0, 0.12 * width - cut_w / 2) + INDEX_MARGIN * short_side
-    top = max(0.0, 0.04 * height - INDEX_MARGIN * cut_h / 2) + INDEX_MARGIN * long_side
+    cut_left, cut_top = _cut_origin(width, height, short_side * (1 + 2 * INDEX_MARGIN),
+                                    long_side * (1 + 2 * INDEX_MARGIN))
+    left, top = cut_left + INDEX_MARGIN * short_side, cut_top + INDEX_MARGIN * long_side
     return ((x + left, y + top, x + left + short_side, y + top + long_side),
             (x2 - left - short_side, y2 - top - long_side, x2 - left, y2 - top))
 
@@ -332,6 +346,10 @@ def random_card_script(rng: np.random.Generator, players: int = 2, *,
         return _meld_ok(meld.tokens, rules) and not any(
             sorted(m.tokens) == sorted(meld.tokens) for m in table)
 
+    def meets(melds: Sequence[_CardMeld]) -> bool:
+        return bool(rules.check_initial_meld(
+            [parse_items(list(m.tokens)) for m in melds]).meets)
+
     for k in range(total):
         seat = k % players
         chosen: tuple[list[_CardMeld], list[str]] | None = None
@@ -347,18 +365,15 @@ def random_card_script(rng: np.random.Generator, players: int = 2, *,
                 laid = [new_meld()]
                 if not free(laid[0].tokens) or not legal(laid[0]):
                     continue
-                if seat not in opened and rules.initial_meld_required > 0:
-                    def meets(ms: Sequence[_CardMeld]) -> bool:
-                        return bool(rules.check_initial_meld(
-                            [parse_items(list(m.tokens)) for m in ms]).meets)
-                    if not meets(laid):
-                        # an opening of two melds, as players often lay it
-                        second = new_meld()
-                        if (not free([*laid[0].tokens, *second.tokens]) or not legal(second)
-                                or sorted(second.tokens) == sorted(laid[0].tokens)
-                                or not meets([*laid, second])):
-                            continue
-                        laid.append(second)
+                if (seat not in opened and rules.initial_meld_required > 0
+                        and not meets(laid)):
+                    # an opening of two melds, as players often lay it
+                    second = new_meld()
+                    if (not free([*laid[0].tokens, *second.tokens]) or not legal(second)
+                            or sorted(second.tokens) == sorted(laid[0].tokens)
+                            or not meets([*laid, second])):
+                        continue
+                    laid.append(second)
                 added = [t for m in laid for t in m.tokens]
                 melds = [*table, *laid]
             if fits is not None and not fits([*out, step_of(melds, seat)]):
