@@ -10,6 +10,7 @@ doubled.
 
     python -m bench.panel_load [--viewers 100] [--writers 4] [--seconds 10]
                                [--database sqlite|postgresql|URL] [--stalled 60]
+    python -m bench.panel_load --hints 16 [--budget 2] [--rounds 3]
 
 Prints, per run, writes per second and the write's median and p99 latency, the pushes
 the viewers received and their mean size (after each page's first, whole state: the
@@ -17,6 +18,10 @@ patches), and lost and doubled writes; ``--json`` prints them as JSON.
 ``--stalled N`` measures instead the panel's resident memory before, while and after N
 viewers that stop reading after their first push sit on a match being written to, three
 times over on a new match each (memory the first round takes should be reused, not grow).
+``--hints N`` asks instead for N hints at once on a Räuber table whose exact rebuild takes a
+tenth of a second or more (``--budget`` seconds each, ``--rounds`` times), and prints how
+long each round's slowest answer and slowest refusal took against the promise, 1.1 x the
+budget + 50 ms, counted at the client from before it connects.
 ``--database postgresql`` starts a throwaway cluster (tests/panel/postgres.py; needs
 Debian's ``postgresql`` package).
 """
@@ -297,6 +302,60 @@ def bench(database_url: str, viewers: int, writers: int, seconds: float) -> dict
             "rate_with_viewers": round(ratio, 3)}
 
 
+HINT_TABLE = ["AS 2S 3S", "4S 5S 6S", "7S 8S 9S", "AH 2H 3H", "4H 5H 6H", "8H 9H 10H",
+              "AD 2D 3D", "4D 5D 6D", "7D 8D 9D", "AC 2C 3C", "JK 5C 6C", "9C JK JC",
+              "QS QH JK", "7C 7H JK"]
+HINT_RACK = "10S JS QS KS 10H JH QH KH 10D JD QD KD 8C"
+
+
+def _hint(url: str, budget_s: float, answers: list[tuple[int, float, int]]) -> None:
+    """Ask for one hint: its status, seconds and the items it places."""
+    request = urllib.request.Request(
+        url, method="POST", headers={"Content-Type": "application/json"},
+        data=json.dumps({"rack": HINT_RACK, "initial": False, "budget_s": budget_s}).encode())
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            placed = len(json.loads(answer.read())["placed"])
+            answers.append((answer.status, time.monotonic() - started, placed))
+    except urllib.error.HTTPError as error:
+        answers.append((error.code, time.monotonic() - started, 0))
+
+
+def hints(database_url: str, count: int, budget_s: float, rounds: int) -> dict[str, Any]:
+    """``count`` hints at once, ``rounds`` times, on one match of the real panel."""
+    promise = 1.1 * budget_s + 0.05
+    with panel(database_url) as (base, _pid):
+        match_id = int(_request(base + "/api/matches", {"name": "hints"})["id"])
+        _request(f"{base}/api/matches/{match_id}/setup",
+                 {"who": "bench", "variant": "raeuber", "players": ["Ana", "Ben"]})
+        _request(f"{base}/api/matches/{match_id}/events",
+                 {"type": "table", "seat": None, "melds": HINT_TABLE})
+        results = []
+        for _round in range(rounds):
+            answers: list[tuple[int, float, int]] = []
+            threads = [threading.Thread(target=_hint, args=(
+                f"{base}/api/matches/{match_id}/hint", budget_s, answers))
+                for _ in range(count)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+            answered = [(took, placed) for status, took, placed in answers if status == 200]
+            refused = [took for status, took, _ in answers if status == 503]
+            results.append({
+                "answered": len(answered), "refused": len(refused),
+                "other": len(answers) - len(answered) - len(refused),
+                "slowest_answer_s": round(max((t for t, _ in answered), default=0.0), 3),
+                "slowest_refusal_s": round(max(refused, default=0.0), 3),
+                "placed": sorted({placed for _, placed in answered}),
+                "over_promise": sum(took > promise for took, _ in answered)
+                + sum(took > promise for took in refused),
+            })
+    return {"hints": count, "budget_s": budget_s, "promise_s": round(promise, 3),
+            "rounds": results}
+
+
 @contextlib.contextmanager
 def database(kind: str) -> Iterator[str]:
     if kind == "sqlite":
@@ -322,8 +381,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stalled", type=int, default=0,
                         help="instead: the panel's memory with this many viewers that"
                              " never read, before, while and after")
+    parser.add_argument("--hints", type=int, default=0,
+                        help="instead: this many hints asked at once, --rounds times")
+    parser.add_argument("--budget", type=float, default=2.0, help="each hint's seconds")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.hints:
+        with database(args.database) as url:
+            asked = hints(url, args.hints, args.budget, args.rounds)
+        if args.json:
+            print(json.dumps(asked))
+            return 0
+        print(f"{asked['hints']} hints at once, {asked['budget_s']:g} s each"
+              f" (promise {asked['promise_s']:g} s):")
+        for number, round_ in enumerate(asked["rounds"], 1):
+            print(f"  round {number}: {round_['answered']} answered (slowest"
+                  f" {round_['slowest_answer_s']:.3f} s, placing {round_['placed']}),"
+                  f" {round_['refused']} refused (slowest {round_['slowest_refusal_s']:.3f} s),"
+                  f" {round_['other']} other; over the promise: {round_['over_promise']}")
+        return 0
     if args.stalled:
         with database(args.database) as url:
             memory = stalled(url, args.stalled, args.writers, args.seconds)

@@ -13,13 +13,16 @@
   Programs that are not browsers send no ``Origin`` and no ``Sec-Fetch-Site`` and pass;
   they still need the token where one is set.
 
-A pure ASGI middleware, so the limits hold before FastAPI reads a byte of the body.
+A pure ASGI middleware, so the limits hold before FastAPI reads a byte of the body.  It also
+stamps each request's arrival (``request.state.arrived``, on the ``time.monotonic`` clock), the
+moment a hint's budget counts from.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import json
+import time
 from collections.abc import Awaitable, Callable, Collection, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,6 +47,7 @@ class RequestGuard:
         if kind not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        scope.setdefault("state", {})["arrived"] = time.monotonic()
         headers = _headers(scope)
         host = _host_name(headers.get("host", ""))
         if host not in self.hosts and not _is_address(host):

@@ -2,12 +2,16 @@
 budgets nor starves the rest of the panel.
 
 A hint is admitted while fewer than ``workers + waiting`` are in hand, else refused at once
-(:class:`HintsBusy`, a 503 the page shows).  An admitted hint waits for one of ``workers``
-slots; the time it waits, and the time the match's state takes to read, come off its
-budget, so it answers within the budget it asked for (plus the optimiser's small fixed
-margin) however many ask.  One that finds no slot within its whole budget is refused the
-same way.  The optimiser's search runs without Python's global lock, so ``workers`` hints
-run truly side by side, one to a core.
+(:class:`HintsBusy`, a 503 the page shows).  Its budget counts from the request's arrival
+(stamped by the guard, panel/guards.py), and its search must end by :data:`SEARCH_SHARE` of
+it: the rest is for what a crowd of requests makes slow around the search, the server's
+threads taking the request up and sending the answer.  An admitted hint waits for one of
+``workers`` slots; the time it waits, and the time the match's state takes to read, come
+off its budget, so it answers within the budget it asked for (plus the optimiser's small
+fixed margin) however many ask.  One that finds no slot while a search of
+:data:`LEAST_SECONDS` still fits is refused the same way, within its budget.  The
+optimiser's search runs without Python's global lock, so ``workers`` hints run truly side
+by side, one to a core.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from collections.abc import Iterator
 LEAST_SECONDS = 0.02
 """A hint that found its slot late still searches this long: enough for the quick answers
 (the beam's play, the rack's own melds) that every budget ends with."""
+
+SEARCH_SHARE = 0.9
+"""The part of a hint's budget, from the request's arrival, by which its search ends."""
 
 
 class HintsBusy(Exception):
@@ -41,21 +48,23 @@ class HintPool:
         """Hints admitted and not yet answered (for the busy message and the tests)."""
 
     @contextlib.contextmanager
-    def slot(self, budget_s: float) -> Iterator[float]:
-        """Hold a worker's slot for one hint: yields when its budget ends (on the
-        ``time.monotonic`` clock; see :func:`left`)."""
+    def slot(self, budget_s: float, arrived: float | None = None) -> Iterator[float]:
+        """Hold a worker's slot for one hint asked at ``arrived`` (``time.monotonic``;
+        now if not given): yields when its search must end (see :func:`left`)."""
         if not self._admitted.acquire(blocking=False):
             raise HintsBusy(f"the panel is working out {self.workers + self.waiting} hints"
                             f" already; ask again in a moment")
         with self._lock:
             self.in_hand += 1
         try:
-            started = time.monotonic()
-            if not self._slots.acquire(timeout=budget_s):
+            deadline = (time.monotonic() if arrived is None else arrived) \
+                + SEARCH_SHARE * budget_s
+            wait = deadline - LEAST_SECONDS - time.monotonic()
+            if wait <= 0 or not self._slots.acquire(timeout=wait):
                 raise HintsBusy(f"no worker was free within the hint's {budget_s:g} s;"
                                 f" ask again in a moment")
             try:
-                yield started + budget_s
+                yield deadline
             finally:
                 self._slots.release()
         finally:

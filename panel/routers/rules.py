@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal, NoReturn
 
-from fastapi import APIRouter, HTTPException, Path, Query
+from fastapi import APIRouter, HTTPException, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from tabletop.engine.items import Item, format_items, parse_items
@@ -114,8 +114,9 @@ class VariantRules(BaseModel):
                503: refusal("every worker busy with other hints: ask again in a moment")},
     summary="the best play for a rack on the match's table",
 )
-def hint(match_id: MatchId, body: HintIn, service: ServiceDep) -> dict[str, Any]:
-    with service.hints.slot(body.budget_s) as deadline:
+def hint(match_id: MatchId, body: HintIn, service: ServiceDep,
+         request: Request) -> dict[str, Any]:
+    with service.hints.slot(body.budget_s, request.state.arrived) as deadline:
         state = service.state(match_id)
         setup = state["setup"]
         players: list[str] = list(setup["players"])

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tabletop.panel.hints import LEAST_SECONDS, HintPool, HintsBusy, left
+from tabletop.panel.hints import LEAST_SECONDS, SEARCH_SHARE, HintPool, HintsBusy, left
 from tests.panel.test_hint import RAEUBER_TABLE
 from tests.panel.test_viewers import serve
 from tests.shared import scaled
@@ -59,7 +59,8 @@ def test_the_pool_admits_its_workers_and_line_and_refuses_the_rest_at_once(
     slots = [o for o in outcomes if not isinstance(o, HintsBusy)]
     assert len(busy) == refused and len(slots) == answered
     assert all("ask again in a moment" in str(refusal) for refusal in busy)
-    assert all(4.5 < left <= 5.0 for left in slots)  # no wait: nearly the whole budget
+    # no wait: nearly the whole share of the budget
+    assert all(SEARCH_SHARE * 5.0 - 0.5 < left <= SEARCH_SHARE * 5.0 for left in slots)
     release.set()
     for thread in threads:
         thread.join(scaled(10))
@@ -81,7 +82,7 @@ def test_a_hint_that_waited_searches_for_what_is_left_of_its_budget() -> None:
     started = time.monotonic()
     with pool.slot(1.0) as deadline:
         waited = time.monotonic() - started
-        assert left(deadline) == pytest.approx(1.0 - waited, abs=0.05)
+        assert left(deadline) == pytest.approx(SEARCH_SHARE * 1.0 - waited, abs=0.05)
     first.join(scaled(10))
     assert 0.25 < waited < scaled(1.0)
     assert left(time.monotonic() - 1) == LEAST_SECONDS  # past its deadline: still a moment
@@ -96,6 +97,32 @@ def test_a_hint_that_waited_searches_for_what_is_left_of_its_budget() -> None:
             pool.slot(0.2):
         pass
     assert time.monotonic() - started < scaled(1.0)
+
+
+def test_a_hint_counts_its_budget_from_the_request_s_arrival_and_is_refused_within_it() -> None:
+    pool = HintPool(1, 1)
+    arrived = time.monotonic() - 0.5  # the server took half a second to take it up
+    with pool.slot(2.0, arrived) as deadline:
+        assert deadline == pytest.approx(arrived + SEARCH_SHARE * 2.0)
+    # a slot that frees only after the budget: the refusal comes before the budget ends,
+    # while a search of LEAST_SECONDS would still have fitted
+    release = threading.Event()
+    first = threading.Thread(target=_hold, args=(pool, 5.0, release, []))
+    first.start()
+    while pool.in_hand < 1:
+        time.sleep(0.01)
+    started = time.monotonic()
+    with pytest.raises(HintsBusy, match="no worker was free"), pool.slot(0.5, started):
+        pass
+    refused_after = time.monotonic() - started
+    release.set()
+    first.join(scaled(10))
+    assert SEARCH_SHARE * 0.5 - LEAST_SECONDS - 0.05 < refused_after < scaled(0.5)
+    # one whose budget was spent before it reached the pool is refused at once
+    started = time.monotonic()
+    with pytest.raises(HintsBusy), pool.slot(0.2, started - 0.3):
+        pass
+    assert time.monotonic() - started < 0.1 and pool.in_hand == 0
 
 
 @pytest.mark.parametrize(("workers", "waiting"), [(0, 1), (1, -1)])
