@@ -8,8 +8,9 @@ it: the rest is for what a crowd of requests makes slow around the search, the s
 threads taking the request up and sending the answer.  An admitted hint waits for one of
 ``workers`` slots; the time it waits, and the time the match's state takes to read, come
 off its budget, so it answers within the budget it asked for (plus the optimiser's small
-fixed margin) however many ask.  One that finds no slot while a search of
-:data:`LEAST_SECONDS` still fits is refused the same way, within its budget.  The
+fixed margin) however many ask.  A free slot is taken at once, however small the budget;
+one that must wait and finds no slot while a search of :data:`LEAST_SECONDS` still fits is
+refused the same way, within its budget.  The
 optimiser's search runs without Python's global lock, so ``workers`` hints run truly side
 by side, one to a core.
 """
@@ -60,7 +61,10 @@ class HintPool:
             deadline = (time.monotonic() if arrived is None else arrived) \
                 + SEARCH_SHARE * budget_s
             wait = deadline - LEAST_SECONDS - time.monotonic()
-            if wait <= 0 or not self._slots.acquire(timeout=wait):
+            # a free worker is taken whatever the budget (the quick answers still come);
+            # only waiting for one is bounded by the budget
+            if not self._slots.acquire(blocking=False) and (
+                    wait <= 0 or not self._slots.acquire(timeout=wait)):
                 raise HintsBusy(f"no worker was free within the hint's {budget_s:g} s;"
                                 f" ask again in a moment")
             try:
