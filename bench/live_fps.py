@@ -276,6 +276,7 @@ class Played:
 def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> Played:
     """``case`` through the pipeline with ``detector`` (a callable, maybe with
     ``look_again`` and ``set_time``)."""
+    from tabletop.engine.events import event_to_json
     from tabletop.live.bus import EventBus
     from tabletop.live.events import collector
     from tabletop.live.game import Game
@@ -306,7 +307,7 @@ def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> P
     counts = getattr(detector, "counts", None)
     looks = ({k: v for k, v in vars(counts).items()} if counts is not None else {})
     return Played(pipeline, paced, frames.costs, frames.decoded,
-                  case.score([dict(e) for e in events], committed), looks)
+                  case.score([event_to_json(e) for e in events], committed), looks)
 
 
 def figures(case: Case, played: Played) -> dict[str, Any]:

@@ -110,7 +110,7 @@ def measure(folder: Path, size: tuple[int, int], repeat: int, fps: float = 5.0) 
                 # one frame's work: from its arrival to the next one's (decode included)
                 per_frame = [(b - a) * 1000 for a, b in itertools.pairwise(stamps)]
                 committed = replay.committed_t
-                events = replay.events
+                events = replay.json_events()
         frames += count
         floor += best_floor
         pipeline += best_pipe

@@ -38,8 +38,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from tabletop.engine.events import Event, GameWarning, event_to_json
 from tabletop.engine.items import Item, parse_items
-from tabletop.live.bus import Event
 from tabletop.live.corrections import Inbox, Refused
 from tabletop.live.game import Game
 
@@ -131,10 +131,11 @@ def apply_action(game: Game, action: Action, t: float) -> dict[str, Any]:
     of the game."""
     with _emitted(game) as events:
         _call(game, action, t)
-    warnings = [event for event in events if event["type"] == "warning"]
+    warnings = [event for event in events if isinstance(event, GameWarning)]
     if warnings and len(warnings) == len(events):
-        raise ActionError("; ".join(str(event["message"]) for event in warnings))
-    return {"kind": action.kind, "phase": game.phase, "seat": game.seat, "events": events}
+        raise ActionError("; ".join(event.message for event in warnings))
+    return {"kind": action.kind, "phase": game.phase, "seat": game.seat,
+            "events": [event_to_json(event) for event in events]}
 
 
 def apply_pending_actions(inbox: Inbox, game: Game, t: float) -> int:

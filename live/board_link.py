@@ -13,11 +13,12 @@ paused (``timer_paused`` / ``timer_resumed``).
 from __future__ import annotations
 
 import queue
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from tabletop.device.adapter import BoardAction, BoardAdapter, BoardLike, BoardState
+from tabletop.engine import events as ev
 from tabletop.live.bus import Event, EventBus
 
 
@@ -57,34 +58,35 @@ class BoardLink:
         self.unsubscribe = bus.subscribe(self.on_event)
 
     def on_event(self, event: Event) -> None:
-        kind, seat = event.get("type"), event.get("seat")
         state = self.state
-        if kind == "turn_started" and isinstance(seat, int):
-            state = replace(
-                state,
-                current_seat=seat,
-                warning=False,
-                round_over=False,
-                initial_meld=False,
-                timer_seconds=self.turn_seconds,
-            )
-            self.turn_started_at = float(event.get("t", 0.0))
-            self.paused_at = None
-        elif kind == "timer_paused" and self.turn_started_at is not None:
-            self.paused_at = float(event.get("t", 0.0))
-        elif kind == "timer_resumed" and self.paused_at is not None:
-            if self.turn_started_at is not None:
-                self.turn_started_at += float(event.get("t", 0.0)) - self.paused_at
-            self.paused_at = None
-        elif kind == "initial_meld_progress":
-            state = replace(state, initial_meld=bool(event.get("meets")))
-        elif kind == "warning":
-            state = replace(state, warning=True)
-        elif kind == "round_scored":
-            state = replace(state, round_over=True, scores=self._scores(event))
-        elif kind == "match_over":
-            state = replace(state, round_over=True, current_seat=None, scores=self._scores(event))
-        if kind in ("round_scored", "match_over"):
+        match event:
+            case ev.TurnStarted(seat=int(seat), t=t):
+                state = replace(
+                    state,
+                    current_seat=seat,
+                    warning=False,
+                    round_over=False,
+                    initial_meld=False,
+                    timer_seconds=self.turn_seconds,
+                )
+                self.turn_started_at = float(t)
+                self.paused_at = None
+            case ev.TimerPaused(t=t) if self.turn_started_at is not None:
+                self.paused_at = float(t)
+            case ev.TimerResumed(t=t) if self.paused_at is not None:
+                if self.turn_started_at is not None:
+                    self.turn_started_at += float(t) - self.paused_at
+                self.paused_at = None
+            case ev.InitialMeldProgress(meets=meets):
+                state = replace(state, initial_meld=meets)
+            case ev.GameWarning():
+                state = replace(state, warning=True)
+            case ev.RoundScored(scores=scores, totals=totals):
+                state = replace(state, round_over=True, scores=self._scores(totals or scores))
+            case ev.MatchOver(totals=totals):
+                state = replace(state, round_over=True, current_seat=None,
+                                scores=self._scores(totals))
+        if isinstance(event, (ev.RoundScored, ev.MatchOver)):
             state = replace(state, timer_seconds=None)
             self.turn_started_at = None
         self._show(state)
@@ -102,8 +104,7 @@ class BoardLink:
         left = max(0, self.turn_seconds - int(now - self.turn_started_at))
         self._show(replace(self.state, timer_seconds=left))
 
-    def _scores(self, event: Event) -> tuple[int, ...]:
-        totals: Any = event.get("totals") or event.get("scores") or {}
+    def _scores(self, totals: Mapping[str, int]) -> tuple[int, ...]:
         return tuple(int(totals.get(name, 0)) for name in self.players)
 
     def apply_pending(self, game: GameActions, t: float | None = None) -> int:

@@ -1,7 +1,7 @@
 """An in-process event bus: the game publishes, the store, panel and board subscribe.
 
-Events are plain dicts in the CONTRACT.md shape (``seq``, ``t``, ``type``,
-``seat`` and the type's fields).  Publishing is thread-safe and never fails
+Events are the engine's values (:mod:`tabletop.engine.events`), written as the JSON of
+CONTRACT.md by whoever needs it.  Publishing is thread-safe and never fails
 because of a subscriber: a subscriber that raises is logged and kept.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
 
-Event = dict[str, Any]
+from tabletop.engine.events import Event
+
 Subscriber = Callable[[Event], None]
 
 log = logging.getLogger(__name__)
@@ -44,5 +44,5 @@ class EventBus:
                 subscriber(event)
             except Exception:
                 log.exception(
-                    "event subscriber %r failed on event %s", subscriber, event.get("seq")
+                    "event subscriber %r failed on event %s", subscriber, event.seq
                 )

@@ -61,6 +61,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabletop.engine import events as ev
 from tabletop.engine.base import RoundResult
 from tabletop.engine.items import JOKER, Item, Joker, format_items, parse_item
 from tabletop.engine.match import Match
@@ -125,11 +126,6 @@ def _table_words(melds: Sequence[Meld]) -> str:
         return "an empty table"
     count = f"{len(melds)} meld{'s' * (len(melds) != 1)}"
     return f"{count}: {', '.join(format_items(m) for m in melds)}"
-
-
-def _by(who: str | None) -> dict[str, str]:
-    """An event's ``who`` field, where a person is known to have asked."""
-    return {} if who is None else {"who": who}
 
 
 def _within(part: Bag, whole: Bag) -> bool:
@@ -397,7 +393,7 @@ class Game:
         seat = state.seat
         if taken:
             state.taken.extend(taken)
-            self.events.emit(t, "discard_taken", seat, items=items_json(taken))
+            self.events.emit(ev.DiscardTaken(t=t, seat=seat, items=items_json(taken)))
         if not same_table(table, state.table()):
             self._table_events(t, seat, state.table(), table)
             state.shared, state.seat_melds = shared, seat_melds
@@ -408,7 +404,7 @@ class Game:
         if discarded:
             state.discarded = discarded[-1]
             for item in discarded:
-                self.events.emit(t, "item_discarded", seat, item=str(item))
+                self.events.emit(ev.ItemDiscarded(t=t, seat=seat, item=str(item)))
             if self.end_on_discard:
                 self._end_turn(t)
 
@@ -548,21 +544,16 @@ class Game:
                 )
         result = score_round(round_input)
         self.match.record(result)
-        self.events.emit(
-            t,
-            "round_scored",
-            None,
-            scores=dict(result.scores),
-            round=state.round,
-            winner=result.winner,
-            totals=self.match.totals,
-        )
+        self.events.emit(ev.RoundScored(
+            t=t, seat=None, scores=dict(result.scores), round=state.round,
+            winner=result.winner, totals=self.match.totals,
+        ))
         for problem in result.problems:
             self._warn(t, None, "scoring", problem, ())
         if self.match.over:
             state.phase = "over"
             match = self.match
-            self.events.emit(t, "match_over", None, winner=match.winner, totals=match.totals)
+            self.events.emit(ev.MatchOver(t=t, seat=None, winner=match.winner, totals=match.totals))
             return
         table = state.table()
         self.state = _State(round=state.round + 1, seat=self.match.current_dealer)
@@ -582,14 +573,10 @@ class Game:
             self.match.undo()
         self.state = state
         self.timer_paused = False
-        self.events.emit(
-            t,
-            "undo",
-            state.seat,
-            melds=melds_json(state.table()),
-            phase=state.phase,
+        self.events.emit(ev.Undo(
+            t=t, seat=state.seat, melds=melds_json(state.table()), phase=state.phase,
             rounds=self.match.rounds_played,
-        )
+        ))
         if state.phase == "counting":
             # whoever follows the events learns the hands of the round taken back to
             for seat in sorted(state.hands):
@@ -608,7 +595,7 @@ class Game:
             self._warn(t, state.seat, "timer_refused", "the timer is already paused", ())
             return
         self.timer_paused = True
-        self.events.emit(t, "timer_paused", state.seat, **_by(who))
+        self.events.emit(ev.TimerPaused(t=t, seat=state.seat, who=who))
 
     def resume_timer(self, t: float | None = None, *, who: str | None = None) -> None:
         """Run the paused turn timer on from where it stopped."""
@@ -618,7 +605,7 @@ class Game:
             self._warn(t, state.seat, "timer_refused", "the timer is not paused", ())
             return
         self.timer_paused = False
-        self.events.emit(t, "timer_resumed", state.seat, **_by(who))
+        self.events.emit(ev.TimerResumed(t=t, seat=state.seat, who=who))
 
     def set_hand(
         self, seat: int, items: Sequence[Item], t: float | None = None, *, who: str | None = None
@@ -702,18 +689,11 @@ class Game:
             if old != new and boxes:  # the corrected meld lies where it lay
                 self._boxes.setdefault(tuple(map(_key, new)), []).append(boxes.pop(0))
         for fix, fixed in done:
-            more: dict[str, Any] = dict(_by(who))
-            if fixed.meld is not None:
-                more["value"] = self._meld_value(fixed.meld)
-            self.events.emit(
-                t,
-                "reading_corrected",
-                fixed.seat,
-                item=str(fix.after),
-                was=str(fix.before),
-                meld=None if fixed.meld is None else format_items(fixed.meld),
-                **more,
-            )
+            self.events.emit(ev.ReadingCorrected(
+                t=t, seat=fixed.seat, item=str(fix.after), was=str(fix.before),
+                meld=None if fixed.meld is None else format_items(fixed.meld), who=who,
+                value=None if fixed.meld is None else self._meld_value(fixed.meld),
+            ))
         if state.table() != table_before:
             self._table_event(t, state.seat)
         for seat, hand in sorted(state.hands.items()):
@@ -770,19 +750,18 @@ class Game:
             where.setdefault(tuple(map(_key, meld)), []).append(box)
         return where
 
-    def _table_event(self, t: float, seat: int | None, **more: Any) -> None:
+    def _table_event(self, t: float, seat: int | None, restored: bool | None = None) -> None:
         """The ``table`` event of the game's table now; with ``boxes`` (one per meld, in
         the camera frame's pixels, null where it is not in view as the game lists it)
         where the camera gave any, for the panel's Table view to frame the melds."""
         table = self.state.table()
+        boxes: tuple[tuple[float, ...] | None, ...] | None = None
         if self._boxes:
             left = {key: list(boxes) for key, boxes in self._boxes.items()}
-            boxes: list[list[float] | None] = []
-            for meld in table:
-                found = left.get(tuple(map(_key, meld)))
-                boxes.append(list(found.pop(0)) if found else None)
-            more["boxes"] = boxes
-        self.events.emit(t, "table", seat, melds=melds_json(table), **more)
+            boxes = tuple(tuple(found.pop(0)) if (found := left.get(tuple(map(_key, meld))))
+                          else None for meld in table)
+        self.events.emit(ev.Table(t=t, seat=seat, melds=melds_json(table), restored=restored,
+                                  boxes=boxes))
 
     def _warn(
         self,
@@ -793,8 +772,11 @@ class Game:
         items: Sequence[Item],
         **more: Any,
     ) -> None:
+        """A warning with ``code``; ``more``: the warning's own fields (see
+        :class:`tabletop.engine.events.GameWarning`)."""
         self.events.emit(
-            t, "warning", seat, message=message, items=items_json(items), code=code, **more
+            ev.GameWarning(t=t, seat=seat, message=message, items=items_json(items), code=code,
+                           **more)
         )
 
     def _warn_doubts(self, snapshot: TableSnapshot) -> None:
@@ -810,15 +792,15 @@ class Game:
         for problem in doubts:
             self._warn(snapshot.t, self.state.seat, "unreadable_meld", problem.message,
                        [parse_item(label) for label in problem.items],
-                       alternatives=[{"meld": meld, "odds": round(odds, 1)}
-                                     for meld, odds in problem.alternatives])
+                       alternatives=tuple((meld, round(odds, 1))
+                                          for meld, odds in problem.alternatives))
 
     def _turn_started(self, t: float) -> None:
         state = self.state
         state.start_shared, state.start_seat_melds = state.shared, dict(state.seat_melds)
         state.taken, state.discarded, state.progress, state.going_out = [], None, None, False
         self.timer_paused = False
-        self.events.emit(t, "turn_started", state.seat, round=state.round, turn=state.turn)
+        self.events.emit(ev.TurnStarted(t=t, seat=state.seat, round=state.round, turn=state.turn))
 
     def _material_ok(
         self,
@@ -888,9 +870,8 @@ class Game:
                 if _within(_bag(o), _bag(m)) and _within(added, fresh):
                     items = _take(m, Counter(added))
                     fresh -= added
-                    self.events.emit(
-                        t, "item_added", seat, meld=format_items(m), items=items_json(items)
-                    )
+                    self.events.emit(ev.ItemAdded(
+                        t=t, seat=seat, meld=format_items(m), items=items_json(items)))
                     old.remove(o)
                     new.remove(m)
                     break
@@ -905,9 +886,8 @@ class Game:
                     fresh -= came
                     freed += gone[str(JOKER)]
                     items = _take(m, Counter(came))
-                    self.events.emit(
-                        t, "joker_exchanged", seat, meld=format_items(m), items=items_json(items)
-                    )
+                    self.events.emit(ev.JokerExchanged(
+                        t=t, seat=seat, meld=format_items(m), items=items_json(items)))
                     old.remove(o)
                     new.remove(m)
                     break
@@ -915,12 +895,11 @@ class Game:
         for m in list(new):  # melds laid from the hand (and freed jokers)
             if _within(_bag(m), fresh):
                 fresh -= _bag(m)
-                self.events.emit(t, "meld_laid", seat, meld=format_items(m))
+                self.events.emit(ev.MeldLaid(t=t, seat=seat, meld=format_items(m)))
                 new.remove(m)
         if old or new:
-            self.events.emit(
-                t, "table_rearranged", seat, before=melds_json(old), after=melds_json(new)
-            )
+            self.events.emit(ev.TableRearranged(
+                t=t, seat=seat, before=melds_json(old), after=melds_json(new)))
 
     def _meld_value(self, meld: Meld) -> int | None:
         """A meld's points as the variant counts them (its best reading); None if illegal."""
@@ -1062,17 +1041,13 @@ class Game:
         progress = (check.value, check.meets)
         if progress != state.progress:
             state.progress = progress
-            self.events.emit(
-                t,
-                "initial_meld_progress",
-                state.seat,
-                value=check.value,
-                required=check.required,
+            self.events.emit(ev.InitialMeldProgress(
+                t=t, seat=state.seat, value=check.value, required=check.required,
                 meets=check.meets,
                 # the value is enough, so the words must say what else stops the opening
-                **({"problems": list(check.meld_problems)}
-                   if not check.meets and check.value >= check.required else {}),
-            )
+                problems=(check.meld_problems
+                          if not check.meets and check.value >= check.required else None),
+            ))
 
     def _end_turn(self, t: float) -> None:
         state = self.state
@@ -1130,7 +1105,8 @@ class Game:
                 state.opened.add(seat)
                 state.laid_by.setdefault(seat, []).extend(laid)
                 state.lay_turns.setdefault(seat, []).append(state.turn)
-        self.events.emit(t, "turn_ended", seat, valid=valid, laid=items_json(laid if valid else []))
+        self.events.emit(ev.TurnEnded(t=t, seat=seat, valid=valid,
+                                       laid=items_json(laid if valid else [])))
         state.last_turn = (seat, state.turn, valid, state.discarded)
         if state.going_out:
             if valid:
@@ -1153,7 +1129,7 @@ class Game:
             at_once = at_once and self._hand_meld_allowed(seat)
         state.out_seat, state.all_at_once, state.last_discard = seat, at_once, discard
         state.phase = "counting"
-        self.events.emit(t, "player_out", seat, all_at_once=at_once)
+        self.events.emit(ev.PlayerOut(t=t, seat=seat, all_at_once=at_once))
 
     def _update_hands(self, snapshot: TableSnapshot) -> None:
         """End of round: what lies in a seat's area beyond its melds is its hand."""
@@ -1181,13 +1157,7 @@ class Game:
     def _hand_shown(self, t: float, seat: int, who: str | None = None) -> None:
         """The seat's hand as the game holds it now; ``typed`` where a person typed it."""
         hand = self.state.hands[seat]
-        typed = {"typed": True} if seat in self.state.typed else {}
-        self.events.emit(
-            t,
-            "hand_shown",
-            seat,
-            items=items_json(hand),
-            value=self.variant.hand_total(hand),
-            **typed,
-            **_by(who),
-        )
+        self.events.emit(ev.HandShown(
+            t=t, seat=seat, items=items_json(hand), value=self.variant.hand_total(hand),
+            typed=True if seat in self.state.typed else None, who=who,
+        ))

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tabletop.engine.events import Event, event_to_json
 from tabletop.vision.detections import Detections
 
 TRUTH_SUFFIX = ".truth.jsonl"
@@ -148,10 +149,14 @@ def calibration_from(header: Mapping[str, Any]) -> Any:
 class Replay:
     """What a video replay produced: the events and when each snapshot was committed."""
 
-    events: list[dict[str, Any]]
+    events: list[Event]
     frames: int
     snapshots: int
     committed_t: list[float]
+
+    def json_events(self) -> list[dict[str, Any]]:
+        """The events as the JSON objects a truth file's events are (CONTRACT.md)."""
+        return [event_to_json(event) for event in self.events]
 
 
 def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None,

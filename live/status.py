@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from tabletop.engine import events as ev
 from tabletop.live.bus import Event
 from tabletop.live.events import describe_event
 
@@ -35,7 +36,7 @@ class RunTally:
     frames: int = 0
     events: int = 0
     warnings: int = 0
-    rounds: list[dict[str, Any]] = field(default_factory=list)
+    rounds: list[ev.RoundScored] = field(default_factory=list)
     totals: dict[str, int] = field(default_factory=dict)
     winner: str | None = None
     started: float = field(default_factory=time.monotonic)
@@ -77,22 +78,23 @@ class StatusLine:
     def on_event(self, event: Event) -> None:
         with self._lock:
             self.tally.events += 1
-            kind = event.get("type")
-            if kind == "turn_started":
-                self._turn = self._name(event.get("seat"))
-            elif kind == "warning":
-                self.tally.warnings += 1
-            elif kind == "round_scored":
-                self.tally.rounds.append(dict(event))
-                self.tally.totals = dict(event.get("totals") or {})
-                self._turn = ""
-            elif kind == "match_over":
-                self.tally.winner = event.get("winner")
+            match event:
+                case ev.TurnStarted(seat=seat):
+                    self._turn = self._name(seat)
+                case ev.GameWarning():
+                    self.tally.warnings += 1
+                case ev.RoundScored(totals=totals):
+                    self.tally.rounds.append(event)
+                    self.tally.totals = dict(totals or {})
+                    self._turn = ""
+                case ev.MatchOver(winner=winner):
+                    self.tally.winner = winner
             line = describe_event(event, self.players)
             if line:
                 self._last = line
-        if self.event_notices and kind in ("round_scored", "match_over", "warning"):
-            self.notice(line or str(kind))
+        if self.event_notices and isinstance(event, (ev.RoundScored, ev.MatchOver,
+                                                     ev.GameWarning)):
+            self.notice(line or event.kind)
 
     def on_source(self, status: Any) -> None:
         """The camera's state (``live.sources.SourceStatus``): shown unless it is live.
@@ -198,9 +200,9 @@ class StatusLine:
                      f" {tally.events} events, {warnings} warning{'s' * (warnings != 1)},"
                      f" {rounds} round{'s' * (rounds != 1)} scored"]
             for event in tally.rounds:
-                scores = ", ".join(f"{n} {v:+d}" for n, v in event.get("scores", {}).items())
-                won = f" ({event['winner']} won)" if event.get("winner") else ""
-                lines.append(f"round {event.get('round', '?')}{won}: {scores}")
+                scores = ", ".join(f"{n} {v:+d}" for n, v in event.scores.items())
+                won = f" ({event.winner} won)" if event.winner else ""
+                lines.append(f"round {'?' if event.round is None else event.round}{won}: {scores}")
             if tally.totals:
                 lines.append("totals: " + ", ".join(f"{n} {v}" for n, v in tally.totals.items()))
             if tally.winner:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tabletop.engine.base import RoundInput, RoundResult
+from tabletop.engine.events import Event, event_to_json
 from tabletop.engine.match import Match, MatchError
 from tabletop.engine.rounds import round_from_json, score_round
 from tabletop.live.bus import EventBus
@@ -373,8 +374,8 @@ class PanelService:
     def attach(self, bus: EventBus, match_id: int) -> Any:
         """Log every event published on ``bus`` to the match; returns the unsubscribe function."""
 
-        def log_event(event: dict[str, Any]) -> None:
-            self.record(match_id, event)
+        def log_event(event: Event) -> None:
+            self.record(match_id, event_to_json(event))
 
         return bus.subscribe(log_event)
 

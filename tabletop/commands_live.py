@@ -19,6 +19,7 @@ from tabletop.commands_vision import (
     detector_settings,
     model_path,
 )
+from tabletop.engine.events import Event, event_to_json
 
 
 def _table_mm(text: str | None) -> tuple[float, float] | None:
@@ -133,9 +134,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     # contract); a person at a terminal, or a run whose events go to a file, gets words.
     json_out = args.json or (args.events_jsonl is None and not sys.stdout.isatty())
 
-    def show(event: dict[str, Any]) -> None:
+    def show(event: Event) -> None:
         if json_out:
-            line: str | None = json.dumps(event, ensure_ascii=False)
+            line: str | None = json.dumps(event_to_json(event), ensure_ascii=False)
         else:
             line = event_words(event, players)
         if line is None:
@@ -214,13 +215,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def event_words(event: dict[str, Any], players: Sequence[str]) -> str | None:
+def event_words(event: Event, players: Sequence[str]) -> str | None:
     """An event as ``tabletop demo`` prints it: its time and what happened, in words
     (None for events a person need not see)."""
     from tabletop.live.events import describe_event
 
     line = describe_event(event, players)
-    return None if line is None else f"   t={event['t']:5.1f}  {line}"
+    return None if line is None else f"   t={event.t:5.1f}  {line}"
 
 
 def variants_help() -> str:

@@ -26,6 +26,7 @@ import json
 from importlib import resources
 from typing import Any
 
+from tabletop.engine.events import Event, RoundScored, event_to_json
 from tabletop.engine.match import Match
 from tabletop.engine.rounds import RoundInput, RoundResult, round_from_json, score_round
 from tabletop.engine.variants import find_variant
@@ -38,7 +39,7 @@ SAMPLE_VIDEO = "sabra"
 (11 pixels long at 640x360) are beyond the shipped model; the Sabra video is read right."""
 
 
-def play_scenario(name: str) -> tuple[Any, list[dict[str, Any]]]:
+def play_scenario(name: str) -> tuple[Any, list[Event]]:
     from tabletop.live.scenario import replay
 
     scenario = load_scenario_sample(name)
@@ -256,18 +257,18 @@ def run_demo_video(as_json: bool = False, quiet: bool = False) -> int:
     players = scenario.players
     bus = EventBus()
     status = None if quiet or as_json else StatusLine(players, sys.stderr, event_notices=False)
-    scored: list[dict[str, Any]] = []
+    scored: list[Event] = []
 
-    def show(event: dict[str, Any]) -> None:
-        if event["type"] == "round_scored":
+    def show(event: Event) -> None:
+        if isinstance(event, RoundScored):
             scored.append(event)
         if as_json:
-            print(json.dumps(event, ensure_ascii=False), flush=True)
+            print(json.dumps(event_to_json(event), ensure_ascii=False), flush=True)
             return
         line = describe_event(event, players)
         if line is None:
             return
-        text = f"   t={event['t']:5.1f}  {line}"
+        text = f"   t={event.t:5.1f}  {line}"
         if status is not None:
             status.write_above(text, sys.stdout)
         else:
@@ -300,14 +301,14 @@ def run_demo_scripted(as_json: bool = False) -> int:
     for name in SCENARIOS:
         scenario, events = play_scenario(name)
         if as_json:
-            outputs.append({"scenario": name, "events": events})
+            outputs.append({"scenario": name, "events": [event_to_json(e) for e in events]})
             continue
         players = scenario.players
         print(f"== live table: {scenario.variant.name}, {', '.join(players)} (scripted snapshots)")
         for event in events:
             line = describe_event(event, players)
             if line:
-                print(f"   t={event['t']:5.1f}  {line}")
+                print(f"   t={event.t:5.1f}  {line}")
         print()
     for name in SAMPLES:
         data = load_sample(name)

@@ -13,9 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
+from tabletop.engine.events import event_to_json
+from tabletop.live.bus import EventBus
 from tabletop.vision.detector import SHIPPED_MODELS
 from tabletop.vision.replay import find_realdata
 
@@ -161,3 +164,10 @@ def with_default_interrupt() -> None:
 __all__ = ["CHROMIUM", "FINDER", "PARTS", "REALDATA", "REPO", "SAMPLES", "SCENARIOS",
            "SHIPPED_MODELS", "TEST_COMMAND", "VIDEOS", "load_factor", "missing", "need",
            "need_module", "needs", "scaled", "with_default_interrupt"]
+
+
+def json_events(bus: EventBus) -> tuple[list[dict[str, Any]], Callable[[], None]]:
+    """Collect the events published on ``bus`` as the JSON objects a person reads
+    (CONTRACT.md): (the list, unsubscribe)."""
+    events: list[dict[str, Any]] = []
+    return events, bus.subscribe(lambda event: events.append(event_to_json(event)))

@@ -20,13 +20,12 @@ import pytest
 
 from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
-from tabletop.live.events import collector
 from tabletop.live.watcher import TableWatcher, WatcherSettings
 from tabletop.panel.embed import start_panel
 from tabletop.panel.settings import PanelSettings
 from tabletop.vision.detections import Detections
 from tests.live.frames import dets, table_frame
-from tests.shared import scaled
+from tests.shared import json_events, scaled
 
 Row = tuple[str, float, float, float]
 """An item the detector reads: label, centre x and y, confidence."""
@@ -111,7 +110,7 @@ def watched_with_panel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, camera: 
 
     variant = find_variant("sabra")
     bus = EventBus()
-    events, _ = collector(bus)
+    events, _ = json_events(bus)
     settings = PanelSettings(database_url=f"sqlite:///{tmp_path / 'm.sqlite3'}", port=free_port())
     panel = start_panel(bus, variant_id="sabra", options={}, players=["Ana", "Ben"],
                         name="live", settings=settings)

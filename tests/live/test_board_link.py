@@ -14,6 +14,7 @@ import pytest
 
 from tabletop.device.driver import Board
 from tabletop.device.emulator import EmulatedBoard, wait_until
+from tabletop.engine.events import event_from_json
 from tabletop.engine.scenario import Press
 from tabletop.live.board_link import BoardLink
 from tabletop.live.bus import EventBus
@@ -69,7 +70,8 @@ def test_turn_timer_counts_down_on_the_display(board: tuple[EmulatedBoard, Board
     emulated, host = board
     bus = EventBus()
     link = BoardLink(host, bus, ("Ana", "Ben"), turn_seconds=120)
-    bus.publish({"seq": 1, "t": 10.0, "type": "turn_started", "seat": 1, "round": 1, "turn": 1})
+    bus.publish(event_from_json({"seq": 1, "t": 10.0, "type": "turn_started", "seat": 1,
+                                 "round": 1, "turn": 1}))
     assert emulated.wait_display(" 120", 3), emulated.display()
     link.tick(10.0 + 45.2)
     assert emulated.wait_display("  75", 3), emulated.display()  # 74.8 s left
@@ -83,13 +85,14 @@ def test_a_paused_timer_stands_still_on_the_display(board: tuple[EmulatedBoard, 
     emulated, host = board
     bus = EventBus()
     link = BoardLink(host, bus, ("Ana", "Ben"), turn_seconds=120)
-    bus.publish({"seq": 1, "t": 10.0, "type": "turn_started", "seat": 0, "round": 1, "turn": 1})
+    bus.publish(event_from_json({"seq": 1, "t": 10.0, "type": "turn_started", "seat": 0,
+                                 "round": 1, "turn": 1}))
     link.tick(30.0)
     assert emulated.wait_display(" 100", 3), emulated.display()
-    bus.publish({"seq": 2, "t": 30.0, "type": "timer_paused", "seat": 0})
+    bus.publish(event_from_json({"seq": 2, "t": 30.0, "type": "timer_paused", "seat": 0}))
     link.tick(90.0)  # a minute of pondering, paused on the panel
     assert emulated.wait_display(" 100", 3), emulated.display()
-    bus.publish({"seq": 3, "t": 90.0, "type": "timer_resumed", "seat": 0})
+    bus.publish(event_from_json({"seq": 3, "t": 90.0, "type": "timer_resumed", "seat": 0}))
     link.tick(100.0)
     assert emulated.wait_display("  90", 3), emulated.display()
     link.close()

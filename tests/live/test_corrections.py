@@ -28,13 +28,12 @@ from tabletop.live.corrections import (
     find_inbox,
     inbox_for,
 )
-from tabletop.live.events import collector
 from tabletop.live.reading import resolve_labels
 from tabletop.live.snapshot import SeenItem, TableSnapshot
 from tabletop.live.watcher import TableWatcher, WatcherSettings
 from tests.live.frames import dets, table_frame
 from tests.live.live_panel import Camera, Row, call, wait_for, watched_with_panel
-from tests.shared import SCENARIOS
+from tests.shared import SCENARIOS, json_events
 
 MISREAD = [("B9", 100.0, 100.0, 0.9), ("B1", 127.0, 100.0, 0.9), ("B11", 154.0, 100.0, 0.9)]
 """B9 B10 B11 on the table; the detector reads the B10 as B1, always and confidently."""
@@ -267,7 +266,7 @@ def test_correcting_an_item_laid_in_an_earlier_turn_is_no_play() -> None:
             ("R10", 100.0, 200.0, 0.9), ("R11", 127.0, 200.0, 0.9), ("R12", 154.0, 200.0, 0.9)]
     feed = watched(rows, ("B7 R7 K7", "R10 R11 R12"))  # the K7 is really an O7
     bus = EventBus()
-    events, _ = collector(bus)
+    events, _ = json_events(bus)
     game = Game(find_variant("sabra"), ("Ana", "Ben"), bus)
     game.update(feed.commits[-1])
     game.end_turn(t=feed.t)  # Ana opened with 54

@@ -15,17 +15,17 @@ import pytest
 from tabletop.engine.items import parse_item, parse_items
 from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
-from tabletop.live.events import collector
 from tabletop.live.game import Game, GameError, ItemFix
 from tabletop.live.scenario import snapshot_from_json
 from tabletop.live.snapshot import TableSnapshot
+from tests.shared import json_events
 
 Events = list[dict[str, Any]]
 
 
 def _game(variant: str) -> tuple[Game, Events]:
     bus = EventBus()
-    events, _ = collector(bus)
+    events, _ = json_events(bus)
     return Game(find_variant(variant), ("Ana", "Ben", "Cem"), bus), events
 
 

@@ -19,6 +19,7 @@ from tabletop.live.corrections import Inbox
 from tabletop.live.game import Game
 from tabletop.live.keys import KeyReader
 from tabletop.live.snapshot import TableSnapshot
+from tests.shared import json_events
 
 
 class Loop:
@@ -26,8 +27,7 @@ class Loop:
 
     def __init__(self) -> None:
         self.bus = EventBus()
-        self.events: list[dict[str, object]] = []
-        self.bus.subscribe(self.events.append)
+        self.events, _ = json_events(self.bus)
         self.game = Game(find_variant("sabra"), ("Ana", "Ben"), self.bus)
         self.inbox = Inbox()
         self._stop = threading.Event()

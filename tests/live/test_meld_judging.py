@@ -7,19 +7,21 @@ from typing import Any
 
 import pytest
 
+from tabletop.engine.events import event_from_json
 from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
-from tabletop.live.events import collector, describe_event, validate_event
+from tabletop.live.events import describe_event
 from tabletop.live.game import Game
 from tabletop.live.scenario import snapshot_from_json
 from tabletop.live.snapshot import TableSnapshot
+from tests.shared import json_events
 
 PLAYERS = ("Ana", "Ben", "Cem")
 
 
 def _game(variant: str) -> tuple[Game, list[dict[str, Any]]]:
     bus = EventBus()
-    events, _ = collector(bus)
+    events, _ = json_events(bus)
     return Game(find_variant(variant), PLAYERS, bus), events
 
 
@@ -46,7 +48,7 @@ def test_a_joker_out_of_place_is_read_as_the_run_and_never_penalised(
     game.update(_snap(1, laid))
     game.end_turn(0, t=2)
     for event in events:
-        validate_event(event)
+        event_from_json(event)
     ended = [e for e in events if e["type"] == "turn_ended"]
     assert [e["valid"] for e in ended] == [True]
     warnings = [e for e in events if e["type"] == "warning"]
@@ -66,9 +68,8 @@ def test_an_opening_worth_enough_but_holding_an_invalid_meld_says_which_and_why(
     game, events = _game("sabra")
     game.update(_snap(1, "R10 R11 R12 | K13 B13 O13 | R5 R6 R8"))
     progress = [e for e in events if e["type"] == "initial_meld_progress"][-1]
-    validate_event(progress)
     assert (progress["value"], progress["meets"]) == (72, False)
-    line = describe_event(progress, PLAYERS)
+    line = describe_event(event_from_json(progress), PLAYERS)
     assert line is not None and "not enough" not in line
     assert line.startswith("Ana's opening is worth 72 of 30 but does not count yet: R5 R6 R8")
     assert "not a run" in line
@@ -79,7 +80,8 @@ def test_an_opening_that_is_too_low_still_says_so() -> None:
     game.update(_snap(1, "R1 R2 R3"))
     progress = [e for e in events if e["type"] == "initial_meld_progress"][-1]
     assert "problems" not in progress
-    assert describe_event(progress, PLAYERS) == "Ana's opening is worth 6 of 30: not enough yet"
+    assert describe_event(event_from_json(progress), PLAYERS) == (
+        "Ana's opening is worth 6 of 30: not enough yet")
 
 
 def test_the_decoder_keeps_a_joker_read_at_the_end_of_a_row() -> None:

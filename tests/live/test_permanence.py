@@ -22,7 +22,7 @@ from tabletop.live.run import watch
 from tabletop.live.watcher import TableWatcher
 from tabletop.vision.detections import Detections
 from tabletop.vision.replay import CropBank, Replay, ReplaySettings, ReplayStep, compose, table_key
-from tests.shared import REALDATA
+from tests.shared import REALDATA, json_events
 
 pytestmark = pytest.mark.skipif(REALDATA is None, reason="the real photos are missing")
 
@@ -68,8 +68,7 @@ class TruthDetector:
 
 def played(game: Replay, detector: TruthDetector, frames: Any = None) -> list[dict[str, Any]]:
     bus = EventBus()
-    events: list[dict[str, Any]] = []
-    bus.subscribe(events.append)
+    events, _ = json_events(bus)
     watcher = TableWatcher(find_variant("sabra"), game.zones)
     game_ = Game(find_variant("sabra"), game.players, bus)
     watch(frames if frames is not None else game.frames(), detector, watcher, game_)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from tabletop.engine.events import event_from_json
 from tabletop.live.status import WIDTH, StatusLine
 
 PLAYERS = ("Ana", "Ben")
@@ -39,11 +40,13 @@ def played(status: StatusLine, clock: Clock) -> None:
     for _ in range(11):  # 10 frames a second for a second
         status.on_frame(7)
         clock.now += 0.1
-    status.on_event({"seq": 1, "t": 0.0, "type": "turn_started", "seat": 0, "round": 1,
-                     "turn": 1})
-    status.on_event({"seq": 2, "t": 3.1, "type": "meld_laid", "seat": 0, "meld": "R10 R11 R12"})
-    status.on_event({"seq": 3, "t": 4.0, "type": "warning", "seat": 0,
-                     "message": "R10 R11 is not a legal meld", "items": ["R10", "R11"]})
+    status.on_event(event_from_json({"seq": 1, "t": 0.0, "type": "turn_started", "seat": 0,
+                                     "round": 1, "turn": 1}))
+    status.on_event(event_from_json({"seq": 2, "t": 3.1, "type": "meld_laid", "seat": 0,
+                                     "meld": "R10 R11 R12"}))
+    status.on_event(event_from_json({"seq": 3, "t": 4.0, "type": "warning", "seat": 0,
+                                     "message": "R10 R11 is not a legal meld",
+                                     "items": ["R10", "R11"]}))
 
 
 def test_the_line_tells_rate_items_turn_warnings_and_the_last_event() -> None:
@@ -90,8 +93,8 @@ def test_a_camera_that_drops_out_is_shown_until_it_is_back() -> None:
 
 def test_long_lines_are_cut_to_one_terminal_line() -> None:
     status = StatusLine(PLAYERS, Terminal(tty=True), clock=Clock())
-    status.on_event({"seq": 1, "t": 0.0, "type": "meld_laid", "seat": 0,
-                     "meld": " ".join(["R1"] * 100)})
+    status.on_event(event_from_json({"seq": 1, "t": 0.0, "type": "meld_laid", "seat": 0,
+                                     "meld": " ".join(["R1"] * 100)}))
     assert len(status.text()) == WIDTH
 
 
@@ -99,9 +102,9 @@ def test_the_summary_gives_frames_rounds_winner_and_totals() -> None:
     clock = Clock()
     status = StatusLine(PLAYERS, Terminal(tty=False), clock=clock)
     played(status, clock)
-    status.on_event({"seq": 4, "t": 30.0, "type": "round_scored", "seat": None, "round": 1,
-                     "scores": {"Ana": 15, "Ben": -15}, "winner": "Ana",
-                     "totals": {"Ana": 15, "Ben": -15}})
+    status.on_event(event_from_json({"seq": 4, "t": 30.0, "type": "round_scored", "seat": None,
+                                     "round": 1, "scores": {"Ana": 15, "Ben": -15},
+                                     "winner": "Ana", "totals": {"Ana": 15, "Ben": -15}}))
     clock.now += 9.9
     summary = status.summary().splitlines()
     assert summary == [

@@ -19,6 +19,7 @@ from typing import Any
 import cv2
 import pytest
 
+from tabletop.engine.events import Event, event_to_json
 from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
 from tabletop.live.events import CAMERA_EVENT_CODE
@@ -69,9 +70,9 @@ def test_a_stream_that_restarts_its_picture_is_no_move(tmp_path: Any) -> None:
     events: list[dict[str, Any]] = []
     lock = threading.Lock()
 
-    def keep(event: dict[str, Any]) -> None:
+    def keep(event: Event) -> None:
         with lock:
-            events.append(dict(event))
+            events.append(event_to_json(event))
 
     def seen(kind: str) -> list[dict[str, Any]]:
         with lock:

@@ -17,6 +17,7 @@ from tabletop.live.watcher import TableWatcher, WatcherSettings
 from tabletop.vision.detections import Detections
 from tests.live.frames import table_frame
 from tests.live.readings import Seen, read
+from tests.shared import json_events
 
 R6_OR_R9 = {"R6": 0.55, "R9": 0.45}
 CLEARLY_R6 = {"R6": 0.95, "R9": 0.03, "none": 0.01}
@@ -165,12 +166,11 @@ def test_a_correction_beats_the_evidence() -> None:
 
 def test_a_doubtful_illegal_meld_is_a_warning_with_its_alternatives() -> None:
     from tabletop.live.bus import EventBus
-    from tabletop.live.events import collector
     from tabletop.live.game import Game
 
     variant = find_variant("sabra")
     bus = EventBus()
-    events, _ = collector(bus)
+    events, _ = json_events(bus)
     game = Game(variant, ("Ana", "Ben"), bus)
     watcher = TableWatcher(variant, None, None, WatcherSettings(still_s=0.3))
     # R5 R9 R7, the 9 read half as an orange 9 and the 6 all but ruled out

@@ -89,8 +89,8 @@ def test_only_the_injected_misreading_is_skipped() -> None:
 def test_replay_gives_the_true_events(name: str, noise: Noise) -> None:
     scenario = load_scenario(SCENARIOS / f"{name}.json")
     replay = replay_video(VIDEOS / f"{name}.mp4", scenario, noise=noise, seed=3)
-    assert [_without_time(e) for e in replay.events] == _expected(name)
-    scored = [e for e in replay.events if e["type"] == "round_scored"]
+    assert [_without_time(e) for e in replay.json_events()] == _expected(name)
+    scored = [e for e in replay.json_events() if e["type"] == "round_scored"]
     assert [e["scores"] for e in scored] == list(scenario.scores)
 
 
@@ -195,7 +195,7 @@ def test_missed_detections_do_not_delay_commits(seed: int) -> None:
     scenario = load_scenario(SCENARIOS / "sabra.json")
     harsh = Noise(miss_rate=0.04)
     replay = replay_video(VIDEOS / "sabra.mp4", scenario, noise=harsh, seed=seed)
-    assert [_without_time(e) for e in replay.events] == _expected("sabra")
+    assert [_without_time(e) for e in replay.json_events()] == _expected("sabra")
 
 
 
@@ -210,8 +210,8 @@ def test_the_shipped_model_replays_the_sabra_video_to_the_true_events() -> None:
 
     scenario = load_scenario(SCENARIOS / "sabra.json")
     replay = replay_video(VIDEOS / "sabra.mp4", scenario, detector=Detector(FINDER))
-    assert [_without_time(e) for e in replay.events] == _expected("sabra")
-    scored = [e for e in replay.events if e["type"] == "round_scored"]
+    assert [_without_time(e) for e in replay.json_events()] == _expected("sabra")
+    scored = [e for e in replay.json_events() if e["type"] == "round_scored"]
     assert [e["scores"] for e in scored] == list(scenario.scores)
 
 
@@ -241,7 +241,7 @@ def test_a_four_index_deck_replays_to_the_true_events(four_index_rommee: Path,
                                                        noise: Noise) -> None:
     scenario = load_scenario(SCENARIOS / "rommee.json")
     replay = replay_video(four_index_rommee, scenario, noise=noise, seed=3)
-    assert [_without_time(e) for e in replay.events] == _expected("rommee")
+    assert [_without_time(e) for e in replay.json_events()] == _expected("rommee")
 
 
 @needs("fonts")  # the deck seed 5 draws is one of the installed faces
@@ -259,4 +259,4 @@ def test_the_shipped_model_replays_a_four_index_rommee_game_through_its_first_me
     render_video(SCENARIOS / "rommee.json", video, VideoSettings(width=1280, height=720))
     scenario = load_scenario(SCENARIOS / "rommee.json")
     replay = replay_video(video, scenario, detector=Detector(FINDER))
-    assert [_without_time(e) for e in replay.events][:18] == _expected("rommee")[:18]
+    assert [_without_time(e) for e in replay.json_events()][:18] == _expected("rommee")[:18]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tabletop.engine.events import TurnEnded, TurnStarted
 from tabletop.panel.app import InsecureSettings, create_app
 from tabletop.panel.settings import PanelSettings
 from tests.panel.clients import Follower, panel_client
@@ -283,9 +284,9 @@ def test_bus_events_reach_the_store(tmp_path: Path) -> None:
         match_id = _match(client, ("Ana", "Ben"))
         bus = EventBus()
         unsubscribe = service.attach(bus, match_id)
-        bus.publish({"seq": 1, "t": 0.0, "type": "turn_started", "seat": 1})
+        bus.publish(TurnStarted(seq=1, t=0.0, seat=1, round=1, turn=1))
         unsubscribe()
-        bus.publish({"seq": 2, "t": 1.0, "type": "turn_ended", "seat": 1})
+        bus.publish(TurnEnded(seq=2, t=1.0, seat=1, valid=True, laid=()))
         state = client.get(f"/api/matches/{match_id}/state").json()
         assert state["turn"]["player"] == "Ben"
 
