@@ -289,13 +289,6 @@ def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> P
     events, _ = collector(bus)
     game = Game(case.variant, case.players, bus)
     committed: list[float] = []
-    real_update = game.update
-
-    def update(snapshot: Any) -> None:
-        committed.append(snapshot.t)
-        real_update(snapshot)
-
-    game.update = update  # type: ignore[method-assign]
     pending = list(case.presses)
 
     def between_frames(game: Game, t: float) -> None:
@@ -303,7 +296,8 @@ def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> P
             apply_step(game, pending.pop(0))
 
     frames = PacedFrames(case.video, fps, paced)
-    watch(frames, detector, watcher, game, between_frames)
+    watch(frames, detector, watcher, game, between_frames,
+          on_snapshot=lambda snapshot: committed.append(snapshot.t))
     counts = getattr(detector, "counts", None)
     looks = ({k: v for k, v in vars(counts).items()} if counts is not None else {})
     return Played(pipeline, paced, frames.costs, frames.decoded,

@@ -190,13 +190,6 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
     game = Game(scenario.variant, scenario.players, bus, options=game_options(scenario))
     pending = [Press(float(p["t"]), str(p["press"]), p.get("seat")) for p in header["presses"]]
     committed: list[float] = []
-    real_update = game.update
-
-    def update(snapshot: Any) -> None:
-        committed.append(snapshot.t)
-        real_update(snapshot)
-
-    game.update = update  # type: ignore[method-assign]
 
     def between_frames(game: Game, t: float) -> None:
         while pending and pending[0].t <= t + 1e-9:
@@ -204,7 +197,8 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
 
     frames = open_source(video)
     try:
-        count, snapshots = watch(frames, detector, watcher, game, between_frames, on_frame)
+        count, snapshots = watch(frames, detector, watcher, game, between_frames, on_frame,
+                                  on_snapshot=lambda snapshot: committed.append(snapshot.t))
     finally:
         frames.close()
     return Replay(events, count, snapshots, committed)

@@ -35,6 +35,7 @@ from tabletop.live.corrections import Correction, Inbox, find_inbox
 from tabletop.live.events import JsonlWriter
 from tabletop.live.game import Game, GameOptions, ItemFix
 from tabletop.live.scenario import apply_step, game_options, load_scenario
+from tabletop.live.snapshot import TableSnapshot
 from tabletop.live.status import StatusLine
 
 if TYPE_CHECKING:
@@ -181,9 +182,11 @@ def watch(
     on_frame: Callable[[float, Any], object] | None = None,
     corrections: Inbox | None = None,
     keep_corrections: Path | None = None,
+    on_snapshot: Callable[[TableSnapshot], object] | None = None,
 ) -> tuple[int, int]:
     """Feed every frame through detector and watcher; each committed snapshot goes to
-    the game, and ``between_frames`` (the board's queued button presses) runs after
+    the game (and, just before, to ``on_snapshot``: a replay's record of when each was
+    committed), and ``between_frames`` (the board's queued button presses) runs after
     each frame, so the game is only ever touched from this loop.  ``corrections``
     (default: the inbox of the game's bus, if the panel or the keys made one): its
     corrections and actions are applied after each frame too, and it is closed when
@@ -216,6 +219,8 @@ def watch(
                     game.camera_event(t, message)
             if snapshot is not None:
                 snapshots += 1
+                if on_snapshot is not None:
+                    on_snapshot(snapshot)
                 game.update(snapshot)
             if between_frames is not None:
                 between_frames(game, t)
