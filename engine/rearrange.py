@@ -537,8 +537,10 @@ def solve_rearrangement(
     :func:`tabletop.engine.turns.check_turn` accepts it under the variant's options
     (then it is optimal, since the free search is a relaxation); else each
     meld holding a joker is taken through its fates (kept, extended at its
-    ends, or its joker exchanged for the tile it stands for) with the rest of
-    the table rebuilt freely, and the best play the turn check accepts wins.
+    ends, or its joker exchanged for the tile it stands for: that meld rebuilt
+    with the rest, or kept whole with only its joker moving, since the best
+    rebuild may put the joker back where it was) with the rest of the table
+    rebuilt freely, and the best play the turn check accepts wins.
     That answer is legal; the extension tiles are tried from the rack and
     from the loose table tiles in every split.  Not searched: joining two
     joker melds to each other.
@@ -695,25 +697,31 @@ def _with_jokers_kept(
             break
         gained: list[Item] = [tile for _, tiles, _ in choice for tile in tiles]
         for from_rack in _rack_shares(gained, Counter(rack), Counter(free_items)):
-            pool = Counter(free_items)
-            hand = Counter(rack)
-            hand.subtract(from_rack)
-            pool.subtract(Counter(gained) - from_rack)
-            kept: list[tuple[Item, ...]] = []
-            for meld, _, freed in choice:
-                if freed:
-                    pool.update(i for i in meld if not isinstance(i, Joker))
-                    pool[JOKER] += 1
-                else:
-                    kept.append(meld)
-            found = arrange(list(pool.elements()), list(hand.elements()), objective=objective)
-            if found is None:
-                continue
-            placed = tuple(sorted((*from_rack.elements(), *found.placed), key=_order))
-            combined = Arrangement(tuple(kept) + found.melds, placed, 0, 0)
-            score = _score(combined, objective)
-            if score > best_score and legal(combined):
-                best, best_score = combined, score
+            # a freed meld's tiles go back to the table with its joker; or, since the best
+            # rebuild may put the joker back where it was (which the rule forbids) when
+            # another home is worth as much, the meld stays whole and only the joker moves
+            for whole in (False, True) if any(freed for *_, freed in choice) else (False,):
+                pool = Counter(free_items)
+                hand = Counter(rack)
+                hand.subtract(from_rack)
+                pool.subtract(Counter(gained) - from_rack)
+                kept: list[tuple[Item, ...]] = []
+                for meld, _, freed in choice:
+                    if freed and not whole:
+                        pool.update(i for i in meld if not isinstance(i, Joker))
+                    if freed:
+                        pool[JOKER] += 1
+                    if whole or not freed:
+                        kept.append(tuple(sorted(meld, key=_order)) if freed else meld)
+                found = arrange(list(pool.elements()), list(hand.elements()),
+                                objective=objective)
+                if found is None:
+                    continue
+                placed = tuple(sorted((*from_rack.elements(), *found.placed), key=_order))
+                combined = Arrangement(tuple(kept) + found.melds, placed, 0, 0)
+                score = _score(combined, objective)
+                if score > best_score and legal(combined):
+                    best, best_score = combined, score
     return best
 
 

@@ -160,8 +160,14 @@ def test_opening_matches_exhaustive_search(seed: int) -> None:
         # ... "den Joker dann in einer anderen Zusammenstellung auf dem Tisch verwendet":
         # R5 frees the joker, which goes to a new run with K1 K2
         ({}, "R5 K1 K2", "R3 R4 JK R6 | K9 B9 O9", False, ["K1", "K2", "R5"]),
-        # a freed joker cannot go back into its own run, and the rack holds no other home
-        ({}, "R5", "R3 R4 JK R6 | K9 B9 O9", False, []),
+        # a freed joker cannot go back into its own run, and neither the rack nor the table
+        # holds another home (the nines are four)
+        ({}, "R5", "R3 R4 JK R6 | K9 B9 O9 R9", False, []),
+        # "in einer anderen Zusammenstellung auf dem Tisch": anywhere on the table by default
+        # (Goliath), so the freed joker joins the nines as R9, the run staying whole ...
+        ({}, "R5", "R3 R4 JK R6 | K9 B9 O9", False, ["R5"]),
+        # ... but not where it must start a new group (Lemada)
+        ({"freed_joker": "new_group"}, "R5", "R3 R4 JK R6 | K9 B9 O9", False, []),
         # "Wenn ein Satz aus zwei gleichen Spielsteinen und einem Joker besteht, kann der Joker
         # durch einen passenden Spielstein jeder der fehlenden Farben ersetzt werden"
         ({}, "R7 R8 B5", "R3 R4 JK R6 | K5 O5 JK", False, ["B5", "R7", "R8"]),
