@@ -234,21 +234,25 @@ class MeldLaid(GameEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
-class ItemAdded(GameEvent):
-    """``items`` laid off onto a meld, which reads ``meld`` now."""
+class _MeldChanged(GameEvent):
+    """``items`` went into a meld on the table, which reads ``meld`` now."""
 
-    kind: ClassVar[str] = "item_added"
     meld: str = _field(TEXT)
     items: tuple[str, ...] = _field(TEXTS)
 
 
 @dataclass(frozen=True, kw_only=True)
-class JokerExchanged(GameEvent):
-    """A joker taken out of a meld for ``items`` it stood for; the meld reads ``meld``."""
+class ItemAdded(_MeldChanged):
+    """``items`` laid off onto a meld."""
+
+    kind: ClassVar[str] = "item_added"
+
+
+@dataclass(frozen=True, kw_only=True)
+class JokerExchanged(_MeldChanged):
+    """A joker taken out of a meld for ``items``, the tiles or cards it stood for."""
 
     kind: ClassVar[str] = "joker_exchanged"
-    meld: str = _field(TEXT)
-    items: tuple[str, ...] = _field(TEXTS)
 
 
 @dataclass(frozen=True, kw_only=True)

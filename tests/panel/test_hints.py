@@ -4,11 +4,13 @@ refused at once in one line, and the panel answering its pages meanwhile."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -106,34 +108,37 @@ def test_a_hint_counts_its_budget_from_the_request_s_arrival_and_is_refused_with
         assert deadline == pytest.approx(arrived + SEARCH_SHARE * 2.0)
     # a slot that frees only after the budget: the refusal comes before the budget ends,
     # while a search of LEAST_SECONDS would still have fitted
-    release = threading.Event()
-    first = threading.Thread(target=_hold, args=(pool, 5.0, release, []))
-    first.start()
-    while pool.in_hand < 1:
-        time.sleep(0.01)
-    started = time.monotonic()
-    with pytest.raises(HintsBusy, match="no worker was free"), pool.slot(0.5, started):
-        pass
-    refused_after = time.monotonic() - started
-    release.set()
-    first.join(scaled(10))
+    with _worker_busy(pool):
+        started = time.monotonic()
+        with pytest.raises(HintsBusy, match="no worker was free"), pool.slot(0.5, started):
+            pass
+        refused_after = time.monotonic() - started
     assert SEARCH_SHARE * 0.5 - LEAST_SECONDS - 0.05 < refused_after < scaled(0.5)
     # one whose budget was spent before it reached the pool: a free worker still gives the
     # quick answers, but it does not wait for a busy one
     with pool.slot(0.2, time.monotonic() - 0.3) as deadline:
         assert left(deadline) == LEAST_SECONDS
+    with _worker_busy(pool):
+        started = time.monotonic()
+        with pytest.raises(HintsBusy), pool.slot(0.2, started - 0.3):
+            pass
+        assert time.monotonic() - started < 0.1
+    assert pool.in_hand == 0
+
+
+@contextlib.contextmanager
+def _worker_busy(pool: HintPool) -> Iterator[None]:
+    """The pool's one worker held by another hint until the block ends."""
     release = threading.Event()
-    first = threading.Thread(target=_hold, args=(pool, 5.0, release, []))
-    first.start()
+    holder = threading.Thread(target=_hold, args=(pool, 5.0, release, []))
+    holder.start()
     while pool.in_hand < 1:
         time.sleep(0.01)
-    started = time.monotonic()
-    with pytest.raises(HintsBusy), pool.slot(0.2, started - 0.3):
-        pass
-    assert time.monotonic() - started < 0.1
-    release.set()
-    first.join(scaled(10))
-    assert pool.in_hand == 0
+    try:
+        yield
+    finally:
+        release.set()
+        holder.join(scaled(10))
 
 
 @pytest.mark.parametrize(("workers", "waiting"), [(0, 1), (1, -1)])
