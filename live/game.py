@@ -757,7 +757,7 @@ class Game:
         table = self.state.table()
         boxes: tuple[tuple[float, ...] | None, ...] | None = None
         if self._boxes:
-            left = {key: list(boxes) for key, boxes in self._boxes.items()}
+            left = {key: list(where) for key, where in self._boxes.items()}
             boxes = tuple(tuple(found.pop(0)) if (found := left.get(tuple(map(_key, meld))))
                           else None for meld in table)
         self.events.emit(ev.Table(t=t, seat=seat, melds=melds_json(table), restored=restored,
