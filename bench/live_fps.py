@@ -223,6 +223,7 @@ def card_case(out: Path, fps: float, model: str | None) -> Case:
     from bench.pipeline_fps import delays
     from bench.replays import model_tag
     from tabletop.calibration.zones import default_layout
+    from tabletop.engine.events import GameWarning, event_to_json
     from tabletop.engine.scenario import Press
     from tabletop.live.oracle import calibration_from, read_truth, truth_path_for
     from tabletop.live.scenario import load_scenario
@@ -236,8 +237,8 @@ def card_case(out: Path, fps: float, model: str | None) -> Case:
     scenario = load_scenario(scenario_path)
     header, _ = read_truth(truth_path_for(video))
     skipped = {s["scenario_t"] for s in header["skipped"]}
-    want = [{k: v for k, v in e.items() if k not in ("seq", "t")} for e in scenario.events
-            if not (e["type"] == "warning" and e["t"] in skipped)]
+    want = [{k: v for k, v in event_to_json(e).items() if k not in ("seq", "t")}
+            for e in scenario.events if not (isinstance(e, GameWarning) and e.t in skipped)]
 
     def make_watcher() -> Any:
         zones = default_layout(scenario.variant.id, len(scenario.players),

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabletop.engine.events import GameWarning, event_to_json
 from tabletop.live.oracle import read_truth, replay_video, truth_path_for
 from tabletop.live.scenario import load_scenario
 from tabletop.live.sources import open_source
@@ -117,8 +118,9 @@ def measure(folder: Path, size: tuple[int, int], repeat: int, fps: float = 5.0) 
         frame_ms += per_frame
         processing = statistics.median(per_frame) / 1000
         waits += [d + processing for d in delays(header, committed)]
-        want = [{k: v for k, v in e.items() if k not in ("seq", "t")} for e in scenario.events
-                if not (e["type"] == "warning" and e["t"] in
+        want = [{k: v for k, v in event_to_json(e).items() if k not in ("seq", "t")}
+                for e in scenario.events
+                if not (isinstance(e, GameWarning) and e.t in
                         {s["scenario_t"] for s in header["skipped"]})]
         got = [{k: v for k, v in e.items() if k not in ("seq", "t")} for e in events]
         matched = matched and got == want

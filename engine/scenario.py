@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tabletop.engine.events import Event, EventError, event_from_json
 from tabletop.engine.items import Item, parse_items, parse_melds
 from tabletop.engine.variants import Variant, find_variant
 
@@ -70,7 +71,8 @@ class Scenario:
     steps: tuple[Step, ...]
     game: Mapping[str, Any] = field(default_factory=dict)
     """The scenario's ``game`` object: ``live.game.GameOptions``' fields."""
-    events: tuple[dict[str, Any], ...] = ()
+    events: tuple[Event, ...] = ()
+    """The true event log: what the game must publish, played through these steps."""
     scores: tuple[dict[str, int], ...] = ()
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
@@ -117,6 +119,18 @@ def table_step_from_json(t: float, raw: Mapping[str, Any],
     )
 
 
+def _true_events(raw: Any) -> tuple[Event, ...]:
+    if not isinstance(raw, list):
+        raise ScenarioError(f"'events' is a list of events, not {raw!r}")
+    events = []
+    for number, event in enumerate(raw, 1):
+        try:
+            events.append(event_from_json(event))
+        except EventError as error:
+            raise ScenarioError(f"event {number} of 'events': {error}") from None
+    return tuple(events)
+
+
 def scenario_from_text(text: str, source: str) -> Scenario:
     """A Scenario from a scenario file's text; ``source`` names the file in errors."""
     try:
@@ -158,7 +172,7 @@ def scenario_from_json(data: Any) -> Scenario:
         players,
         tuple(steps),
         dict(game),
-        tuple(data.get("events", ())),
+        _true_events(data.get("events", [])),
         tuple(dict(s) for s in data.get("scores", ())),
         data,
     )

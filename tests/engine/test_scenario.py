@@ -39,6 +39,12 @@ def test_a_scenario_parses_into_tables_and_presses() -> None:
      "needs 'snapshot' or 'press'"),
     ({"variant": "sabra", "players": ["A"], "steps": [{"t": 1, "snapshot": {"hand": []}}]},
      "unknown keys hand"),
+    ({"variant": "sabra", "players": ["A"], "steps": [], "events": {"seq": 1}},
+     "'events' is a list of events"),
+    ({"variant": "sabra", "players": ["A"], "steps": [],
+      "events": [{"seq": 1, "t": 0, "type": "table", "seat": None, "melds": []},
+                 {"seq": 2, "t": 0, "type": "meld_laid", "seat": 0}]},
+     "event 2 of 'events': meld_laid event 2 lacks meld"),
 ])
 def test_a_malformed_scenario_is_refused(data: object, message: str) -> None:
     with pytest.raises(ScenarioError, match=message):

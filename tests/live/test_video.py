@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from tabletop.calibration.zones import default_layout
+from tabletop.engine.events import GameWarning, event_to_json
 from tabletop.engine.scenario import TableStep
 from tabletop.live.oracle import (
     EXACT,
@@ -57,8 +58,8 @@ def _expected(name: str) -> list[dict[str, Any]]:
     scenario = load_scenario(SCENARIOS / f"{name}.json")
     header, _ = read_truth(truth_path_for(VIDEOS / f"{name}.mp4"))
     skipped_t = {s["scenario_t"] for s in header["skipped"]}
-    return [_without_time(e) for e in scenario.events
-            if not (e["type"] == "warning" and e["t"] in skipped_t)]
+    return [_without_time(event_to_json(e)) for e in scenario.events
+            if not (isinstance(e, GameWarning) and e.t in skipped_t)]
 
 
 @pytest.mark.parametrize("name", GAMES)
