@@ -150,15 +150,14 @@ class GameEvent:
     """Fields the kind does not declare, as they came (written after the kind's own)."""
 
     def __post_init__(self) -> None:
-        for spec in _own_fields(type(self)):
+        for spec in _OWN_FIELDS[type(self)]:
             value = getattr(self, spec.name)
             if value is not None:
                 object.__setattr__(self, spec.name, spec.metadata["codec"].freeze(value))
 
     def _leaves_out(self, name: str) -> bool:
         """Whether the JSON has no ``name`` (an optional field that is None)."""
-        spec = _fields_by_name(type(self))[name]
-        return bool(spec.metadata["optional"]) and getattr(self, name) is None
+        return name in _OPTIONAL_FIELDS[type(self)] and getattr(self, name) is None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -378,34 +377,22 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
 BASE_FIELDS = ("seq", "t", "type", "seat")
 
 
-def _own_fields(cls: type[GameEvent]) -> tuple[dataclasses.Field[Any], ...]:
-    return _OWN[cls] if cls in _OWN else _remember(cls)
-
-
-def _fields_by_name(cls: type[GameEvent]) -> dict[str, dataclasses.Field[Any]]:
-    return {spec.name: spec for spec in _own_fields(cls)}
-
-
-_OWN: dict[type[GameEvent], tuple[dataclasses.Field[Any], ...]] = {}
-
-
-def _remember(cls: type[GameEvent]) -> tuple[dataclasses.Field[Any], ...]:
-    own = tuple(spec for spec in dataclasses.fields(cls) if "codec" in spec.metadata)
-    _OWN[cls] = own
-    return own
-
-
-def fields_of(kind: str) -> tuple[str, ...]:
-    """The fields a kind's JSON must carry besides ``seq``, ``t``, ``type`` and ``seat``."""
-    return tuple(spec.name for spec in _own_fields(EVENT_TYPES[kind])
-                 if not spec.metadata["optional"])
+_OWN_FIELDS: dict[type[GameEvent], tuple[dataclasses.Field[Any], ...]] = {
+    cls: tuple(spec for spec in dataclasses.fields(cls) if "codec" in spec.metadata)
+    for cls in EVENT_TYPES.values()
+}
+"""Each kind's own fields (those with a codec), in their JSON order."""
+_OPTIONAL_FIELDS: dict[type[GameEvent], frozenset[str]] = {
+    cls: frozenset(spec.name for spec in own if spec.metadata["optional"])
+    for cls, own in _OWN_FIELDS.items()
+}
 
 
 def event_to_json(event: GameEvent) -> dict[str, Any]:
     """The event's JSON object, key for key as it is read (see the module's doc)."""
     data: dict[str, Any] = {"seq": event.seq, "t": event.t, "type": event.kind,
                             "seat": event.seat}
-    for spec in _own_fields(type(event)):
+    for spec in _OWN_FIELDS[type(event)]:
         if not event._leaves_out(spec.name):
             data[spec.name] = spec.metadata["codec"].write(getattr(event, spec.name))
     data.update(event.extra)
@@ -430,7 +417,7 @@ def event_from_json(raw: Any) -> Event:
     if seat is not None and (not _whole(seat) or seat < 0):
         raise EventError(f"seat must be a seat index or null, not {seat!r}")
     cls = EVENT_TYPES[kind]
-    own = _own_fields(cls)
+    own = _OWN_FIELDS[cls]
     missing = [spec.name for spec in own
                if not spec.metadata["optional"] and spec.name not in raw]
     if missing:

@@ -126,10 +126,3 @@ def test_a_value_built_by_the_game_is_frozen_and_numbered_later() -> None:
 def test_a_shape_the_contract_does_not_allow_is_refused_quoting_it(raw: Any, error: str) -> None:
     with pytest.raises(EventError, match=error):
         event_from_json(raw)
-
-
-def test_the_fields_each_kind_must_carry() -> None:
-    assert ev.fields_of("table") == ("melds",)
-    assert ev.fields_of("warning") == ("message", "items")
-    assert ev.fields_of("round_scored") == ("scores",)
-    assert ev.fields_of("player_out") == ()
