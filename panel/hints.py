@@ -8,11 +8,12 @@ it: the rest is for what a crowd of requests makes slow around the search, the s
 threads taking the request up and sending the answer.  An admitted hint waits for one of
 ``workers`` slots; the time it waits, and the time the match's state takes to read, come
 off its budget, so it answers within the budget it asked for (plus the optimiser's small
-fixed margin) however many ask.  A free slot is taken at once, however small the budget;
-one that must wait and finds no slot while a search of :data:`LEAST_SECONDS` still fits is
-refused the same way, within its budget.  The
-optimiser's search runs without Python's global lock, so ``workers`` hints run truly side
-by side, one to a core.
+fixed margin) however many ask, as far as the optimiser keeps to its budget on a crowded
+machine (short budgets can run past it when more searches than cores run at once).  A free
+slot is taken at once, however small the budget; one that must wait and finds no slot while
+a search of :data:`LEAST_SECONDS` still fits is refused the same way, within its budget.
+The optimiser's search runs without Python's global lock, so ``workers`` hints run truly
+side by side, one to a core.
 """
 
 from __future__ import annotations
