@@ -378,7 +378,8 @@ def best_split(
 # --- the packing search: the best set of melds from a multiset, fast -------------------
 #
 # Items are counted in one Python integer: four bits per natural (suit * 13 + rank - 1,
-# the partition order) and four for the bare jokers, so a multiset is a dictionary key
+# the partition order) and four for the bare jokers (then, where a table is laid off
+# onto, four per table meld and four for freed jokers), so a multiset is a dictionary key
 # that hashes in one step, taking a meld away is one subtraction, and whether the items
 # of a meld are all there is one subtraction with a guard bit per field.
 
@@ -387,8 +388,6 @@ JOKER_FIELD = 52
 _JOKER_FIELD = JOKER_FIELD
 _JOKER_SHIFT = _FIELD * _JOKER_FIELD
 _NATURALS_MASK = (1 << _JOKER_SHIFT) - 1
-_GUARDS = sum(8 << (_FIELD * i) for i in range(_JOKER_FIELD + 1))
-_STATE_SHIFT = _FIELD * (_JOKER_FIELD + 1)
 _NEED_MASK = (1 << 20) - 1
 _OPENING_BITS = (1 << 21) - 1
 """Of a state's extra bits from bit 10: the run and the points an opening still needs."""
@@ -431,6 +430,20 @@ class PackCandidate:
     """The per-item upper bounds of its items, summed (at least ``score``)."""
     opening_bound: int
     reading: Reading
+    lay_off: LayOff | None = None
+    """Where it is rack items laid onto a table meld: which, and how."""
+    freed: int = 0
+    """Jokers freed by exchange among its jokers (they score nothing)."""
+
+
+@dataclass(frozen=True)
+class LayOff:
+    """Rack items laid onto one table meld (``target``): each laid item (a bare joker for a
+    joker) with its ``variant.slot_value`` in ``reading``, the meld as it becomes."""
+
+    target: int
+    slots: tuple[tuple[Item, int], ...]
+    reading: Reading
 
 
 @dataclass(frozen=True)
@@ -440,6 +453,8 @@ class PackResult:
     readings: tuple[Reading, ...]
     score: int
     optimal: bool
+    moves: tuple[PackCandidate, ...] = ()
+    """The chosen melds and lay-offs, as the search laid them."""
 
 
 class _Found(Exception):
@@ -614,6 +629,14 @@ class MeldPacking:
     must all be placed.  Runs longer than any that cannot be cut into two legal runs are
     never laid (the two halves do as well); sets and runs are proposed from the items,
     and ``variant.analyse`` decides every one.
+
+    With a table that may only be extended: ``lay_offs``, every way to lay rack items onto
+    one of ``tables`` table melds, of which at most one per table meld is laid (each
+    table meld is one more count field, a token the lay-off takes; the lay-offs of
+    jokers alone are laid, best first for each number of jokers, once no natural is
+    left); ``freed`` jokers, freed by exchange, that new melds must all take in the
+    place of rack jokers (scoring nothing; with ``freed_needs_rack_pair`` each meld
+    that takes one holds two rack items or more).
     """
 
     def __init__(
@@ -623,6 +646,10 @@ class MeldPacking:
         item_score: ItemScore,
         *,
         optional: Counter[Item] | None = None,
+        lay_offs: Sequence[LayOff] = (),
+        tables: int = 0,
+        freed: int = 0,
+        freed_needs_rack_pair: bool = False,
     ) -> None:
         self.variant = variant
         self.rules = variant.meld_rules
@@ -637,12 +664,26 @@ class MeldPacking:
                 jokers += 1
             else:
                 counts[_natural_id(item)] += 1
-        if max(counts, default=0) > 7 or jokers > 7:
+        if max(counts, default=0) > 7 or jokers > 7 or freed > 7:
             raise ValueError("more than seven of one item")
+        if optional is not None and (lay_offs or freed):
+            raise ValueError("lay-offs and freed jokers are for racks whose items may stay out")
         self.counts = counts
         self.jokers = jokers
+        self.freed = freed
+        self.freed_needs_rack_pair = freed_needs_rack_pair
+        # count fields: the naturals, the jokers, a token per table meld, the freed jokers
+        self._freed_field = _JOKER_FIELD + 1 + tables
+        self._fields = self._freed_field + 1
+        self._shift = _FIELD * self._fields
+        self._guards = sum(8 << (_FIELD * i) for i in range(self._fields))
         self.start = sum(n << (_FIELD * i) for i, n in enumerate(counts))
         self.start |= jokers << _JOKER_SHIFT
+        self.start |= freed << (_FIELD * self._freed_field)
+        for target in {lay_off.target for lay_off in lay_offs}:
+            if not 0 <= target < tables:
+                raise ValueError(f"a lay-off onto table meld {target} of {tables}")
+            self.start |= _count_field(_JOKER_FIELD + 1 + target)
         if optional is None:
             self.must = False
             self.allowed = counts[:]
@@ -654,13 +695,18 @@ class MeldPacking:
                 if not item.is_joker:
                     self.allowed[_natural_id(item)] = n  # type: ignore[arg-type]
             self.allowed_jokers = optional[JOKER]
-        self.cap = _run_length_cap(variant, self._vkey, jokers)
+        self.cap = _run_length_cap(variant, self._vkey, jokers + freed)
         self.by_pivot: list[tuple[PackCandidate, ...]] = [()] * 52
         self.related = [0] * 52
         # per-item upper bounds of the score and of the opening value, over the melds
-        self.bound = [0] * 53
-        self.opening_bound = [0] * 53
+        self.bound = [0] * self._fields
+        self.opening_bound = [0] * self._fields
         self._scores: dict[int, int] = {}
+        self._lay_offs_at: dict[int, list[PackCandidate]] = {}
+        # per table meld, the best lay-off of t jokers alone (t = 1, 2, ...)
+        self._joker_lay_offs: dict[int, dict[int, PackCandidate]] = {}
+        for lay_off in lay_offs:
+            self._add_lay_off(lay_off)
         for index in range(52):
             if counts[index]:
                 self._generate(index)
@@ -672,6 +718,8 @@ class MeldPacking:
                 )
             )
         self._available: dict[tuple[int, int], tuple[PackCandidate, ...]] = {}
+        self._jokers_laid: dict[tuple[int, int], tuple[int, tuple[PackCandidate, ...]]] = {}
+        self._terminal: dict[int, tuple[PackCandidate, ...]] = {}
         self.improvements: list[tuple[float, int]] = []
         """(``time.monotonic()``, score) each time the search found a better answer."""
 
@@ -739,22 +787,74 @@ class MeldPacking:
             score = sum(item_score(f, v) for f, v in meld.slots)
             self._scores[code] = score
             for f, v in meld.slots:
-                worth = item_score(f, v)
-                if worth > self.bound[f]:
-                    self.bound[f] = worth
-                if v > self.opening_bound[f]:
-                    self.opening_bound[f] = v
-        key = (meld.mask, meld.is_run)
+                self._raise_bounds(f, item_score(f, v), v)
+        self._offer(found, PackCandidate(
+            meld.mask, score, meld.opening, meld.is_run, 0, 0, meld.reading
+        ))
+        if self.freed and meld.mask >> _JOKER_SHIFT:
+            self._add_freed(found, meld, score)
+
+    def _offer(self, found: dict[tuple[int, bool], PackCandidate], candidate: PackCandidate
+               ) -> None:
+        key = (candidate.mask, candidate.is_run)
         old = found.get(key)
-        if old is None or (score, meld.opening) > (old.score, old.opening):
-            found[key] = PackCandidate(
-                meld.mask, score, meld.opening, meld.is_run, 0, 0, meld.reading
-            )
+        if old is None or (candidate.score, candidate.opening) > (old.score, old.opening):
+            found[key] = candidate
+
+    def _raise_bounds(self, index: int, worth: int, value: int) -> None:
+        if worth > self.bound[index]:
+            self.bound[index] = worth
+        if value > self.opening_bound[index]:
+            self.opening_bound[index] = value
+
+    def _add_freed(self, found: dict[tuple[int, bool], PackCandidate], meld: _Meld, score: int
+                   ) -> None:
+        """The meld with some of its jokers freed ones: they take the joker places worth
+        least, and score nothing."""
+        joker_worths = sorted(
+            self.item_score(f, v) for f, v in meld.slots if f == _JOKER_FIELD
+        )
+        most = min(self.freed, len(joker_worths))
+        if self.freed_needs_rack_pair:
+            most = min(most, len(meld.slots) - 2)
+        for taken in range(1, most + 1):
+            mask = (meld.mask - taken * _count_field(_JOKER_FIELD)
+                    + taken * _count_field(self._freed_field))
+            self._offer(found, PackCandidate(
+                mask, score - sum(joker_worths[:taken]), meld.opening, meld.is_run, 0, 0,
+                meld.reading, freed=taken,
+            ))
+
+    def _add_lay_off(self, lay_off: LayOff) -> None:
+        token = _JOKER_FIELD + 1 + lay_off.target
+        mask = _count_field(token)
+        score = 0
+        lowest = -1
+        for item, value in lay_off.slots:
+            if isinstance(item, Joker):
+                index = _JOKER_FIELD
+            else:
+                index = _natural_id(item)
+                if lowest < 0 or index < lowest:
+                    lowest = index
+            worth = self.item_score(index, value)
+            self._raise_bounds(index, worth, 0)
+            mask += _count_field(index)
+            score += worth
+        candidate = PackCandidate(mask, score, 0, False, 0, 0, lay_off.reading, lay_off=lay_off)
+        if lowest >= 0:
+            self._lay_offs_at.setdefault(lowest, []).append(candidate)
+            return
+        by_count = self._joker_lay_offs.setdefault(lay_off.target, {})
+        count = len(lay_off.slots)
+        old = by_count.get(count)
+        if old is None or candidate.score > old.score:
+            by_count[count] = candidate
 
     def _generate(self, pivot: int) -> None:
         budget.check()
         counts = self.counts
-        jokers = self.jokers
+        jokers = self.jokers + self.freed  # a freed joker plays as any joker
         rules = self.rules
         suit, rank0 = divmod(pivot, 13)
         rank = rank0 + 1
@@ -779,9 +879,11 @@ class MeldPacking:
                 for end in range(max(place, start + rules.min_size - 1),
                                  min(rules.max_position, start + longest - 1) + 1):
                     self._window_runs(found, pivot, place, start, end)
+        for candidate in self._lay_offs_at.get(pivot, ()):
+            self._offer(found, candidate)
         related = _count_field(_JOKER_FIELD) * 15 | 15 << (_FIELD * pivot)
         for mask, _ in found:
-            for index in range(_JOKER_FIELD):
+            for index in range(self._fields):
                 if (mask >> (_FIELD * index)) & 15:
                     related |= 15 << (_FIELD * index)
         self.related[pivot] = related
@@ -809,11 +911,11 @@ class MeldPacking:
             else:
                 forced |= 1 << (position - start)
         forced_count = bin(forced).count("1")
-        if forced_count > self.jokers:
+        if forced_count > self.jokers + self.freed:
             return
         budget.check()
         long = length >= 2 * self.rules.min_size
-        for extra in range(0, self.jokers - forced_count + 1):
+        for extra in range(0, self.jokers + self.freed - forced_count + 1):
             for chosen in itertools.combinations(free, extra):
                 jokers_at = forced | sum(chosen)
                 if long and not _pattern_kept(self.variant, self._vkey, length, jokers_at):
@@ -941,6 +1043,11 @@ class MeldPacking:
         opening_bound = self.opening_bound
         check = budget.check
         step = self._step
+        shift = self._shift
+        guards = self._guards
+        freed_shift = _FIELD * self._freed_field
+        lay_jokers = self._lay_jokers if self._joker_lay_offs else None
+        terminal = self._terminal
         if must:
             containing, related_to = self._containing()
             present = [i for i in range(52) if self.counts[i]]
@@ -952,7 +1059,7 @@ class MeldPacking:
                    alpha: int) -> int:
             if high <= alpha:
                 return high
-            key = state | extra << _STATE_SHIFT
+            key = state | extra << shift
             hit = exact.get(key)
             if hit is not None:
                 return hit[0]
@@ -962,14 +1069,20 @@ class MeldPacking:
             check()
             nat = state & _NATURALS_MASK
             if not nat:
-                left = state >> _JOKER_SHIFT
+                left = (state >> _JOKER_SHIFT) & 15
+                # jokers beyond those that must stay out may still be laid off
+                spare = left - max(0, keep - ((extra >> 4) & 63))
                 value = (
                     0
                     if left <= allowed_jokers
                     and (extra >> 10) & _OPENING_BITS == 0
-                    and ((extra >> 4) & 63) + left >= keep
+                    and spare >= 0
+                    and not (state >> freed_shift) & 15
                     else _NO_PLAY
                 )
+                if value == 0 and spare and lay_jokers is not None:
+                    value, laid = lay_jokers(state, spare)
+                    terminal[key] = laid
                 exact[key] = (value, None, 0)
                 return value
             if (extra >> 11) & _NEED_MASK > reach:
@@ -989,10 +1102,10 @@ class MeldPacking:
                     cache_key = (index, near)
                     options = available.get(cache_key)
                     if options is None:
-                        guarded = near | _GUARDS
+                        guarded = near | guards
                         options = tuple(
                             c for c in containing[index]
-                            if (guarded - c.mask) & _GUARDS == _GUARDS
+                            if (guarded - c.mask) & guards == guards
                         )
                         available[cache_key] = options
                     skip = (extra >> (32 + _FIELD * index)) & 15 < allowed[index]
@@ -1010,9 +1123,9 @@ class MeldPacking:
                 cache_key = (pivot, near)
                 moves = available.get(cache_key)  # type: ignore[assignment]
                 if moves is None:
-                    guarded = near | _GUARDS
+                    guarded = near | guards
                     moves = tuple(
-                        c for c in by_pivot[pivot] if (guarded - c.mask) & _GUARDS == _GUARDS
+                        c for c in by_pivot[pivot] if (guarded - c.mask) & guards == guards
                     )
                     available[cache_key] = moves
                 may_skip = True
@@ -1068,6 +1181,10 @@ class MeldPacking:
             pass
         except budget.OutOfTime:
             optimal = False
+        root = self.start | start_extra << shift
+        if incumbent[0] <= _NO_PLAY and exact.get(root, (_NO_PLAY,))[0] > _NO_PLAY:  # type: ignore[operator]
+            # no natural at all: the root was decided where the items end
+            incumbent[:] = [exact[root][0], (), root]
         if incumbent[0] <= _NO_PLAY:  # type: ignore[operator]
             if optimal:
                 return None  # proved: nothing meets the conditions
@@ -1104,15 +1221,47 @@ class MeldPacking:
         optimal: bool,
     ) -> PackResult:
         exact: dict[int, tuple[int, PackCandidate | None, int]] = self.__dict__["_exact"]
-        readings: list[Reading] = []
+        moves: list[PackCandidate] = []
         for move, item in path:
             if move is not None:
-                readings.append(move.reading)
+                moves.append(move)
             state, extra = self._step(state, extra, move, item, keep)
-        assert state | extra << _STATE_SHIFT == key
+        assert state | extra << self._shift == key
         while state & _NATURALS_MASK:
-            _, move, item = exact[state | extra << _STATE_SHIFT]
+            _, move, item = exact[state | extra << self._shift]
             if move is not None:
-                readings.append(move.reading)
+                moves.append(move)
             state, extra = self._step(state, extra, move, item, keep)
-        return PackResult(tuple(readings), score, optimal)
+        moves.extend(self._terminal.get(state | extra << self._shift, ()))
+        return PackResult(
+            tuple(move.reading for move in moves), score, optimal, tuple(moves)
+        )
+
+    def _lay_jokers(self, state: int, spare: int) -> tuple[int, tuple[PackCandidate, ...]]:
+        """The best lay-offs of up to ``spare`` jokers alone onto the table melds whose
+        tokens ``state`` still holds (a small knapsack, one lay-off per meld)."""
+        tokens = state >> (_FIELD * (_JOKER_FIELD + 1))
+        cache_key = (tokens, spare)
+        cached = self._jokers_laid.get(cache_key)
+        if cached is not None:
+            return cached
+        best: list[tuple[int, tuple[PackCandidate, ...]] | None] = [(0, ())]
+        best += [None] * spare
+        for target, by_count in self._joker_lay_offs.items():
+            if not (tokens >> (_FIELD * target)) & 15:
+                continue
+            merged = list(best)
+            for used, base in enumerate(best):
+                if base is None:
+                    continue
+                for count, candidate in by_count.items():
+                    if used + count > spare:
+                        continue
+                    total = base[0] + candidate.score
+                    current = merged[used + count]
+                    if current is None or total > current[0]:
+                        merged[used + count] = (total, (*base[1], candidate))
+            best = merged
+        found = max((entry for entry in best if entry is not None), key=lambda e: e[0])
+        self._jokers_laid[cache_key] = found
+        return found

@@ -11,48 +11,42 @@ Two kinds of game need two kinds of search:
   joker stands for any suit the set is missing, as the texts read ([rommee]
   "hier also die ♣6 oder ♦6").
 
-New melds from the rack alone (no table to lay off onto, or an opening turn,
-which lays nothing off) are found by :class:`tabletop.engine.partition.MeldPacking`,
-the same search on counts with branch and bound (30-card racks in a tenth of a
-second).  With a table to extend the search is the one below.
-
-The extend-only search is exact.  It takes the lowest rack item left (the
-*pivot*, in :mod:`tabletop.engine.partition`'s order: naturals by suit and rank, jokers
-last) and tries everything that can become of it: it stays on the rack, it
-starts a new meld (every legal meld holding it, from
-:mod:`tabletop.engine.partition`'s candidate generator), or it starts the bundle laid
-onto one table meld not yet extended (every window of positions round a run,
-every choice of missing suits of a set, with the jokers of the rack filling
-gaps).  The rest is solved the same way and memoised on what is left of the
-rack, which table melds are taken (only those the rest could still reach) and,
-for an opening, how many points are still missing.  Every legal play is one
-path of this search, so the best one is found.
+Both are found by :class:`tabletop.engine.partition.MeldPacking`, a search on counts
+with branch and bound (30-card racks in a tenth of a second).  New melds from the rack
+alone (no table to lay off onto, or an opening turn, which lays nothing off) are its
+plain packing.  With a table to extend, each table meld is one more count (a token) and
+every bundle of rack items that may be laid onto it (every window of positions round a
+run, every choice of missing suits of a set, with the rack's jokers filling gaps, under
+every reading of the meld) is one more move that takes the token with the items: the
+lowest rack item left (the *pivot*) stays on the rack, starts a new meld, or starts a
+bundle onto a table meld not yet extended, and bundles of jokers alone are laid once no
+natural is left.  Every legal play is one path of this search, so the best one is found
+(the tests prove it against an item-by-item search, ``tests/engine/item_search.py``).
 
 Legality is always decided by ``variant.analyse`` (joker ratios, ace rules,
 no jokers at all); :func:`tabletop.engine.turns.check_turn` accepts every play returned
 (the tests assert it).
 
-Joker exchanges ([remi] rules 5-7, [rommee] "Austauschen eines Jokers",
-[american]) are searched exactly where the variant allows them (Remi, Rommé,
-American and International Rummikub; never in 500 Rum, "Dies kann anschließend
-nicht mehr geändert werden", nor in an opening turn, [remi] "Gleichzeitig mit
-der Anfangsmeldung darf man keine Steine ... anlegen oder den Joly ...
-austauschen", [rommee] "erst nach Auslage der Erstmeldung").  The table jokers
-are few, so every choice of exchanges is tried: the rack natural a joker stands
-for takes its place (a run's joker: the one item of its place; a set's: any
-missing suit, or, where the set must be completed to four ([remi] rules 6 and
-7, Rommé's ``set_joker_exchange_needs_four``), all the missing suits at once),
-the meld is otherwise as it was and may still be extended, and each freed joker
-joins the rack as a joker that must go into a *new* meld in this very turn
-([rommee] "Der Joker muss sofort wieder in einer neuen Meldung ausgelegt
-werden").  Where the freed joker needs rack tiles ([remi] "mit zwei Steinen vom
-eigenen Ständer", [american] read strictly) its new meld holds two or more rack
-items.  Jokers look alike, so a freed joker is any joker of a new meld; the
-search carries how many freed jokers still need a place.  A freed joker is not
-a placed item: it does not count towards ``placed`` or ``value`` (in a meld
-with rack jokers too, the freed ones take the joker places worth least); the
-exchanged natural counts what it is worth in its old meld.  An exchange is
-chosen only when it scores strictly better than the best play without one.
+Joker exchanges ([remi] rules 5-7, [rommee] "Austauschen eines Jokers", [american])
+are searched exactly where the variant allows them (Remi, Rommé, American and
+International Rummikub; never in 500 Rum, "Dies kann anschließend nicht mehr geändert
+werden", nor in an opening turn, [remi] "Gleichzeitig mit der Anfangsmeldung darf man
+keine Steine ... anlegen oder den Joly ... austauschen", [rommee] "erst nach Auslage
+der Erstmeldung"). The table jokers are few, so every choice of exchanges is tried,
+one packing search each: the rack natural a joker stands for takes its place (a run's
+joker: the one item of its place; a set's: any missing suit, or, where the set must be
+completed to four ([remi] rules 6 and 7, Rommé's ``set_joker_exchange_needs_four``),
+all the missing suits at once), the meld is otherwise as it was and may still be
+extended, and each freed joker joins the rack as a joker that must go into a *new*
+meld in this very turn ([rommee] "Der Joker muss sofort wieder in einer neuen Meldung
+ausgelegt werden"). Where the freed joker needs rack tiles ([remi] "mit zwei Steinen
+vom eigenen Ständer", [american] read strictly) its new meld holds two or more rack
+items. Jokers look alike, so a freed joker is any joker of a new meld; the search
+counts the freed jokers apart, and a play leaves none of them. A freed joker is not a
+placed item: it does not count towards ``placed`` or ``value`` (in a meld with rack
+jokers too, the freed ones take the joker places worth least); the exchanged natural
+counts what it is worth in its old meld. An exchange is chosen only when it scores
+strictly better than the best play without one.
 
 What is left out, and why:
 
@@ -87,13 +81,12 @@ from tabletop.engine.items import JOKER, Family, Item, Joker, Natural, format_it
 from tabletop.engine.melds import MeldKind, Reading
 from tabletop.engine.partition import (
     ItemScore,
+    LayOff,
     MeldPacking,
-    PartitionSearch,
     best_split,
     can_be_melded,
     field_item,
     order_key,
-    sorted_items,
 )
 from tabletop.engine.play import OBJECTIVES, Meld, Play, SolveError
 from tabletop.engine.rearrange import solve_rearrangement
@@ -355,79 +348,95 @@ def _extend(
     objective: str,
     keep: int,
 ) -> Play:
-    """The extend-only search with a table to lay off onto, joker exchanges included."""
-    rules = variant.table_rules
-    search = _ExtendSearch(
-        variant, table_melds, objective, lay_off=True, max_placed=len(rack_items) - keep
-    )
-    start = _State(sorted_items(rack_items), 0, 0, False, 0)
-    try:
-        result = search.best(start)
-    except budget.OutOfTime:
-        # the best play found in time (the extend-only search keeps it as it goes)
-        found = search.incumbent_play(start)
-        if found is None:
-            raise
-        budget.settle()
-        return found
-    assert result is not None  # nothing placed is always a play here
-    if not rules.exchange:
-        return search.play(start)
-    # (score, search, start, exchanges, steps: None when that search finished)
-    best: tuple[tuple[int, int], _ExtendSearch, _State, tuple[_Exchange, ...],
-                tuple[_Step, ...] | None] | None = None
-    current: tuple[_ExtendSearch, _State, tuple[int, int], tuple[_Exchange, ...]] | None = None
+    """The best play with a table to lay off onto, joker exchanges included: the packing
+    search on counts with every lay-off onto each table meld as one more kind of move,
+    once without exchanges and once for each choice of them."""
+    scorer = slot_scorer(objective)
+    best = _packed_lay_offs(variant, rack_items, table_melds, scorer, keep)
+    if not variant.table_rules.exchange:
+        return best[1]
     try:
         for exchanges in _exchange_choices(variant, table_melds, rack_items):
             tiles = [tile for exchange in exchanges for tile in exchange.tiles]
-            room = len(rack_items) - keep - len(tiles)
-            if room < 0:
+            if len(rack_items) - keep - len(tiles) < 0:
                 continue
             exchanged = list(table_melds)
             for exchange in exchanges:
                 exchanged[exchange.index] = exchange.meld
-            freed = sum(exchange.freed for exchange in exchanges)
             left = list(rack_items)
             for tile in tiles:
                 left.remove(tile)
-            inner = _ExtendSearch(
-                variant,
-                tuple(exchanged),
-                objective,
-                lay_off=True,
-                max_placed=room,
-                freed_needs_rack_pair=rules.freed_with_hand_tiles,
+            found = _packed_lay_offs(
+                variant, tuple(left), tuple(exchanged), scorer, keep,
+                freed=sum(exchange.freed for exchange in exchanges), exchanges=exchanges,
             )
-            inner_start = _State(sorted_items((*left, *([JOKER] * freed))), 0, 0, False, 0, freed)
-            gain = search.score((len(tiles), sum(exchange.value for exchange in exchanges)))
-            current = (inner, inner_start, gain, exchanges)
-            rest = inner.best(inner_start)
-            current = None
-            if rest is None:
-                continue  # the freed jokers find no new meld
-            total = (gain[0] + rest[0], gain[1] + rest[1])
-            if total > (best[0] if best is not None else result):
-                best = (total, inner, inner_start, exchanges, None)
+            # an exchange is taken only when it does strictly better
+            if found[0] > best[0]:
+                best = found
     except budget.OutOfTime:
-        budget.settle()
-        if current is not None and current[0].incumbent is not None:
-            inner, inner_start, gain, exchanges = current
-            assert inner.incumbent is not None
-            reached, prefix, _ = inner.incumbent
-            total = (gain[0] + reached[0], gain[1] + reached[1])
-            if total > (best[0] if best is not None else result):
-                best = (total, inner, inner_start, exchanges, prefix)
-    with budget.suspended():
-        if best is None:
-            return search.play(start)
-        _, inner, inner_start, exchanges, taken = best
-        play = inner.play(inner_start, taken or ())
-    placed = sorted(
-        (*play.placed, *(tile for exchange in exchanges for tile in exchange.tiles)),
-        key=order_key,
+        budget.settle()  # the best play found before the time ran out
+    return best[1]
+
+
+def _packed_lay_offs(
+    variant: Variant,
+    rack_items: tuple[Item, ...],
+    table_melds: tuple[Meld, ...],
+    scorer: ItemScore,
+    keep: int,
+    *,
+    freed: int = 0,
+    exchanges: tuple[_Exchange, ...] = (),
+) -> tuple[int, Play]:
+    """The best play of new melds and lay-offs onto ``table_melds`` (after ``exchanges``,
+    whose ``freed`` jokers must go into new melds), with its packing score; (-1, the
+    table as it is) when the freed jokers find no new meld.  Out of time, the best found
+    (the budget settled)."""
+    rules = variant.table_rules
+    anchors = _TableMelds(variant, table_melds)
+    counts = Counter(rack_items)
+    lay_offs: list[LayOff] = []
+    for anchor in anchors.anchors:
+        bundles = anchors.bundles_of(anchor, counts, rack_items)
+        lay_offs.extend(step.lay_off for step in bundles if step.lay_off is not None)
+    packing = MeldPacking(
+        variant, rack_items, scorer, lay_offs=lay_offs, tables=len(table_melds),
+        freed=freed, freed_needs_rack_pair=rules.freed_with_hand_tiles,
     )
-    value = play.value + sum(exchange.value for exchange in exchanges)
-    return Play(play.melds, tuple(placed), value, meets_initial=True)
+    result = packing.solve(keep=keep)
+    if result is None:
+        return -1, Play(table_melds, (), 0, meets_initial=True)
+    if not result.optimal:
+        budget.settle()
+    melds = list(table_melds)
+    new: list[Meld] = []
+    placed: list[Item] = [tile for exchange in exchanges for tile in exchange.tiles]
+    value = sum(exchange.value for exchange in exchanges)
+    for move in result.moves:
+        if move.lay_off is not None:
+            melds[move.lay_off.target] = move.reading.resolved_items()
+            placed.extend(item for item, _ in move.lay_off.slots)
+            value += sum(worth for _, worth in move.lay_off.slots)
+            continue
+        slot_values = [(slot.is_joker, variant.slot_value(move.reading, slot))
+                       for slot in move.reading.slots]
+        # the freed jokers take the joker places worth least
+        freed_values = sorted(v for is_joker, v in slot_values if is_joker)[:move.freed]
+        new.append(move.reading.resolved_items())
+        laid = [JOKER if slot.is_joker else slot.item for slot in move.reading.slots]
+        for _ in range(move.freed):
+            laid.remove(JOKER)
+        placed.extend(laid)
+        value += sum(v for _, v in slot_values) - sum(freed_values)
+    # the exchanged naturals score as slots of their melds (a scorer is linear in the value)
+    per_item = scorer(0, 0)
+    per_point = scorer(0, 1) - per_item
+    gain = result.score + sum(
+        len(exchange.tiles) * per_item + exchange.value * per_point for exchange in exchanges
+    )
+    play = Play(tuple(melds + new), tuple(sorted(placed, key=order_key)), value,
+                meets_initial=True, optimal=result.optimal)
+    return gain, play
 
 
 SCORE_SCALE = 1 << 16
@@ -671,23 +680,6 @@ _Gain = tuple[int, int]
 
 
 @dataclass(frozen=True)
-class _State:
-    remaining: tuple[Item, ...]
-    """Rack items not yet decided, sorted by ``partition.order_key``."""
-    used: int
-    """Bit mask of table melds already extended."""
-    need: int
-    """Points the opening still needs."""
-    need_run: bool
-    """The opening still needs a run (Remi)."""
-    placed: int
-    """Items placed so far (for ``keep``)."""
-    freed: int = 0
-    """Jokers freed by exchange that still need a place in a new meld (they are
-    among the jokers of ``remaining``)."""
-
-
-@dataclass(frozen=True)
 class _Step:
     """One decision about the pivot: keep it, a new meld, or a bundle on meld ``target``."""
 
@@ -700,6 +692,8 @@ class _Step:
     is_run: bool = False
     freed: int = 0
     """Freed jokers the new meld takes (not counted in ``gain`` or ``used_items``)."""
+    lay_off: LayOff | None = None
+    """A bundle laid onto a table meld, as the packing search takes it."""
 
 
 @dataclass
@@ -712,246 +706,27 @@ class _Anchor:
     """Naturals that could ever be laid onto it (for memo keys)."""
 
 
-class _ExtendSearch:
-    def __init__(
-        self,
-        variant: Variant,
-        table: tuple[Meld, ...],
-        objective: str,
-        *,
-        lay_off: bool,
-        max_placed: int,
-        freed_needs_rack_pair: bool = False,
-    ) -> None:
+class _TableMelds:
+    """The table melds as places to lay rack items: each reading of each meld an anchor,
+    and every legal bundle of rack items laid onto one."""
+
+    def __init__(self, variant: Variant, table: tuple[Meld, ...]) -> None:
         self.variant = variant
-        self.freed_needs_rack_pair = freed_needs_rack_pair
-        """A freed joker's new meld holds two or more rack items ([remi] rule 5)."""
         self.rules = variant.meld_rules
         self.family = variant.family
         self.table = table
-        self.objective = objective
-        self.lay_off = lay_off
-        self.max_placed = max_placed
-        self.partition = PartitionSearch(variant)
         self.anchors: list[_Anchor] = []
-        if lay_off:
-            for index, meld in enumerate(table):
-                for reading in variant.analyse(meld).readings:
-                    self.anchors.append(_Anchor(index, reading, self._reachable(reading)))
-        self.memo: dict[tuple[object, ...], tuple[tuple[int, int], _Step | None] | None] = {}
+        for index, meld in enumerate(table):
+            for reading in variant.analyse(meld).readings:
+                self.anchors.append(_Anchor(index, reading, self._reachable(reading)))
         self._analysed: dict[Meld, tuple[Reading, ...]] = {}
-        self.all_melds = (1 << len(table)) - 1
-        self._gains_cache: dict[tuple[int, int], tuple[tuple[int, int] | None, ...]] = {}
-        self._profiles: dict[tuple[int, int], list[tuple[int, int] | None]] = {}
-        self.path: list[_Step] = []
-        self.incumbent: tuple[tuple[int, int], tuple[_Step, ...], _State] | None = None
-        """The best score found so far, the steps to it and the state they lead to."""
 
-    # -- scores ------------------------------------------------------------------------
-    def score(self, gain: _Gain) -> tuple[int, int]:
-        count, value = gain
-        return (count, value) if self.objective == "tiles" else (value, count)
-
-    # -- memo keys: only what the rest can still touch matters ---------------------------
     def _reachable(self, reading: Reading) -> frozenset[Natural]:
         if reading.kind is MeldKind.SET:
             return frozenset(natural(self.family, reading.rank, s) for s in reading.missing_suits)
         suit = reading.suit
         assert suit is not None
         return frozenset(natural(self.family, rank, suit) for rank in range(1, 14))
-
-    def _key(self, state: _State) -> tuple[object, ...]:
-        """What the best continuation depends on.  A taken table meld matters only
-        while a natural left on the rack could reach it; the table melds no natural
-        can reach any more only take jokers, so they enter as the best gains for
-        each number of jokers laid onto them (a small knapsack), not one by one."""
-        kinds = set(state.remaining)
-        near = 0
-        for anchor in self.anchors:
-            if any(item in anchor.naturals for item in kinds):
-                near |= 1 << anchor.index
-        jokers = sum(1 for item in state.remaining if item.is_joker)
-        far = self.joker_gains(self.all_melds & ~near & ~state.used, jokers)
-        placed = state.placed if self.max_placed < len(state.remaining) + state.placed else 0
-        return (
-            state.remaining, state.used & near, far, state.need, state.need_run, placed, state.freed
-        )
-
-    def joker_gains(self, mask: int, jokers: int) -> tuple[tuple[int, int] | None, ...]:
-        """Best score of laying exactly t jokers alone onto the melds of ``mask``, t = 0..jokers."""
-        if not jokers or not mask or not self.lay_off:
-            return ()
-        cache_key = (mask, jokers)
-        cached = self._gains_cache.get(cache_key)
-        if cached is not None:
-            return cached
-        gains: list[tuple[int, int] | None] = [(0, 0)] + [None] * jokers
-        for index in range(len(self.table)):
-            if not mask >> index & 1:
-                continue
-            profile = self.joker_profile(index, jokers)
-            merged = list(gains)
-            for t in range(jokers + 1):
-                base = gains[t]
-                if base is None:
-                    continue
-                for u in range(1, jokers - t + 1):
-                    extra = profile[u]
-                    if extra is None:
-                        continue
-                    total = (base[0] + extra[0], base[1] + extra[1])
-                    current = merged[t + u]
-                    if current is None or total > current:
-                        merged[t + u] = total
-            gains = merged
-        result = tuple(gains)
-        self._gains_cache[cache_key] = result
-        return result
-
-    def joker_profile(self, index: int, jokers: int) -> list[tuple[int, int] | None]:
-        """Best score of laying exactly t jokers alone onto table meld ``index``."""
-        cached = self._profiles.get((index, jokers))
-        if cached is not None:
-            return cached
-        profile: list[tuple[int, int] | None] = [None] * (jokers + 1)
-        profile[0] = (0, 0)
-        for anchor in self.anchors:
-            if anchor.index != index:
-                continue
-            for step in self.bundles(anchor, (JOKER,) * jokers):
-                t = step.gain[0]
-                score = self.score(step.gain)
-                current = profile[t]
-                if current is None or score > current:
-                    profile[t] = score
-        self._profiles[(index, jokers)] = profile
-        return profile
-
-    # -- the recursion -------------------------------------------------------------------
-    def best(self, state: _State, gained: tuple[int, int] = (0, 0)) -> tuple[int, int] | None:
-        """The best score reachable from ``state`` (None: the opening cannot be met,
-        or the freed jokers cannot all go into new melds).  ``gained``: the score of the
-        steps that led here, for the best play found so far (:meth:`incumbent_play`)."""
-        budget.check()
-        if state.freed:
-            jokers = sum(1 for item in state.remaining if item.is_joker)
-            # a freed joker is never kept, and a new meld needs a natural
-            if jokers < state.freed or jokers == len(state.remaining):
-                return None
-        key = self._key(state)
-        if key in self.memo:
-            cached = self.memo[key]
-            return None if cached is None else cached[0]
-        outcome: tuple[tuple[int, int], _Step | None] | None
-        if not state.remaining:
-            outcome = ((0, 0), None) if state.need <= 0 and not state.need_run else None
-        else:
-            outcome = None
-            path = self.path
-            for step in self.steps(state):
-                following = self.after(state, step)
-                gain = self.score(step.gain)
-                path.append(step)
-                sub = self.best(following, (gained[0] + gain[0], gained[1] + gain[1]))
-                path.pop()
-                if sub is None:
-                    continue
-                total = (gain[0] + sub[0], gain[1] + sub[1])
-                if outcome is None or total > outcome[0]:
-                    outcome = (total, step)
-        self.memo[key] = outcome
-        if outcome is not None:
-            reached = (gained[0] + outcome[0][0], gained[1] + outcome[0][1])
-            if self.incumbent is None or reached > self.incumbent[0]:
-                self.incumbent = (reached, tuple(self.path), state)
-        return None if outcome is None else outcome[0]
-
-    def incumbent_play(self, start: _State) -> Play | None:
-        """The best play found so far from ``start`` (the search ran out of time), or
-        None when none was found."""
-        if self.incumbent is None:
-            return None
-        _, steps, _ = self.incumbent
-        with budget.suspended():
-            return self.play(start, steps)
-
-    def after(self, state: _State, step: _Step) -> _State:
-        used = state.used if step.target is None else state.used | (1 << step.target)
-        need = max(0, state.need - step.gain[1]) if step.target is None else state.need
-        need_run = state.need_run and not step.is_run
-        return _State(
-            step.rest, used, need, need_run, state.placed + step.gain[0], state.freed - step.freed
-        )
-
-    def steps(self, state: _State) -> Iterator[_Step]:
-        remaining = state.remaining
-        pivot = remaining[0]
-        stays = _Step((0, 0), remaining[1:])  # the pivot stays on the rack: tried last, so
-        # the first answers found (the best so far, out of time) lay what they can
-        room = self.max_placed - state.placed
-        if room <= 0:
-            yield stays
-            return
-        best_meld: dict[tuple[tuple[Item, ...], bool, int], _Step] = {}
-        if not pivot.is_joker:
-            for reading, rest, _ in self.partition.candidates(remaining):
-                size = len(reading.slots)
-                for freed in self.freed_choices(state, reading):
-                    if size - freed > room:
-                        continue
-                    step = self.new_meld_step(reading, rest, freed)
-                    slot_key = (rest, step.is_run, freed)
-                    if slot_key not in best_meld or step.gain > best_meld[slot_key].gain:
-                        best_meld[slot_key] = step
-        yield from sorted(best_meld.values(), key=lambda step: self.score(step.gain),
-                          reverse=True)
-        if not self.lay_off:
-            yield stays
-            return
-        best_bundle: dict[tuple[int, tuple[Item, ...]], _Step] = {}
-        for anchor in self.anchors:
-            if state.used & (1 << anchor.index):
-                continue
-            if not pivot.is_joker and pivot not in anchor.naturals:
-                continue  # the bundle must hold the pivot, which cannot reach this meld
-            for step in self.bundles(anchor, remaining):
-                if step.gain[0] > room:
-                    continue
-                slot = (anchor.index, step.rest)
-                old = best_bundle.get(slot)
-                if old is None or self.score(step.gain) > self.score(old.gain):
-                    best_bundle[slot] = step
-        yield from best_bundle.values()
-        yield stays
-
-    def freed_choices(self, state: _State, reading: Reading) -> range:
-        """How many of a new meld's jokers may be freed ones."""
-        most = min(state.freed, reading.joker_count)
-        if self.freed_needs_rack_pair:
-            # [remi] "mit zwei Steinen vom eigenen Ständer": two rack items beside them
-            most = min(most, len(reading.slots) - 2)
-        return range(max(most, 0) + 1)
-
-    def new_meld_step(self, reading: Reading, rest: tuple[Item, ...], freed: int) -> _Step:
-        """A new meld; ``freed`` of its jokers were freed by exchange and are not
-        counted (they take the joker places worth least)."""
-        used = [slot.item for slot in reading.slots]
-        value = self.variant.meld_value(reading)
-        if freed:
-            joker_values = sorted(
-                self.variant.slot_value(reading, slot) for slot in reading.slots if slot.is_joker
-            )
-            value -= sum(joker_values[:freed])
-            for _ in range(freed):
-                used.remove(JOKER)
-        return _Step(
-            (len(used), value),
-            rest,
-            used_items=tuple(used),
-            meld=reading.resolved_items(),
-            is_run=reading.kind is MeldKind.RUN,
-            freed=freed,
-        )
 
     # -- bundles laid onto one table meld ----------------------------------------------
     def _readings(self, items: Meld) -> tuple[Reading, ...]:
@@ -960,6 +735,13 @@ class _ExtendSearch:
             cached = self.variant.analyse(items).readings
             self._analysed[items] = cached
         return cached
+
+    def bundles_of(self, anchor: _Anchor, counts: Counter[Item], items: tuple[Item, ...]
+                   ) -> Iterator[_Step]:
+        """Every legal bundle of ``items`` (whose counts are ``counts``) laid onto ``anchor``."""
+        if anchor.reading.kind is MeldKind.SET:
+            return self._set_bundles(anchor, JOKER, counts, counts[JOKER], items)
+        return self._run_bundles(anchor, JOKER, counts, counts[JOKER], items)
 
     def bundles(self, anchor: _Anchor, remaining: tuple[Item, ...]) -> Iterator[_Step]:
         """Every legal bundle of rack items holding the pivot laid onto ``anchor``."""
@@ -989,15 +771,21 @@ class _ExtendSearch:
             if best is None or value > best[0]:
                 best = (value, reading)
         assert best is not None
+        value, reading = best
         rest = list(remaining)
         for item in laid:
             rest.remove(item)
+        slots = tuple(
+            (JOKER if slot.is_joker else slot.item, self.variant.slot_value(reading, slot))
+            for slot in (reading.slots[i] for i in new_slots)
+        )
         return _Step(
-            (len(laid), best[0]),
+            (len(laid), value),
             tuple(rest),
             used_items=tuple(laid),
-            meld=best[1].resolved_items(),
+            meld=reading.resolved_items(),
             target=anchor.index,
+            lay_off=LayOff(anchor.index, slots, reading),
         )
 
     def _set_bundles(
@@ -1112,47 +900,3 @@ class _ExtendSearch:
                 step = self._finish(anchor, sequence, new_slots, laid, remaining, MeldKind.RUN)
                 if step is not None:
                     yield step
-
-    # -- the answer --------------------------------------------------------------------
-    def play(self, start: _State, prefix: Sequence[_Step] = ()) -> Play:
-        """The best play from ``start``; ``prefix``: steps taken first (then the best from
-        where they lead, which the search has finished)."""
-        melds: list[Meld] = list(self.table)
-        new: list[Meld] = []
-        placed: list[Item] = []
-        value = 0
-        state = start
-
-        def take(step: _Step) -> None:
-            nonlocal value
-            if step.gain[0]:
-                placed.extend(step.used_items)
-                value += step.gain[1]
-                if step.target is None:
-                    new.append(step.meld)
-                else:
-                    melds[step.target] = step.meld
-
-        for first in prefix:
-            take(first)
-            state = self.after(state, first)
-        while state.remaining:
-            # Equivalent states share a memo entry, so the step stored there may
-            # suit another of them; pick a step of this very state that attains
-            # its best score.
-            target = self.best(state)
-            assert target is not None
-            step = None
-            for candidate in self.steps(state):
-                sub = self.best(self.after(state, candidate))
-                if sub is None:
-                    continue
-                gain = self.score(candidate.gain)
-                if (gain[0] + sub[0], gain[1] + sub[1]) == target:
-                    step = candidate
-                    break
-            assert step is not None
-            take(step)
-            state = self.after(state, step)
-        placed.sort(key=order_key)
-        return Play(tuple(melds + new), tuple(placed), value, meets_initial=True)

@@ -16,8 +16,8 @@ def test_every_position_is_made_of_the_variants_material() -> None:
 
 def test_each_call_is_bounded_by_its_budget() -> None:
     tallies = run(1, 0.2, seed=2)
-    assert set(tallies) == {"rommee", "raeuber", "wiener", "rum500", "american-rummy", "remi",
-                            "rummikub-american", "sabra"}
+    assert set(tallies) == {"rommee", "raeuber", "rommee-lay-off", "wiener", "rum500",
+                            "american-rummy", "remi", "rummikub-american", "sabra"}
     for tally in tallies.values():
         assert max(tally.seconds) <= 0.2 * 1.1 + 0.05
     table = report(tallies, 0.2)
@@ -26,14 +26,15 @@ def test_each_call_is_bounded_by_its_budget() -> None:
 
 def test_more_budget_never_answers_worse_and_every_call_keeps_its_promise() -> None:
     # the positions where small budgets bind: Räuber-Rommé's rebuilt table (optimal only
-    # after some 0.3-0.6 s), Rommé's longest racks with jokers, a Sabra table of 60-100 tiles
-    wanted = {"raeuber", "rommee", "sabra-table"}
+    # after some 0.3-0.6 s), Rommé's longest racks with jokers, alone and beside a table to
+    # lay off onto, a Sabra table of 60-100 tiles
+    wanted = {"raeuber", "rommee", "rommee-lay-off", "sabra-table"}
     chosen = []
     for position in positions(2, seed=3):
-        kind = "sabra-table" if position.variant == "sabra" and position.table else position.variant
+        kind = "sabra-table" if position.variant == "sabra" and position.table else position.kind
         if kind in wanted:
             chosen.append(position)
-    assert {p.variant for p in chosen} == {"raeuber", "rommee", "sabra"}
+    assert {p.kind for p in chosen} == {"raeuber", "rommee", "rommee-lay-off", "sabra"}
     for position in chosen:
         calls = sweep(position, (0.05, 0.1, 0.2, 0.4))
         assert [call.budget_s for call in calls] == [0.05, 0.1, 0.2, 0.4]

@@ -1,6 +1,7 @@
 """engine.partition.MeldPacking: the packing search on counts, proved against the item by
-item searches it replaced (the extend-only search with nothing to lay off onto, and a
-brute force over the rack's subsets for a table rebuilt), and its best play so far."""
+item searches it replaced (the extend-only search, with and without a table to lay off
+onto, and a brute force over the rack's subsets for a table rebuilt), and its best play
+so far."""
 
 from __future__ import annotations
 
@@ -21,9 +22,11 @@ from tabletop.engine.partition import (
     field_item,
     sorted_items,
 )
-from tabletop.engine.solver import _ExtendSearch, _State, slot_scorer, solve
+from tabletop.engine.solver import ranking, slot_scorer, solve
 from tabletop.engine.turns import check_turn
 from tabletop.engine.variants import Variant, find_variant
+from tests.engine.item_search import ItemSearch, State, extend_by_items
+from tests.engine.test_solver import random_case, random_exchange_case
 
 EXTEND_ONLY = ("rommee", "rum500", "american-rummy", "remi", "rummikub-american",
                "rummikub-international", "wiener")
@@ -39,8 +42,8 @@ def _rack(variant: Variant, rng: random.Random, size: int, jokers: int) -> tuple
 def _reference(variant: Variant, rack: tuple[Item, ...], objective: str, need: int,
                need_run: bool, keep: int) -> tuple[int, int] | None:
     """The item-by-item extend-only search with no table (exact, and slow on long racks)."""
-    search = _ExtendSearch(variant, (), objective, lay_off=False, max_placed=len(rack) - keep)
-    return search.best(_State(sorted_items(rack), 0, need, need_run, 0))
+    search = ItemSearch(variant, (), objective, lay_off=False, max_placed=len(rack) - keep)
+    return search.best(State(sorted_items(rack), 0, need, need_run, 0))
 
 
 def _score(variant: Variant, readings: tuple, objective: str) -> tuple[int, int]:  # type: ignore[type-arg]
@@ -173,3 +176,29 @@ def test_stopped_early_the_packing_answers_with_a_legal_play(
     assert found.score == sum(
         slot_scorer("tiles")(0, rommee.slot_value(r, s)) for r in found.readings for s in r.slots
     )
+
+
+LAYS_OFF = tuple(v for v in EXTEND_ONLY if v != "wiener")
+
+
+@pytest.mark.parametrize("variant_id", LAYS_OFF)
+@pytest.mark.parametrize("exchange", [False, True], ids=["lay-off", "exchange"])
+def test_lay_offs_packed_match_the_item_search(variant_id: str, exchange: bool) -> None:
+    """Racks of 8-16 beside tables of 1-3 melds (with a joker and an item it stands for,
+    where ``exchange``): the packing search's play scores what the item-by-item search
+    proves best, and the turn check accepts it."""
+    variant = find_variant(variant_id)
+    rng = random.Random(f"{variant_id}-{exchange}")
+    make = random_exchange_case if exchange else random_case
+    for _ in range(8):
+        rack, table = make(variant, rng, rng.randint(8, 16))
+        objective = rng.choice(["tiles", "value"])
+        keep = rng.choice([0, 0, 1])
+        expected = extend_by_items(variant, rack, table, objective, keep)
+        play = solve(variant, rack, table, objective=objective, keep=keep)
+        assert play.optimal
+        assert ranking(play, objective) == ranking(expected, objective), (rack, table)
+        assert len(play.placed) <= len(rack) - keep
+        assert not Counter(play.placed) - Counter(rack)
+        if play.placed:
+            assert check_turn(variant, table, play.melds, play.placed, opened=True).valid
