@@ -30,13 +30,12 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from bench.solver import hard_positions
+from bench.solver import LAY_OFF_TABLES, cards, hard_positions
 from tabletop.engine.items import Item, parse_items, parse_melds
 from tabletop.engine.rearrange_ilp import prepare
 from tabletop.engine.solver import ranking, solve
 from tabletop.engine.variants import find_variant
 
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 RAEUBER_TABLE = (
     "AS 2S 3S | 4S 5S 6S | 7S 8S 9S | AH 2H 3H | 4H 5H 6H | 8H 9H 10H | AD 2D 3D | 4D 5D 6D"
     " | 7D 8D 9D | AC 2C 3C | JK 5C 6C | 9C JK JC | QS QH JK | 7C 7H JK"
@@ -58,24 +57,6 @@ class Position:
         return self.label or self.variant
 
 
-LAY_OFF_TABLES = (
-    "5H 6H 7H | 9S 9H 9D | JC QC KC | 3D 4D 5D 6D",
-    "AS 2S 3S | 7C 7D 7S | 10H JH QH | 4C 5C JK",
-    "8D 9D 10D | KS KH KD | 2C 3C 4C | 5S 6S 7S 8S",
-)
-"""Rommé tables to lay off onto (one with a joker to exchange)."""
-
-
-def _cards(rng: random.Random, count: int, jokers: int, decks: int,
-           without: tuple[Item, ...] = ()) -> tuple[Item, ...]:
-    deck = [rank + suit for rank in RANKS for suit in "SHDC"] * decks
-    for item in without:
-        if str(item) in deck:
-            deck.remove(str(item))
-    rng.shuffle(deck)
-    return parse_items(" ".join(deck[:count] + ["JK"] * jokers))
-
-
 def _tiles(rng: random.Random, count: int, jokers: int) -> tuple[Item, ...]:
     bag = [f"{colour}{number}" for colour in "KBOR" for number in range(1, 14)] * 2
     rng.shuffle(bag)
@@ -90,17 +71,17 @@ def positions(per_variant: int, seed: int) -> Iterator[Position]:
     for index in range(per_variant):
         initial = rng.random() < 0.5
         objective = rng.choice(["tiles", "value"])
-        yield Position("rommee", _cards(rng, rng.randint(26, 28), rng.randint(2, 4), 2), (),
+        yield Position("rommee", cards(rng, rng.randint(26, 28), rng.randint(2, 4), 2), (),
                        initial, objective)
-        yield Position("raeuber", _cards(rng, 13, 0, 2, without=on_table), table, False,
+        yield Position("raeuber", cards(rng, 13, 0, 2, without=on_table), table, False,
                        objective)
         laid = tuple(parse_melds(rng.choice(LAY_OFF_TABLES)))
         on_laid = tuple(item for meld in laid for item in meld)
-        yield Position("rommee", _cards(rng, rng.randint(26, 30), rng.randint(0, 3), 2,
+        yield Position("rommee", cards(rng, rng.randint(26, 30), rng.randint(0, 3), 2,
                                         without=on_laid), laid, False, objective, "rommee-lay-off")
-        yield Position("wiener", _cards(rng, 11, 2, 2), (), False, objective)
-        yield Position("rum500", _cards(rng, 24, 2, 1), (), False, objective)
-        yield Position("american-rummy", _cards(rng, 30, 0, 1), (), False, objective)
+        yield Position("wiener", cards(rng, 11, 2, 2), (), False, objective)
+        yield Position("rum500", cards(rng, 24, 2, 1), (), False, objective)
+        yield Position("american-rummy", cards(rng, 30, 0, 1), (), False, objective)
         yield Position("remi", _tiles(rng, 24, 2), (), initial, objective)
         yield Position("rummikub-american", _tiles(rng, 24, 2), (), initial, objective)
         yield Position("sabra", _tiles(rng, rng.randint(16, 20), rng.randint(1, 2)), (),

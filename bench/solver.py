@@ -1,6 +1,6 @@
 """tabletop's rearrangement solver against rummikub-solver, side by side in one process.
 
-    python -m bench.solver [--positions N] [--seed S] [--scaling] [--hard N]
+    python -m bench.solver [--positions N] [--seed S] [--scaling] [--hard N] [--lay-off N]
 
 Both solvers get the same mid-game Sabra positions (bench/positions.py): for
 a player who has opened, the most tiles he can place with the table rebuilt;
@@ -22,6 +22,14 @@ against the exact integer programme (:mod:`tabletop.engine.rearrange_ilp`).
 tabletop's own value objective (a joker worth what it stands for) is timed
 beside them.  Reported per group: median, p99 and worst of each, the ratios,
 and how many positions tabletop took longer on than the reference.
+
+``--lay-off N``: the games whose table may only be extended have no published solver,
+so ``solve`` is held against the best exact method there is, an integer programme
+(HiGHS, one integer variable per move, as rummikub-solver models a rebuilt table) over
+the same moves: every new meld the rack allows and every bundle it may lay onto each
+table meld, at most one per table meld.  N Rommé positions: racks of 26-30 cards and up
+to three jokers beside four table melds, both objectives; they must agree on every
+optimum.
 """
 
 from __future__ import annotations
@@ -38,10 +46,42 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.positions import Position, dense_positions, play_games
-from tabletop.engine.items import JOKER, Color, Item, Joker, Tile
+from tabletop.engine.base import Variant
+from tabletop.engine.items import (
+    JOKER,
+    Color,
+    Item,
+    Joker,
+    Tile,
+    format_items,
+    parse_items,
+    parse_melds,
+)
+from tabletop.engine.partition import MeldPacking
 from tabletop.engine.rearrange import NUMBERS, arrange
+from tabletop.engine.solver import SCORE_SCALE, _TableMelds, ranking, slot_scorer, solve
+from tabletop.engine.variants import find_variant
 
 COLOURS = list(Color)
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+LAY_OFF_TABLES = (
+    "5H 6H 7H | 9S 9H 9D | JC QC KC | 3D 4D 5D 6D",
+    "AS 2S 3S | 7C 7D 7S | 10H JH QH | 4C 5C JK",
+    "8D 9D 10D | KS KH KD | 2C 3C 4C | 5S 6S 7S 8S",
+)
+"""Rommé tables to lay off onto (one with a joker to exchange)."""
+
+
+def cards(rng: random.Random, count: int, jokers: int, decks: int,
+         without: tuple[Item, ...] = ()) -> tuple[Item, ...]:
+    deck = [rank + suit for rank in RANKS for suit in "SHDC"] * decks
+    for item in without:
+        if str(item) in deck:
+            deck.remove(str(item))
+    rng.shuffle(deck)
+    return parse_items(" ".join(deck[:count] + ["JK"] * jokers))
 
 
 def reference_solver() -> tuple[Any, Any, Callable[[Item], Any]]:
@@ -394,6 +434,72 @@ def hard_report(groups: dict[str, Group]) -> list[str]:
     return lines
 
 
+def lay_off_positions(seed: int, count: int
+                      ) -> list[tuple[tuple[Item, ...], tuple[tuple[Item, ...], ...], str]]:
+    """``count`` Rommé racks of 26-30 cards and 0-3 jokers beside a table of four melds
+    with no joker (so no exchange: both methods answer the same question), with the
+    objective (the two alternate)."""
+    rng = random.Random(seed)
+    tables = [parse_melds(text) for text in LAY_OFF_TABLES if "JK" not in text]
+    found = []
+    for index in range(count):
+        table = tuple(rng.choice(tables))
+        on_table = tuple(item for meld in table for item in meld)
+        rack = cards(rng, rng.randint(26, 30), rng.randint(0, 3), 2, without=on_table)
+        found.append((rack, table, ("tiles", "value")[index % 2]))
+    return found
+
+
+def lay_off_milp(variant: Variant, rack: tuple[Item, ...], table: tuple[tuple[Item, ...], ...],
+                 objective: str) -> tuple[int, ...]:
+    """The best play by an integer programme over every move (new melds and bundles laid
+    onto the table) as :func:`tabletop.engine.solver.solve` ranks it."""
+    import numpy as np
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    melds = _TableMelds(variant, table)
+    counts = Counter(rack)
+    lay_offs = [step.lay_off for anchor in melds.anchors
+                for step in melds.bundles_of(anchor, counts) if step.lay_off is not None]
+    packing = MeldPacking(variant, rack, slot_scorer(objective), lay_offs=lay_offs,
+                          tables=len(table))
+    moves = packing.moves()
+    if not moves:
+        return (0, 0)
+    fields = range(packing.fields)
+    matrix = np.array([[(move.mask >> (4 * f)) & 15 for move in moves] for f in fields])
+    have = np.array([(packing.start >> (4 * f)) & 15 for f in fields])
+    answer = milp(-np.array([move.score for move in moves], dtype=float),
+                  constraints=LinearConstraint(matrix, 0, have), integrality=np.ones(len(moves)),
+                  bounds=Bounds(0, np.inf))
+    chosen = [move for move, x in zip(moves, answer.x, strict=True) for _ in range(round(x))]
+    score = sum(move.score for move in chosen)
+    return divmod(score, SCORE_SCALE)
+
+
+def compare_lay_offs(seed: int, count: int) -> dict[str, Any]:
+    from tabletop.engine.rearrange_ilp import prepare
+
+    prepare()
+    rommee = find_variant("rommee")
+    positions = lay_off_positions(seed, count)
+    for rack, table, objective in positions[:2]:  # both warmed up
+        solve(rommee, rack, table, objective=objective)
+        lay_off_milp(rommee, rack, table, objective)
+    our_times, their_times, disagreements = [], [], []
+    for rack, table, objective in positions:
+        started = time.perf_counter()
+        play = solve(rommee, rack, table, objective=objective)
+        our_times.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        reference = lay_off_milp(rommee, rack, table, objective)
+        their_times.append(time.perf_counter() - started)
+        if ranking(play, objective)[1:] != reference:
+            disagreements.append((rack, table, objective, ranking(play, objective)[1:], reference))
+    return {"positions": count, "disagreements": disagreements,
+            "ours": our_times, "theirs": their_times}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -401,6 +507,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=300)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--scaling", action="store_true", help="also time by rack and table size")
+    parser.add_argument("--lay-off", type=int, default=0, metavar="N",
+                        help="also N Rommé positions to lay off onto, against an integer"
+                             " programme")
     parser.add_argument("--hard", type=int, default=0, metavar="N",
                         help="also N hard positions and the two named ones, both objectives")
     args = parser.parse_args(argv)
@@ -440,6 +549,25 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name}, most {objective}: tabletop {mine} in {my_time * ms:.1f} ms,"
                   f" rummikub-solver {reference} in {their_time * ms:.1f} ms")
         failed = failed or any(group.disagreements for group in groups.values())
+    if args.lay_off:
+        laid = compare_lay_offs(args.seed, args.lay_off)
+        print(f"\nRommé, laid off onto a table of four melds: {args.lay_off} positions,"
+              f" racks 26-30 cards with up to three jokers, against an integer programme")
+        print(f"disagreements on the optimum: {len(laid['disagreements'])}")
+        for rack, table, objective, mine, reference in laid["disagreements"][:5]:
+            print(f"  most {objective}: ours {mine} vs {reference}: {format_items(rack)}"
+                  f" beside {' | '.join(format_items(meld) for meld in table)}")
+        for name, key in (("tabletop", "ours"), ("integer programme", "theirs")):
+            times = laid[key]
+            print(f"{name:17} median {statistics.median(times) * ms:8.2f} ms"
+                  f"   p99 {percentile(times, 0.99) * ms:8.2f} ms   max {max(times) * ms:8.2f} ms")
+        ours_times, theirs_times = laid["ours"], laid["theirs"]
+        print(f"ratio (integer programme / tabletop): median"
+              f" {statistics.median(theirs_times) / statistics.median(ours_times):.1f}x,"
+              f" p99 {percentile(theirs_times, 0.99) / percentile(ours_times, 0.99):.1f}x;"
+              f" slower than it on"
+              f" {sum(o > t for o, t in zip(ours_times, theirs_times, strict=True))}")
+        failed = failed or bool(laid["disagreements"])
     return 1 if failed else 0
 
 

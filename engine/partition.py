@@ -723,6 +723,18 @@ class MeldPacking:
         self.improvements: list[tuple[float, int]] = []
         """(``time.monotonic()``, score) each time the search found a better answer."""
 
+    @property
+    def fields(self) -> int:
+        """The count fields of a state: naturals, jokers, table melds, freed jokers."""
+        return self._fields
+
+    def moves(self) -> list[PackCandidate]:
+        """Every move the search may take (each meld, each lay-off; of the lay-offs of
+        jokers alone, the best for each number of jokers per table meld)."""
+        found = [c for group in self.by_pivot for c in group]
+        found += [c for by_count in self._joker_lay_offs.values() for c in by_count.values()]
+        return found
+
     def _order(self, candidate: PackCandidate) -> tuple[int, ...]:
         """The order melds are tried in: the greediest first, so the first answers are good;
         where items must all be placed, melds with fewer jokers first (jokers are what
@@ -734,8 +746,11 @@ class MeldPacking:
 
     def _with_bounds(self, candidate: PackCandidate) -> PackCandidate:
         bound = opening_bound = 0
-        for index in range(_JOKER_FIELD + 1):
-            n = (candidate.mask >> (_FIELD * index)) & 15
+        rest = candidate.mask & (_NATURALS_MASK | 15 << _JOKER_SHIFT)
+        while rest:
+            index = ((rest & -rest).bit_length() - 1) // _FIELD
+            n = (rest >> (_FIELD * index)) & 15
+            rest &= ~(15 << (_FIELD * index))
             bound += n * self.bound[index]
             opening_bound += n * self.opening_bound[index]
         return replace(candidate, bound=bound, opening_bound=opening_bound)
@@ -933,8 +948,9 @@ class MeldPacking:
         if keep > 63:
             raise ValueError("keep is at most 63")
         ceiling = None
-        if self.must and keep == 0 and _highs_at_hand():
-            relaxed = self._relaxation()
+        if ((self.must and keep == 0) or self._joker_lay_offs or self._lay_offs_at) \
+                and _highs_at_hand():
+            relaxed = self._relaxation(keep)
             if isinstance(relaxed, PackResult):
                 free: PackResult | None = relaxed
             else:
@@ -951,7 +967,7 @@ class MeldPacking:
         # the best play does not open: the best that does scores no more
         return self._search(need, need_run, keep, free.score)
 
-    def _relaxation(self) -> int | PackResult | None:
+    def _relaxation(self, keep: int = 0) -> int | PackResult | None:
         """Where items must be placed (a table rebuilt): the linear relaxation of the
         packing, solved by HiGHS.  Its optimum, when every meld is taken a whole number
         of times, is the best packing; else it bounds the best score (the search stops
@@ -960,21 +976,32 @@ class MeldPacking:
         import numpy as np
         from scipy.optimize import linprog
 
-        candidates = [c for group in self.by_pivot for c in group]
-        fields = [i for i in range(_JOKER_FIELD + 1) if (self.start >> (_FIELD * i)) & 15]
-        if not candidates or not fields:
+        candidates = self.moves()
+        touched = self.start
+        for candidate in candidates:
+            touched |= candidate.mask
+        # every field a move takes from, the absent ones too (a meld may be proposed with
+        # more jokers than the rack holds, for the freed ones)
+        fields = [i for i in range(self._fields) if (touched >> (_FIELD * i)) & 15]
+        if not candidates:
             return None
         matrix = np.array(
             [[(c.mask >> (_FIELD * i)) & 15 for c in candidates] for i in fields], dtype=float
         )
         counts = np.array([(self.start >> (_FIELD * i)) & 15 for i in fields], dtype=float)
+        # what may stay out: the optional items, every table meld's token, no freed joker
         allowed = [*self.allowed, self.allowed_jokers]
+        allowed += [1] * (self._freed_field - _JOKER_FIELD - 1) + [0]
         lowest = counts - np.array([allowed[i] for i in fields], dtype=float)
+        items = [i < _JOKER_FIELD + 1 for i in fields]
+        # at most all the rack's items but ``keep`` are laid
+        placed_row = matrix[items].sum(axis=0)
+        limit = counts[items].sum() - keep
         left = budget.remaining()
         relaxed = linprog(
             -np.array([c.score for c in candidates], dtype=float),
-            A_ub=np.vstack([matrix, -matrix]),
-            b_ub=np.concatenate([counts, -lowest]),
+            A_ub=np.vstack([matrix, -matrix, placed_row]),
+            b_ub=np.concatenate([counts, -lowest, [limit]]),
             bounds=(0, None),
             method="highs",
             options={} if left is None else {"time_limit": max(left, 0.001)},
@@ -987,7 +1014,8 @@ class MeldPacking:
                 c for c, x in zip(candidates, relaxed.x, strict=True) for _ in range(round(x))
             ]
             return PackResult(
-                tuple(c.reading for c in chosen), sum(c.score for c in chosen), True
+                tuple(c.reading for c in chosen), sum(c.score for c in chosen), True,
+                tuple(chosen),
             )
         share = {id(c): float(x) for c, x in zip(candidates, relaxed.x, strict=True)}
         for index, group in enumerate(self.by_pivot):

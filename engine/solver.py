@@ -397,7 +397,7 @@ def _packed_lay_offs(
     counts = Counter(rack_items)
     lay_offs: list[LayOff] = []
     for anchor in anchors.anchors:
-        bundles = anchors.bundles_of(anchor, counts, rack_items)
+        bundles = anchors.bundles_of(anchor, counts)
         lay_offs.extend(step.lay_off for step in bundles if step.lay_off is not None)
     packing = MeldPacking(
         variant, rack_items, scorer, lay_offs=lay_offs, tables=len(table_melds),
@@ -706,6 +706,13 @@ class _Anchor:
     """Naturals that could ever be laid onto it (for memo keys)."""
 
 
+_BUNDLE_READINGS: dict[tuple[str, Meld], tuple[Reading, ...]] = {}
+"""A table meld with rack items laid onto it, analysed (per variant)."""
+_BUNDLE_READINGS_LIMIT = 200_000
+_UNTRACKED: tuple[Item, ...] = ()
+"""The items left beside a bundle, where no one asks what they are."""
+
+
 class _TableMelds:
     """The table melds as places to lay rack items: each reading of each meld an anchor,
     and every legal bundle of rack items laid onto one."""
@@ -719,7 +726,7 @@ class _TableMelds:
         for index, meld in enumerate(table):
             for reading in variant.analyse(meld).readings:
                 self.anchors.append(_Anchor(index, reading, self._reachable(reading)))
-        self._analysed: dict[Meld, tuple[Reading, ...]] = {}
+        self._vkey = repr(variant)
 
     def _reachable(self, reading: Reading) -> frozenset[Natural]:
         if reading.kind is MeldKind.SET:
@@ -730,18 +737,22 @@ class _TableMelds:
 
     # -- bundles laid onto one table meld ----------------------------------------------
     def _readings(self, items: Meld) -> tuple[Reading, ...]:
-        cached = self._analysed.get(items)
+        # kept between calls: a game's hints ask about much the same table again and again
+        key = (self._vkey, items)
+        cached = _BUNDLE_READINGS.get(key)
         if cached is None:
+            if len(_BUNDLE_READINGS) >= _BUNDLE_READINGS_LIMIT:
+                _BUNDLE_READINGS.clear()
             cached = self.variant.analyse(items).readings
-            self._analysed[items] = cached
+            _BUNDLE_READINGS[key] = cached
         return cached
 
-    def bundles_of(self, anchor: _Anchor, counts: Counter[Item], items: tuple[Item, ...]
-                   ) -> Iterator[_Step]:
-        """Every legal bundle of ``items`` (whose counts are ``counts``) laid onto ``anchor``."""
+    def bundles_of(self, anchor: _Anchor, counts: Counter[Item]) -> Iterator[_Step]:
+        """Every legal bundle of the items ``counts`` counts laid onto ``anchor`` (their
+        ``rest`` not worked out)."""
         if anchor.reading.kind is MeldKind.SET:
-            return self._set_bundles(anchor, JOKER, counts, counts[JOKER], items)
-        return self._run_bundles(anchor, JOKER, counts, counts[JOKER], items)
+            return self._set_bundles(anchor, JOKER, counts, counts[JOKER], _UNTRACKED)
+        return self._run_bundles(anchor, JOKER, counts, counts[JOKER], _UNTRACKED)
 
     def bundles(self, anchor: _Anchor, remaining: tuple[Item, ...]) -> Iterator[_Step]:
         """Every legal bundle of rack items holding the pivot laid onto ``anchor``."""
@@ -773,8 +784,9 @@ class _TableMelds:
         assert best is not None
         value, reading = best
         rest = list(remaining)
-        for item in laid:
-            rest.remove(item)
+        if remaining is not _UNTRACKED:
+            for item in laid:
+                rest.remove(item)
         slots = tuple(
             (JOKER if slot.is_joker else slot.item, self.variant.slot_value(reading, slot))
             for slot in (reading.slots[i] for i in new_slots)

@@ -5,8 +5,18 @@ from __future__ import annotations
 from collections import Counter
 
 from bench.positions import full_set, play_games
-from bench.solver import compare, compare_hard, hard_positions, hard_report, named_positions
-from tabletop.engine.items import JOKER, Joker
+from bench.solver import (
+    compare,
+    compare_hard,
+    compare_lay_offs,
+    hard_positions,
+    hard_report,
+    lay_off_milp,
+    lay_off_positions,
+    named_positions,
+)
+from tabletop.engine.items import JOKER, Joker, parse_items, parse_melds
+from tabletop.engine.variants import find_variant
 from tests.shared import needs
 
 pytestmark = needs("rummikub_solver")
@@ -40,3 +50,21 @@ def test_hard_positions_agree_with_the_reference_in_both_objectives() -> None:
     }
     lines = hard_report(groups)
     assert lines[0].startswith("| question | positions |") and len(lines) == 2 + len(groups)
+
+
+def test_lay_offs_agree_with_the_integer_programme() -> None:
+    result = compare_lay_offs(seed=3, count=6)
+    assert len(result["ours"]) == len(result["theirs"]) == 6
+    assert result["disagreements"] == []
+    for rack, table, _ in lay_off_positions(seed=3, count=6):
+        assert 26 <= len(rack) <= 33 and len(table) == 4
+        assert not any(item.is_joker for meld in table for item in meld)
+
+
+def test_the_integer_programme_lays_one_bundle_per_table_meld() -> None:
+    # 4H and 8H both fit 5H 6H 7H, and so would a second 4H onto a second copy of the
+    # meld; with one table meld, one bundle: 4H 8H (2 cards, 12 points), not more
+    rommee = find_variant("rommee")
+    table = tuple(parse_melds("5H 6H 7H"))
+    assert lay_off_milp(rommee, tuple(parse_items("4H 4H 8H")), table, "tiles") == (2, 12)
+    assert lay_off_milp(rommee, tuple(parse_items("4H 4H 8H")), table, "value") == (12, 2)

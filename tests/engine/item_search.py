@@ -154,7 +154,6 @@ class ItemSearch(_TableMelds):
         self.max_placed = max_placed
         self.partition = PartitionSearch(variant)
         self.memo: dict[tuple[object, ...], tuple[tuple[int, int], _Step | None] | None] = {}
-        self._analysed: dict[Meld, tuple[Reading, ...]] = {}
         self.all_melds = (1 << len(table)) - 1
         self._gains_cache: dict[tuple[int, int], tuple[tuple[int, int] | None, ...]] = {}
         self._profiles: dict[tuple[int, int], list[tuple[int, int] | None]] = {}
