@@ -538,8 +538,9 @@ def solve_rearrangement(
     (then it is optimal, since the free search is a relaxation); else each
     meld holding a joker is taken through its fates (kept, extended at its
     ends, or its joker exchanged for the tile it stands for: that meld rebuilt
-    with the rest, or kept whole with only its joker moving, since the best
-    rebuild may put the joker back where it was) with the rest of the table
+    with the rest, or kept whole, as it is or extended or completed, with only
+    its joker moving, since the best rebuild may put the joker back where it
+    was) with the rest of the table
     rebuilt freely, and the best play the turn check accepts wins.
     That answer is legal; the extension tiles are tried from the rack and
     from the loose table tiles in every split.  Not searched: joining two
@@ -695,24 +696,26 @@ def _with_jokers_kept(
         if budget.spent() and best is not None:
             budget.settle()  # out of time: the best legal play tried so far
             break
-        gained: list[Item] = [tile for _, tiles, _ in choice for tile in tiles]
+        gained: list[Item] = [tile for fate in choice for tile in fate.gained]
+        rebuilt = any(fate.freed and not fate.whole for fate in choice)
         for from_rack in _rack_shares(gained, Counter(rack), Counter(free_items)):
             # a freed meld's tiles go back to the table with its joker; or, since the best
             # rebuild may put the joker back where it was (which the rule forbids) when
             # another home is worth as much, the meld stays whole and only the joker moves
-            for whole in (False, True) if any(freed for *_, freed in choice) else (False,):
+            for whole in (False, True) if rebuilt else (True,):
                 pool = Counter(free_items)
                 hand = Counter(rack)
                 hand.subtract(from_rack)
                 pool.subtract(Counter(gained) - from_rack)
                 kept: list[tuple[Item, ...]] = []
-                for meld, _, freed in choice:
-                    if freed and not whole:
-                        pool.update(i for i in meld if not isinstance(i, Joker))
-                    if freed:
+                for fate in choice:
+                    stays = whole or fate.whole or not fate.freed
+                    if not stays:
+                        pool.update(i for i in fate.meld if not isinstance(i, Joker))
+                    if fate.freed:
                         pool[JOKER] += 1
-                    if whole or not freed:
-                        kept.append(tuple(sorted(meld, key=_order)) if freed else meld)
+                    if stays:
+                        kept.append(fate.meld)
                 found = arrange(list(pool.elements()), list(hand.elements()),
                                 objective=objective)
                 if found is None:
@@ -739,15 +742,32 @@ def _rack_shares(
     return shares
 
 
-def _fates(
-    variant: Variant, meld: tuple[Item, ...]
-) -> list[tuple[tuple[Item, ...], tuple[Tile, ...], bool]]:
+@dataclass(frozen=True)
+class _Fate:
+    """What becomes of one table meld holding a joker: the meld, the tiles it gains, whether
+    its joker is freed and, for a freed one, whether the meld stays as ``meld`` says
+    (else its tiles may go back into the search, or stay whole)."""
+
+    meld: tuple[Item, ...]
+    gained: tuple[Tile, ...]
+    freed: bool = False
+    whole: bool = False
+
+
+def _fates(variant: Variant, meld: tuple[Item, ...]) -> list[_Fate]:
     """What may become of a meld holding a joker: kept, extended at its ends or completed
     (the joker keeping its place), or its joker exchanged for the tile it stands for (the
-    meld and the freed joker then go back into the search)."""
+    meld and the freed joker then go back into the search), and exchanged then extended
+    or completed, the meld staying whole (the search alone might put the freed joker back
+    into it)."""
     reading = variant.analyse(meld).readings[0]
     resolved = reading.resolved_items()
-    fates: list[tuple[tuple[Item, ...], tuple[Tile, ...], bool]] = [(resolved, (), False)]
+    fates = [_Fate(resolved, ())]
+    exchanged = [
+        (meaning, tuple(sorted((*(i for i in meld if isinstance(i, Tile)), meaning),
+                               key=_order)))
+        for meaning in reading.joker_meanings() if isinstance(meaning, Tile)
+    ]
     if reading.kind.value == "run":
         colour = COLOURS[reading.slots[0].suit or 0]
         low, high = reading.slots[0].position, reading.slots[-1].position
@@ -757,16 +777,22 @@ def _fates(
                     continue
                 before = tuple(Tile(colour, n) for n in range(low - left, low))
                 after = tuple(Tile(colour, n) for n in range(high + 1, high + right + 1))
-                fates.append(((*before, *resolved, *after), (*before, *after), False))
+                fates.append(_Fate((*before, *resolved, *after), (*before, *after)))
+                for meaning, run in exchanged:
+                    fates.append(_Fate((*before, *run, *after), (meaning, *before, *after),
+                                       freed=True, whole=True))
     else:
         missing = [COLOURS[s] for s in reading.missing_suits]
         number = reading.rank
         for extra in missing[: 4 - len(meld)]:
-            fates.append(((*resolved, Tile(extra, number)), (Tile(extra, number),), False))
-    for meaning in reading.joker_meanings():
-        if isinstance(meaning, Tile):
-            naturals = tuple(i for i in meld if isinstance(i, Tile))
-            fates.append(((*naturals, meaning), (meaning,), True))
+            fates.append(_Fate((*resolved, Tile(extra, number)), (Tile(extra, number),)))
+        for meaning, group in exchanged:
+            for colour in missing:
+                if colour is not meaning.color and len(group) < 4:
+                    fates.append(_Fate((*group, Tile(colour, number)),
+                                       (meaning, Tile(colour, number)), freed=True, whole=True))
+    for meaning, exchanged_meld in exchanged:
+        fates.append(_Fate(exchanged_meld, (meaning,), freed=True))
     return fates
 
 

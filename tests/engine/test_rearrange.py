@@ -156,7 +156,12 @@ def test_opening_matches_exhaustive_search(seed: int) -> None:
     [
         # [sabra] "An eine Meldung, die einen Joker enthält, können weitere Spielsteine
         # angelegt werden": R7 extends the joker's run
-        ({}, "R5 R7", "R3 R4 JK R6 | K9 B9 O9", False, ["R7"]),
+        ({}, "R6 R7", "R3 R4 JK R6 | K9 B9 O9", False, ["R7"]),
+        # ... and R5 may take its joker first ("den Joker dann in einer anderen
+        # Zusammenstellung auf dem Tisch verwendet"): R3-R7, the joker joining the nines
+        ({}, "R5 R7", "R3 R4 JK R6 | K9 B9 O9", False, ["R5", "R7"]),
+        # a set's joker taken by O5 and the set completed by R5, the joker joining R9-R11
+        ({}, "O5 R5", "K5 B5 JK | R9 R10 R11", False, ["O5", "R5"]),
         # ... "den Joker dann in einer anderen Zusammenstellung auf dem Tisch verwendet":
         # R5 frees the joker, which goes to a new run with K1 K2
         ({}, "R5 K1 K2", "R3 R4 JK R6 | K9 B9 O9", False, ["K1", "K2", "R5"]),
