@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, TypeVar
 
 from tabletop.engine.items import Family, Item, format_items
 from tabletop.engine.melds import MeldAnalysis, MeldKind, MeldRules, Reading, Slot, analyse_meld
@@ -97,6 +97,34 @@ class OptionSpec:
         return _KIND_WORDS.get(type(self.default), f"a value like {self.default!r}")
 
 
+_Value = TypeVar("_Value")
+
+
+def option(default: _Value, help: str, choices: tuple[_Value, ...] | None = None,
+           bounds: tuple[int, int] | None = None) -> _Value:
+    """A field of a variant's :class:`VariantOptions`: its default, what it means (for
+    ``--help`` and the panel), the values it takes or the bounds of a whole number."""
+    return field(default=default, metadata={"help": help, "choices": choices, "bounds": bounds})
+
+
+@dataclass(frozen=True)
+class VariantOptions:
+    """A variant's house-rule options, one typed field each (declared with :func:`option`)."""
+
+    @classmethod
+    def specs(cls) -> tuple[OptionSpec, ...]:
+        """The options as :class:`OptionSpec` values, in the order they are declared."""
+        return tuple(
+            OptionSpec(f.name, f.default, f.metadata["help"], f.metadata["choices"],
+                       f.metadata["bounds"])
+            for f in fields(cls)
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every option by name, in declared order (a match's setup, its JSON)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 @dataclass(frozen=True)
 class InitialMeldCheck:
     """Whether a first laying-out meets the variant's initial-meld rule."""
@@ -169,6 +197,19 @@ class TableRules:
     borrowing: bool = False
     """Borgen may be agreed: a player takes items from his own long meld for a new one
     ([american-rummy])."""
+
+
+@dataclass(frozen=True)
+class ScoringRules:
+    """What a variant's options change in scoring a round."""
+
+    unmelded_penalty: str = "fixed"
+    """A player who never melded: "fixed" (loses a fixed sum, the rack not counted) or
+    "rack" (a smaller sum plus the rack) ([remi])."""
+    joker_out_doubles: bool = False
+    """Going out by discarding a joker doubles the round ([remi])."""
+    trump_bonus: bool = False
+    """Holding the tile that matches the trump scores a bonus ([international] option)."""
 
 
 @dataclass(frozen=True)
@@ -249,7 +290,11 @@ class Variant:
     initial_meld_needs_run: ClassVar[bool] = False
     deal_direction: ClassVar[int] = 1
     """+1: the deal passes to the left (clockwise); -1: to the right."""
+    Options: ClassVar[type[VariantOptions]] = VariantOptions
+    """The variant's options (house rules), each with its default."""
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
+    """``Options`` as specs (made from it for each subclass)."""
+    options: VariantOptions
     joker_place_shows_meaning: ClassVar[bool] = False
     """A joker's place in a run says what it stands for (see ``MeldRules``)."""
     players_allowed: ClassVar[tuple[int, int | None]] = (2, None)
@@ -258,19 +303,25 @@ class Variant:
     """Round scores are penalty points (shown as positive Schlechtpunkte)."""
     round_entry: ClassVar[RoundEntry] = RoundEntry()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.option_specs = cls.Options.specs()
+
     def __init__(self, options: Mapping[str, Any] | None = None) -> None:
         specs = {spec.name: spec for spec in self.option_specs}
-        values = {name: spec.default for name, spec in specs.items()}
+        values: dict[str, Any] = {}
         for name, raw in (options or {}).items():
             key = name.strip().lower().replace("-", "_")
             if key not in specs:
                 known = ", ".join(sorted(specs)) or "none"
                 raise OptionError(f"unknown option {name!r} for {self.id} (known: {known})")
             values[key] = specs[key].parse(raw, self.id)
-        self.options: dict[str, Any] = values
+        self.options = self.Options(**values)
 
     def __repr__(self) -> str:
-        changed = {k: v for k, v in self.options.items() if v != self._spec(k).default}
+        changed = {
+            k: v for k, v in self.options.as_dict().items() if v != self._spec(k).default
+        }
         if changed:
             return f"find_variant({self.id!r}, {changed!r})"
         return f"find_variant({self.id!r})"
@@ -409,6 +460,11 @@ class Variant:
         return MatchRules()
 
     @property
+    def scoring_rules(self) -> ScoringRules:
+        """What the variant's options change in scoring a round."""
+        return ScoringRules()
+
+    @property
     def knock_limit(self) -> int | None:
         """Deadwood at or below which a player may knock; None where no one knocks."""
         return None
@@ -493,6 +549,12 @@ class PlayerRound:
         if self.hand_points is not None:
             return f"counted {self.hand_points}"
         return format_items(self.hand) or "empty"
+
+
+ROUND_FLAGS: tuple[str, ...] = tuple(f.name for f in fields(PlayerRound) if f.type == "bool")
+"""The yes-or-no facts of a player's end of round (``out``, ``knocked``, ...): the round
+files, the panel's round form and its API read them from here; a variant's
+:class:`RoundEntry` says which of them it asks for."""
 
 
 @dataclass(frozen=True)

@@ -652,7 +652,7 @@ def score_international(round_: RoundInput) -> RoundResult:
             details[player.name].append(f"has not melded: -{NEVER_MELDED_PENALTY}")
         scores[player.name] = -penalty
 
-    if variant.options["trump_bonus"]:
+    if variant.scoring_rules.trump_bonus:
         for player in players:
             if player.trump_declared:
                 scores[player.name] += TRUMP_BONUS

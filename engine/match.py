@@ -573,7 +573,7 @@ class Match:
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "variant": self.variant.id,
-            "options": dict(self.variant.options),
+            "options": self.variant.options.as_dict(),
             "players": list(self.players),
             "rounds_limit": self.rounds_limit,
             "target": self.match_target,

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tabletop.engine.base import (
+    ROUND_FLAGS,
     MeldContribution,
     PlayerRound,
     RoundError,
@@ -36,7 +37,6 @@ def score_round(round_: RoundInput) -> RoundResult:
 
 
 # --- JSON -------------------------------------------------------------------
-_PLAYER_FLAGS = ("out", "all_at_once", "trump_declared", "knocked", "first_turn", "original_hand")
 
 
 MAX_PLAYERS = 12
@@ -105,7 +105,7 @@ def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
         where = f"player {index + 1}"
         if not isinstance(raw, Mapping):
             raise RoundError(f"{where}: must be an object")
-        allowed = {"name", "melds", "hand", "points", "last_discard", "win", *_PLAYER_FLAGS}
+        allowed = {"name", "melds", "hand", "points", "last_discard", "win", *ROUND_FLAGS}
         extra = set(raw) - allowed
         if extra:
             raise RoundError(f"{where}: unknown keys {', '.join(sorted(extra))}")
@@ -141,7 +141,7 @@ def round_from_json(data: Any, variant: Variant | None = None) -> RoundInput:
                     " as counted), not both"
                 )
         flags = {}
-        for flag in _PLAYER_FLAGS:
+        for flag in ROUND_FLAGS:
             value = raw.get(flag, False)
             if not isinstance(value, bool):
                 raise RoundError(f"{where}: {flag!r} must be true or false")

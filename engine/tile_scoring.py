@@ -389,7 +389,7 @@ def score_remi(round_: RoundInput) -> RoundResult:
         if not is_winner:
             rack = player.rack_value(variant)
             if not player.has_melded:
-                if variant.options["unmelded_penalty"] == "rack":
+                if variant.scoring_rules.unmelded_penalty == "rack":
                     total -= REMI_UNMELDED_BASE + rack
                     lines.append(f"never melded: -{REMI_UNMELDED_BASE}")
                     if player.holds_something:
@@ -409,7 +409,7 @@ def score_remi(round_: RoundInput) -> RoundResult:
             is_winner
             and player.last_discard is not None
             and player.last_discard.is_joker
-            and variant.options["joker_out_doubles"]
+            and variant.scoring_rules.joker_out_doubles
         ):
             doubled = True
             lines.append(

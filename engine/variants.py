@@ -15,8 +15,8 @@ rules/rummikub-sabra-american-international.de.txt, Sabra part.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
-from typing import Any, ClassVar
+from dataclasses import dataclass, replace
+from typing import Any
 
 from tabletop.engine.base import (
     MatchRules,
@@ -25,9 +25,12 @@ from tabletop.engine.base import (
     RoundEntry,
     RoundInput,
     RoundResult,
+    ScoringRules,
     TableRules,
     Variant,
     VariantError,
+    VariantOptions,
+    option,
 )
 from tabletop.engine.card_scoring import (
     score_american_rummy,
@@ -60,6 +63,13 @@ __all__ = [
 ]
 
 # --- helpers for joker rules ------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class RummikubOptions(VariantOptions):
+    joker_penalty: int = option(
+        30, "a joker left on the rack counts 30 points, or 25 in some circles", (30, 25)
+    )
+
+
 class RummikubVariant(Variant):
     family = Family.TILES
     copies = 2
@@ -72,22 +82,42 @@ class RummikubVariant(Variant):
     # [sabra], [american] "von zwei, drei oder vier Spielern"; [international] is "eine
     # etwas kompliziertere Version" of the American game
     players_allowed = (2, 4)
+    Options = RummikubOptions
+    options: RummikubOptions
 
     def hand_value(self, item: Item) -> int:
         if item.is_joker:
-            return int(self.options["joker_penalty"])
+            return self.options.joker_penalty
         return item.rank  # type: ignore[union-attr]
 
     def score_round(self, round_: RoundInput) -> RoundResult:
         return score_rummikub(round_)
 
 
-_JOKER_PENALTY = OptionSpec(
-    "joker_penalty",
-    30,
-    "a joker left on the rack counts 30 points, or 25 in some circles",
-    (30, 25),
-)
+@dataclass(frozen=True, eq=False)
+class SabraOptions(RummikubOptions):
+    dutch: bool = option(
+        False,
+        "Dutch Sabra: melds holding a joker may be split and rearranged; the joker keeps"
+        " what it stands for",
+    )
+    freed_joker: str = option(
+        "anywhere",
+        "where a joker freed by exchange must be played in the same turn: anywhere on the"
+        " table (Goliath), in a new group (Lemada), in a group with two or more tiles from"
+        " the hand (Spear/Pressman), or first in a group of the joker and hand tiles alone",
+        ("anywhere", "new_group", "with_hand", "hand_only"),
+    )
+    set_joker_needs_both: bool = option(
+        False,
+        "a joker in a set of three can only be taken by adding both missing colours"
+        " (Official Book, Pressman 1980)",
+    )
+    rearrange_on_opening_turn: bool = option(
+        True,
+        "rearranging the table may start in the turn of the initial meld (most rule sets;"
+        " Lemada 1999 forbids it)",
+    )
 
 
 class Sabra(RummikubVariant):
@@ -99,35 +129,8 @@ class Sabra(RummikubVariant):
     ace_high = False  # [sabra] "12-13-1 ist keine regelgerechte Folge"
     rearrangement = True
     initial_meld_minimum = 30  # [sabra] "mindesten 30"
-    option_specs = (
-        _JOKER_PENALTY,
-        OptionSpec(
-            "dutch",
-            False,
-            "Dutch Sabra: melds holding a joker may be split and rearranged; the joker keeps"
-            " what it stands for",
-        ),
-        OptionSpec(
-            "freed_joker",
-            "anywhere",
-            "where a joker freed by exchange must be played in the same turn: anywhere on the"
-            " table (Goliath), in a new group (Lemada), in a group with two or more tiles from"
-            " the hand (Spear/Pressman), or first in a group of the joker and hand tiles alone",
-            ("anywhere", "new_group", "with_hand", "hand_only"),
-        ),
-        OptionSpec(
-            "set_joker_needs_both",
-            False,
-            "a joker in a set of three can only be taken by adding both missing colours"
-            " (Official Book, Pressman 1980)",
-        ),
-        OptionSpec(
-            "rearrange_on_opening_turn",
-            True,
-            "rearranging the table may start in the turn of the initial meld (most rule sets;"
-            " Lemada 1999 forbids it)",
-        ),
-    )
+    Options = SabraOptions
+    options: SabraOptions
 
 
     @property
@@ -138,10 +141,10 @@ class Sabra(RummikubVariant):
             discard_pile=False,
             opening=True,
             invalid_turn_penalty=3,  # [sabra] "zur Strafe drei Spielsteine aus dem Pool ziehen"
-            split_joker_melds=bool(self.options["dutch"]),
-            freed_joker=str(self.options["freed_joker"]),
-            set_joker_needs_both=bool(self.options["set_joker_needs_both"]),
-            rearrange_on_opening_turn=bool(self.options["rearrange_on_opening_turn"]),
+            split_joker_melds=self.options.dutch,
+            freed_joker=self.options.freed_joker,
+            set_joker_needs_both=self.options.set_joker_needs_both,
+            rearrange_on_opening_turn=self.options.rearrange_on_opening_turn,
         )
 
 
@@ -153,7 +156,6 @@ class AmericanRummikub(RummikubVariant):
     name = "American Rummikub"
     initial_meld_minimum = 21  # [american] "mindestens 21 Punkten"
     deal_direction = -1  # [american] "nächste Spieler rechts"
-    option_specs: ClassVar[tuple[OptionSpec, ...]] = (_JOKER_PENALTY,)
 
     @property
     def table_rules(self) -> TableRules:
@@ -176,6 +178,16 @@ class AmericanRummikub(RummikubVariant):
         )
 
 
+@dataclass(frozen=True, eq=False)
+class InternationalOptions(RummikubOptions):
+    joker_penalty: int = option(
+        30,
+        "a joker left unmelded counts 30 as in the American game (the text gives no value)",
+        (30, 25),
+    )
+    trump_bonus: bool = option(False, "50 extra points for holding the tile that matches the trump")
+
+
 class InternationalRummikub(AmericanRummikub):
     """[international]: "Der Spielablauf ist derselbe wie beim Amerikanischen Spiel", but
     the opening is 50, a discard may always be taken, and wins are Open, Foot or Closed."""
@@ -191,19 +203,12 @@ class InternationalRummikub(AmericanRummikub):
         last_discard=True,
     )
     initial_meld_minimum = 50  # [international] "mindestens 50 Punkte"
-    option_specs = (
-        OptionSpec(
-            "joker_penalty",
-            30,
-            "a joker left unmelded counts 30 as in the American game (the text gives no value)",
-            (30, 25),
-        ),
-        OptionSpec(
-            "trump_bonus",
-            False,
-            "50 extra points for holding the tile that matches the trump",
-        ),
-    )
+    Options = InternationalOptions
+    options: InternationalOptions
+
+    @property
+    def scoring_rules(self) -> ScoringRules:
+        return ScoringRules(trump_bonus=self.options.trump_bonus)
 
     @property
     def table_rules(self) -> TableRules:
@@ -229,9 +234,32 @@ class InternationalRummikub(AmericanRummikub):
         # [international] "Spielsteine 2-9 ihren Nennwert, aber ... 10, 11, 12, 13 und 1
         # zählen jeweils 10 Punkte"
         if item.is_joker:
-            return int(self.options["joker_penalty"])
+            return self.options.joker_penalty
         rank = item.rank  # type: ignore[union-attr]
         return rank if 2 <= rank <= 9 else 10
+
+
+@dataclass(frozen=True, eq=False)
+class RemiOptions(VariantOptions):
+    initial_meld: int = option(50, "points needed to open (45 in some circles)", (50, 45))
+    take_discard_to_open: bool = option(
+        False,
+        "the previous player's discard (one tile) may be taken if used at once in the opening",
+    )
+    unmelded_penalty: str = option(
+        "fixed",
+        "a player who never melded loses 200 (fixed), or 100 plus the rack (rack)",
+        ("fixed", "rack"),
+    )
+    joker_out_doubles: bool = option(
+        True,
+        "going out by discarding a joker after melding everything else doubles the winnings",
+    )
+    one_in_rack: int = option(
+        25,
+        "what a 1 left on the rack counts (the text's table gives 5, 10 or 25 by meld)",
+        (5, 10, 25),
+    )
 
 
 class Remi(Variant):
@@ -256,35 +284,17 @@ class Remi(Variant):
     joker_place_shows_meaning = True
     players_allowed = (2, 4)  # [remi] "mit zwei, drei oder vier Spielern"
     deal_direction = -1  # [remi] "Geber der Spieler rechts vom letzten Geber"
-    option_specs = (
-        OptionSpec("initial_meld", 50, "points needed to open (45 in some circles)", (50, 45)),
-        OptionSpec(
-            "take_discard_to_open",
-            False,
-            "the previous player's discard (one tile) may be taken if used at once in the opening",
-        ),
-        OptionSpec(
-            "unmelded_penalty",
-            "fixed",
-            "a player who never melded loses 200 (fixed), or 100 plus the rack (rack)",
-            ("fixed", "rack"),
-        ),
-        OptionSpec(
-            "joker_out_doubles",
-            True,
-            "going out by discarding a joker after melding everything else doubles the winnings",
-        ),
-        OptionSpec(
-            "one_in_rack",
-            25,
-            "what a 1 left on the rack counts (the text's table gives 5, 10 or 25 by meld)",
-            (5, 10, 25),
-        ),
-    )
+    Options = RemiOptions
+    options: RemiOptions
+
+    @property
+    def scoring_rules(self) -> ScoringRules:
+        return ScoringRules(unmelded_penalty=self.options.unmelded_penalty,
+                            joker_out_doubles=self.options.joker_out_doubles)
 
     @property
     def initial_meld_required(self) -> int:
-        return int(self.options["initial_meld"])
+        return self.options.initial_meld
 
     @property
     def table_rules(self) -> TableRules:
@@ -301,7 +311,7 @@ class Remi(Variant):
             # Anfangsmeldung ... zu machen"; Varianten: "nur ein Stein ..., wenn er sofort
             # für die Anfangsmeldung benutzt wird"
             discard_before_opening=(
-                "opening_only" if self.options["take_discard_to_open"] else "forbidden"
+                "opening_only" if self.options.take_discard_to_open else "forbidden"
             ),
             discard_before_opening_rule=(
                 "\"nicht erlaubt, einen abgelegten Stein aufzunehmen, um ... die"
@@ -348,7 +358,7 @@ class Remi(Variant):
             return 25  # [remi] "– 25 Punkte für einen Spieler, der ihn ... auf seinem Ständer hat"
         rank = item.rank  # type: ignore[union-attr]
         if rank == 1:
-            return int(self.options["one_in_rack"])
+            return self.options.one_in_rack
         return 5 if rank <= 9 else 10
 
 
@@ -369,77 +379,71 @@ def _rommee_joker_objection(kind: MeldKind, slots: tuple[Slot, ...]) -> str | No
     return None
 
 
-class Rommee(CardVariant):
-    """German Rommé with laying out [rommee]: 2x52 cards and 6 jokers."""
+@dataclass(frozen=True, eq=False)
+class RommeeOptions(VariantOptions):
+    initial_meld: int = option(
+        40, "points needed to open (30 or 35 in some circles)", (40, 30, 35)
+    )
+    discard_must_meld: bool = option(
+        False,
+        "the top discard may only be taken if laid at once (then it counts for the opening)",
+    )
+    ace_around: bool = option(False, "runs may go round the ace (K-A-2), a house rule")
+    set_joker_exchange_needs_four: bool = option(
+        False,
+        "a joker in a set may be exchanged only when the set is completed to four cards of"
+        " one rank (the stricter rule of the Deutscher Skatverband)",
+    )
 
-    id = "rommee"
-    name = "Rommé"
-    round_entry = RoundEntry(winner_flags=("all_at_once",))  # [rommee] Hand-Rommé doubles
+
+@dataclass(frozen=True, eq=False)
+class RaeuberOptions(RommeeOptions):
+    discard_pile: bool = option(
+        True,
+        "play with a discard pile as in Rommé (\"wird aber auch ohne Ablagestapel gespielt\")",
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class WienerOptions(VariantOptions):
+    knock_limit: int = option(5, "deadwood at or below which a player may knock", bounds=(0, 100))
+    elimination: int = option(
+        101, "penalty points at which a player is out of the match", bounds=(1, 100_000)
+    )
+    buy_back_from: int = option(
+        81, "penalty points from which a player may buy back in once", bounds=(1, 100_000)
+    )
+    ace_around: bool = option(False, "runs may go round the ace (K-A-2), a house rule")
+
+
+class RommeeCards(CardVariant):
+    """The cards, meld rules and hand values Rommé and its games share ([raeuber]
+    "Ansonsten gelten alle Regeln des Spiels mit Auslegen"; [wiener] "Rommé ohne
+    Auslegen"): 2x52 cards, penalty points."""
+
     copies = 2
-    jokers = 6
-    initial_meld_minimum = 40
     penalty_scoring = True
     # [rommee] "von zwei bis sechs Personen"; [raeuber] "Ansonsten gelten alle Regeln des
     # Spiels mit Auslegen"; [wiener] "von zwei bis sechs Personen"
     players_allowed = (2, 6)
-    hand_meld_waives_minimum = True  # [rommee] Hand-Rommé: "Mindesterfordernis ... aufgehoben"
-    option_specs: ClassVar[tuple[OptionSpec, ...]] = (
-        OptionSpec(
-            "initial_meld", 40, "points needed to open (30 or 35 in some circles)", (40, 30, 35)
-        ),
-        OptionSpec(
-            "discard_must_meld",
-            False,
-            "the top discard may only be taken if laid at once (then it counts for the opening)",
-        ),
-        OptionSpec("ace_around", False, "runs may go round the ace (K-A-2), a house rule"),
-        OptionSpec(
-            "set_joker_exchange_needs_four",
-            False,
-            "a joker in a set may be exchanged only when the set is completed to four cards of"
-            " one rank (the stricter rule of the Deutscher Skatverband)",
-        ),
-    )
 
     @property
-    def initial_meld_required(self) -> int:
-        return int(self.options["initial_meld"])
-
-    @property
-    def table_rules(self) -> TableRules:
-        return TableRules(
-            rearrange=False,
-            discard_pile=True,
-            opening=True,
-            # [rommee] "Austauschen eines Jokers"
-            exchange=True,
-            set_exchange_needs_four=bool(self.options["set_joker_exchange_needs_four"]),
-            deeper_discard="never",
-            discard_must_meld=bool(self.options["discard_must_meld"]),
-        )
-
-    def score_round(self, round_: RoundInput) -> RoundResult:
-        return score_rommee(round_)
+    def ace_wrap(self) -> bool:
+        """Runs may go round the ace (the option ``ace_around``)."""
+        raise NotImplementedError
 
     @property
     def meld_rules(self) -> MeldRules:
         return MeldRules(
             family=self.family,
             ace_high=True,  # [rommee] "♣D–♣K–♣A", "nicht aber ♠K–♠A–♠2"
-            ace_wrap=bool(self.options["ace_around"]),
+            ace_wrap=self.ace_wrap,
             joker_check=self.joker_objection,
             joker_place_shows_meaning=self.joker_place_shows_meaning,
         )
 
     def joker_objection(self, kind: MeldKind, slots: tuple[Slot, ...]) -> str | None:
         return _rommee_joker_objection(kind, slots)
-
-    def slot_value(self, reading: Reading, slot: Slot) -> int:
-        # [rommee] Ass "bei der Erstmeldung in der Folge A-2-3 jedoch nur einen Punkt";
-        # a joker counts as the card it replaces
-        if slot.rank == 1:
-            return 1 if reading.kind is MeldKind.RUN and slot.position == 1 else 11
-        return min(slot.rank, 10)
 
     def hand_value(self, item: Item) -> int:
         # [rommee] Bildkarten 10, Zählkarten nach Augen, Ass 11, Joker 20
@@ -449,21 +453,58 @@ class Rommee(CardVariant):
         return 11 if rank == 1 else min(rank, 10)
 
 
+class Rommee(RommeeCards):
+    """German Rommé with laying out [rommee]: 2x52 cards and 6 jokers."""
+
+    id = "rommee"
+    name = "Rommé"
+    round_entry = RoundEntry(winner_flags=("all_at_once",))  # [rommee] Hand-Rommé doubles
+    jokers = 6
+    initial_meld_minimum = 40
+    hand_meld_waives_minimum = True  # [rommee] Hand-Rommé: "Mindesterfordernis ... aufgehoben"
+    Options = RommeeOptions
+    options: RommeeOptions
+
+    @property
+    def ace_wrap(self) -> bool:
+        return self.options.ace_around
+
+    @property
+    def initial_meld_required(self) -> int:
+        return self.options.initial_meld
+
+    @property
+    def table_rules(self) -> TableRules:
+        return TableRules(
+            rearrange=False,
+            discard_pile=True,
+            opening=True,
+            # [rommee] "Austauschen eines Jokers"
+            exchange=True,
+            set_exchange_needs_four=self.options.set_joker_exchange_needs_four,
+            deeper_discard="never",
+            discard_must_meld=self.options.discard_must_meld,
+        )
+
+    def score_round(self, round_: RoundInput) -> RoundResult:
+        return score_rommee(round_)
+
+    def slot_value(self, reading: Reading, slot: Slot) -> int:
+        # [rommee] Ass "bei der Erstmeldung in der Folge A-2-3 jedoch nur einen Punkt";
+        # a joker counts as the card it replaces
+        if slot.rank == 1:
+            return 1 if reading.kind is MeldKind.RUN and slot.position == 1 else 11
+        return min(slot.rank, 10)
+
+
 class RaeuberRommee(Rommee):
     """Räuber-Rommé [raeuber]: Rommé whose table melds may be rebuilt freely."""
 
     id = "raeuber"
     name = "Räuber-Rommé"
     rearrangement = True
-    option_specs = (
-        *Rommee.option_specs,
-        OptionSpec(
-            "discard_pile",
-            True,
-            "play with a discard pile as in Rommé (\"wird aber auch ohne Ablagestapel"
-            " gespielt\")",
-        ),
-    )
+    Options = RaeuberOptions
+    options: RaeuberOptions
 
     @property
     def table_rules(self) -> TableRules:
@@ -471,7 +512,7 @@ class RaeuberRommee(Rommee):
             rearrange=True,
             # [raeuber] "Ansonsten gelten alle Regeln des Spiels mit Auslegen, Räuber-Rommé
             # wird aber auch ohne Ablagestapel gespielt"
-            discard_pile=bool(self.options["discard_pile"]),
+            discard_pile=self.options.discard_pile,
             opening=True,
             # "ausliegende Joker [können] dabei neue Verwendungen finden ..., ohne zunächst im
             # eigentlichen Sinne ausgetauscht worden zu sein"
@@ -479,37 +520,23 @@ class RaeuberRommee(Rommee):
             # Rommé lets a player lay off and take jokers only once "er seine Erstmeldung
             # ausgelegt" hat, which a demanding table reads as: from the next turn on.
             rearrange_on_opening_turn=False,
-            discard_must_meld=bool(self.options["discard_must_meld"]),
+            discard_must_meld=self.options.discard_must_meld,
         )
 
 
-class WienerRummy(Rommee):
+class WienerRummy(RommeeCards):
     """Rommé without laying out [wiener]: 2x52 + 2 jokers, 10 cards, knock at 5."""
 
     id = "wiener"
     name = "Wiener Rummy"
     round_entry = RoundEntry(winner_flags=("knocked",))  # [wiener] knocking or Rommé
     jokers = 2  # [wiener] "nur je einem Joker, insgesamt also mit 106 Karten"
-    initial_meld_minimum = 0
-    hand_meld_waives_minimum = False
-    option_specs = (
-        OptionSpec(
-            "knock_limit", 5, "deadwood at or below which a player may knock", bounds=(0, 100)
-        ),
-        OptionSpec(
-            "elimination",
-            101,
-            "penalty points at which a player is out of the match",
-            bounds=(1, 100_000),
-        ),
-        OptionSpec(
-            "buy_back_from",
-            81,
-            "penalty points from which a player may buy back in once",
-            bounds=(1, 100_000),
-        ),
-        OptionSpec("ace_around", False, "runs may go round the ace (K-A-2), a house rule"),
-    )
+    Options = WienerOptions
+    options: WienerOptions
+
+    @property
+    def ace_wrap(self) -> bool:
+        return self.options.ace_around
 
     @property
     def initial_meld_required(self) -> int:
@@ -517,7 +544,7 @@ class WienerRummy(Rommee):
 
     @property
     def knock_limit(self) -> int:
-        return int(self.options["knock_limit"])
+        return self.options.knock_limit
 
     @property
     def table_rules(self) -> TableRules:
@@ -528,8 +555,8 @@ class WienerRummy(Rommee):
         return MatchRules(
             # [wiener] "Sobald ein Spieler 101 oder mehr Schlechtpunkte gesammelt hat,
             # scheidet er aus"; "ab 81 ... zurückkaufen"
-            elimination=int(self.options["elimination"]),
-            buy_back_from=int(self.options["buy_back_from"]),
+            elimination=self.options.elimination,
+            buy_back_from=self.options.buy_back_from,
             # "zahlt jeder Spieler einen Einsatz in Höhe von fünf Chips"; "erhält der Klopfer
             # bzw. Rommé-Rufer ... einen Chip ausbezahlt"
             stake=5,
@@ -546,6 +573,21 @@ class WienerRummy(Rommee):
         return self.hand_value(slot.item)
 
 
+@dataclass(frozen=True, eq=False)
+class Rum500Options(VariantOptions):
+    jokers: bool = option(True, "play with the two jokers (the game was first played without)")
+    decks: int = option(1, "two decks for five or more players", (1, 2))
+    values: str = option(
+        "standard",
+        "card values: standard (pips face, JQK 10, A and joker 15) or 5/10/15",
+        ("standard", "5-10-15"),
+    )
+    target: int = option(500, "cumulative score that ends the match", bounds=(1, 1_000_000))
+    must_go_out: bool = option(
+        False, "to win the match you must go out and reach the target"
+    )
+
+
 class Rum500(CardVariant):
     """500 Rum [rum500]: one deck and two jokers, melds score for the melder."""
 
@@ -557,22 +599,12 @@ class Rum500(CardVariant):
     # Joker repräsentiert die 8"
     joker_place_shows_meaning = True
     players_allowed = (2, 8)  # [rum500] "von 2 bis ungefähr 8"
-    option_specs = (
-        OptionSpec("jokers", True, "play with the two jokers (the game was first played without)"),
-        OptionSpec("decks", 1, "two decks for five or more players", (1, 2)),
-        OptionSpec(
-            "values",
-            "standard",
-            "card values: standard (pips face, JQK 10, A and joker 15) or 5/10/15",
-            ("standard", "5-10-15"),
-        ),
-        OptionSpec("target", 500, "cumulative score that ends the match", bounds=(1, 1_000_000)),
-        OptionSpec("must_go_out", False, "to win the match you must go out and reach the target"),
-    )
+    Options = Rum500Options
+    options: Rum500Options
 
     @property
     def copies_of_each(self) -> int:
-        return int(self.options["decks"])
+        return self.options.decks
 
     @property
     def table_rules(self) -> TableRules:
@@ -590,8 +622,8 @@ class Rum500(CardVariant):
     @property
     def match_rules(self) -> MatchRules:
         return MatchRules(
-            target=int(self.options["target"]),
-            target_needs_going_out=bool(self.options["must_go_out"]),
+            target=self.options.target,
+            target_needs_going_out=self.options.must_go_out,
         )
 
     def score_round(self, round_: RoundInput) -> RoundResult:
@@ -599,10 +631,10 @@ class Rum500(CardVariant):
 
     @property
     def joker_count(self) -> int:
-        return 2 * int(self.options["decks"]) if self.options["jokers"] else 0
+        return 2 * self.options.decks if self.options.jokers else 0
 
     def card_value(self, rank: int, ace_low: bool) -> int:
-        flat = self.options["values"] == "5-10-15"
+        flat = self.options.values == "5-10-15"
         if rank == 1:
             # [rum500] "Ein Ass, das mit den 2 und 3 ... verschmolzen ist, erhält 1 Punkt";
             # 5/10/15: "Das Ass zählt als 5 Punkte ... als niedrige Karte"
@@ -625,6 +657,19 @@ class Rum500(CardVariant):
         return self.card_value(item.rank, False)  # type: ignore[union-attr]
 
 
+@dataclass(frozen=True, eq=False)
+class AmericanRummyOptions(VariantOptions):
+    ace_high: bool = option(False, "the ace may follow the king in a sequence, if agreed")
+    values: str = option(
+        "standard",
+        "standard (A 1, 10-K 10, pips face), high (A 15, K 13, Q 12, J 11) or flat"
+        " (2-10 5, J-A 10)",
+        ("standard", "high", "flat"),
+    )
+    decks: int = option(1, "two decks for more than six players", (1, 2))
+    target: int = option(100, "points that end the match", bounds=(1, 1_000_000))
+
+
 class AmericanRummy(CardVariant):
     """American Rummy [american-rummy]: 52 cards, no jokers, ace low unless agreed."""
 
@@ -633,22 +678,12 @@ class AmericanRummy(CardVariant):
     round_entry = RoundEntry(winner_flags=("all_at_once",))  # [american-rummy] Hand-Rummy
     copies = 1
     jokers = 0
-    option_specs = (
-        OptionSpec("ace_high", False, "the ace may follow the king in a sequence, if agreed"),
-        OptionSpec(
-            "values",
-            "standard",
-            "standard (A 1, 10-K 10, pips face), high (A 15, K 13, Q 12, J 11) or flat"
-            " (2-10 5, J-A 10)",
-            ("standard", "high", "flat"),
-        ),
-        OptionSpec("decks", 1, "two decks for more than six players", (1, 2)),
-        OptionSpec("target", 100, "points that end the match", bounds=(1, 1_000_000)),
-    )
+    Options = AmericanRummyOptions
+    options: AmericanRummyOptions
 
     @property
     def copies_of_each(self) -> int:
-        return int(self.options["decks"])
+        return self.options.decks
 
     @property
     def table_rules(self) -> TableRules:
@@ -663,7 +698,7 @@ class AmericanRummy(CardVariant):
     @property
     def match_rules(self) -> MatchRules:
         # "sobald einer der Spieler 100 oder mehr Punkte geschrieben hat"
-        return MatchRules(target=int(self.options["target"]), collected_only=True)
+        return MatchRules(target=self.options.target, collected_only=True)
 
     def score_round(self, round_: RoundInput) -> RoundResult:
         return score_american_rummy(round_)
@@ -672,7 +707,7 @@ class AmericanRummy(CardVariant):
     def meld_rules(self) -> MeldRules:
         return MeldRules(
             family=self.family,
-            ace_high=bool(self.options["ace_high"]),
+            ace_high=self.options.ace_high,
             joker_check=self.joker_objection,
             joker_place_shows_meaning=self.joker_place_shows_meaning,
         )
@@ -680,15 +715,15 @@ class AmericanRummy(CardVariant):
     def player_range(self) -> tuple[int, int | None]:
         # [american-rummy] "zwei bis sechs Spieler. Wenn mehr als sechs Spieler sind, dann
         # wird mit zwei Kartenpaketen (104 Blatt) gespielt."
-        return (2, 6) if int(self.options["decks"]) == 1 else (2, None)
+        return (2, 6) if self.options.decks == 1 else (2, None)
 
     def players_advice(self, count: int) -> str:
-        if count > 6 and int(self.options["decks"]) == 1:
+        if count > 6 and self.options.decks == 1:
             return " (more than six play with two packs: option decks=2)"
         return ""
 
     def card_value(self, rank: int) -> int:
-        scheme = self.options["values"]
+        scheme = self.options.values
         if scheme == "high":
             return {1: 15, 11: 11, 12: 12, 13: 13}.get(rank, rank)
         if scheme == "flat":

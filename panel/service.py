@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabletop.engine.base import RoundInput, RoundResult
+from tabletop.engine.base import ROUND_FLAGS, RoundInput, RoundResult
 from tabletop.engine.events import Event, event_to_json
 from tabletop.engine.match import Match, MatchError
 from tabletop.engine.rounds import round_from_json, score_round
@@ -44,8 +44,6 @@ from tabletop.panel.hints import HintPool
 from tabletop.panel.hub import Hub
 from tabletop.panel.state import last_undoable, match_for, replay
 from tabletop.panel.store import EventStore, MatchInfo, StoredEvent, StoreError
-
-_RACK_FLAGS = ("out", "all_at_once", "knocked", "trump_declared", "first_turn", "original_hand")
 
 
 class RoundRefused(ValueError):
@@ -471,7 +469,7 @@ def _round_input(match: Match, entry: Mapping[str, Any]) -> RoundInput:
                 f"{raw['name']} did not go out: give the rack's items (hand) or its points"
             )
         player: dict[str, Any] = {"name": raw["name"]}
-        player.update({flag: bool(raw.get(flag)) for flag in _RACK_FLAGS})
+        player.update({flag: bool(raw.get(flag)) for flag in ROUND_FLAGS})
         for key in ("hand", "points", "melds", "win", "last_discard"):
             if raw.get(key) is not None:
                 player[key] = raw[key]

@@ -557,7 +557,7 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         "setup": {
             "variant": variant.id,
             "variant_name": variant.name,
-            "options": variant.options,
+            "options": variant.options.as_dict(),
             "players": players,
             "dealer": setup.get("dealer", 0),
             "rounds_limit": setup.get("rounds_limit"),

@@ -119,7 +119,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         panel = start_panel(
             bus,
             variant_id=variant.id,
-            options=variant.options,
+            options=variant.options.as_dict(),
             players=players,
             name=f"{variant.name}: {', '.join(players)}",
             settings=settings,

@@ -136,7 +136,7 @@ def run_demo_with_panel(
         panel = start_panel(
             bus,
             variant_id=scenario.variant.id,
-            options=scenario.variant.options,
+            options=scenario.variant.options.as_dict(),
             players=scenario.players,
             name=f"demo: {scenario.variant.name}",
             settings=PanelSettings(frame_path=frame_path, port=port or PanelSettings().port),

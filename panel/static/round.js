@@ -59,8 +59,9 @@ async function prefill(form, round) {
       row.melds = given.melds || "";
       row.win = given.win || "";
       row.discard = given.last_discard || "";
-      for (const flag of ["all_at_once", "knocked", "trump_declared", "first_turn", "original_hand"])
-        if (given[flag]) row.flags[flag] = true;
+      // a player's yes-or-no facts are the entry's true values besides "out"
+      for (const [flag, value] of Object.entries(given))
+        if (value === true && flag !== "out") row.flags[flag] = true;
     } else {
       row.out = played.winner === row.name;
       const score = played.scores[row.name];

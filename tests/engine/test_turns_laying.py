@@ -650,10 +650,9 @@ def test_bad_keywords_are_refused(
 
 
 def test_rommee_has_the_dskv_option() -> None:
-    assert find_variant("rommee").options["set_joker_exchange_needs_four"] is False
-    assert find_variant("rommee", {"set_joker_exchange_needs_four": "true"}).options[
-        "set_joker_exchange_needs_four"
-    ] is True
+    assert find_variant("rommee").options.as_dict()["set_joker_exchange_needs_four"] is False
+    strict = find_variant("rommee", {"set_joker_exchange_needs_four": "true"})
+    assert strict.options.as_dict()["set_joker_exchange_needs_four"] is True
 
 
 # --- property: extending runs at their ends ---------------------------------------------------

@@ -29,7 +29,7 @@ def test_game_events_reach_the_served_panel(tmp_path: Path) -> None:
     panel = start_panel(
         bus,
         variant_id=scenario.variant.id,
-        options=scenario.variant.options,
+        options=scenario.variant.options.as_dict(),
         players=scenario.players,
         name="sabra demo",
         settings=settings,

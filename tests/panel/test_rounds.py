@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from tabletop.engine.base import ROUND_FLAGS
+from tabletop.engine.variants import VARIANTS
+from tabletop.panel.schemas import RoundPlayerIn
 from tests.panel.clients import panel_client
 
 
@@ -521,3 +524,14 @@ def test_entering_a_round_needs_the_token_and_the_preview_only_reads(tmp_path: P
         assert client.post(f"{url}/preview", json=entry).status_code == 200
         assert client.post(url, json=entry, headers=headers).status_code == 201
         assert client.put(f"{url}/1", json=entry, headers=headers).status_code == 201
+
+
+def test_the_round_form_takes_every_flag_a_round_may_have() -> None:
+    # the engine declares a player's yes-or-no facts once (PlayerRound); the API's schema
+    # spells them out for its documentation, and must name the same ones
+    declared = {name for name, spec in RoundPlayerIn.model_fields.items()
+                if spec.annotation is bool}
+    assert declared == set(ROUND_FLAGS)
+    variants_ask = {flag for cls in VARIANTS.values()
+                    for flag in (*cls.round_entry.winner_flags, *cls.round_entry.anyone_flags)}
+    assert variants_ask <= set(ROUND_FLAGS) - {"out"}
