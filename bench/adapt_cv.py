@@ -1,4 +1,4 @@
-"""Cross-validated adapting (``vision.adapt``): adapt on some real photos, measure on
+"""Cross-validated adapting (``studio.adapt``): adapt on some real photos, measure on
 the others, against the shipped model on the same held-out photos.
 
     python -m bench.adapt_cv [--realdata DIR] [--folds 3] [--epochs N] [--seed 0]
@@ -25,7 +25,7 @@ alone: ``boxes`` (the adapted finders, the base readers) and ``readers`` (the ba
 finders, the adapted readers).
 
 Per row: the held-out photos and items; found, identity and precision with their
-Wilson 95 % intervals (``vision.evaluate``, as ``tabletop eval`` computes them),
+Wilson 95 % intervals (``studio.evaluate``, as ``tabletop eval`` computes them),
 adapted and shipped (the baseline, ``models/tabletop.onnx`` with default options);
 the adapt run's wall and processor seconds.  Photos of one table share their light,
 so the intervals are narrower than the truth; and rows of one k share photos.
@@ -45,9 +45,9 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.vision.adapt import adapt, image_names, iter_chunks, subset_jsonl
+from tabletop.studio.adapt import adapt, image_names, iter_chunks, subset_jsonl
+from tabletop.studio.evaluate import Evaluation, evaluate, labelled_images
 from tabletop.vision.detections import Detections
-from tabletop.vision.evaluate import Evaluation, evaluate, labelled_images
 
 DEV_PHOTOS = 8
 SPLIT_SEED = 2024
@@ -246,10 +246,10 @@ REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from tabletop.vision.replay import find_realdata
+    from tabletop.studio.replay import find_realdata
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--realdata", help="the real-data folder (default: as vision.replay "
+    parser.add_argument("--realdata", help="the real-data folder (default: as studio.replay "
                                            "finds it)")
     parser.add_argument("--folds", type=int, default=3)
     parser.add_argument("--epochs", type=int, help="adapt's epochs (default: its own)")

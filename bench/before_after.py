@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tabletop.studio.evaluate import compare_predictors
 from tabletop.vision.detector import Detector, DetectorSettings
-from tabletop.vision.evaluate import compare_predictors
 
 
 def main(argv: Sequence[str] | None = None) -> int:

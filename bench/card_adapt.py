@@ -4,17 +4,17 @@ photo, measured card by card on games composed of the cards of the *measure* pho
     python -m bench.card_adapt [--realdata DIR] [--games 16] [--seed 0]
         [--card-height 125] [--layout-height 150] [--keep DIR] [--json]
 
-``bridge-cards`` is split by ``vision.card_replay.CARD_SPLIT`` (adapt: deal1, measure:
+``bridge-cards`` is split by ``studio.card_replay.CARD_SPLIT`` (adapt: deal1, measure:
 deal2).  The layout photo is the deck laid out in order (``compose_deck_layout``: rows
 A..K of each suit, cards ``--layout-height`` pixels tall, apart on a plain table) from
 the cards drawn round deal1's real indices; a card deal1 has no usable index of stays
 out.  Its index boxes are labelled from the composition, not by the command's rows:
 deal1 lacks 15 of the 52 cards, more than a row may lack
-(``vision.adapt.LAYOUT_MISSING``).  The light adapt (``vision.adapt.adapt_light``) fits
+(``studio.adapt.LAYOUT_MISSING``).  The light adapt (``studio.adapt.adapt_light``) fits
 the card reader's head on it, for every label the photo shows.
 
 The shipped model and the adapted one then read the last frame of ``--games`` random
-Rommé games composed of deal2's cards (``vision.card_replay``, seeds ``SEED*1000+i``,
+Rommé games composed of deal2's cards (``studio.card_replay``, seeds ``SEED*1000+i``,
 cards ``--card-height`` pixels tall at 1280x720).  A card counts as *boxed* where a
 card-index detection's centre lies in its top left index box grown by half, and as
 *read* where that detection has its label.  Figures with Wilson 95 % intervals; the
@@ -38,17 +38,17 @@ from typing import Any
 import cv2
 import numpy as np
 
-from tabletop.vision.adapt import adapt_light, adapted_model
-from tabletop.vision.card_replay import (
+from tabletop.studio.adapt import adapt_light, adapted_model
+from tabletop.studio.card_replay import (
     CARD_SPLIT,
     compose_deck_layout,
     compose_random_card_game,
     index_boxes,
     load_card_bank,
 )
+from tabletop.studio.evaluate import mcnemar_exact, wilson_interval
+from tabletop.studio.replay import CropBank, Replay
 from tabletop.vision.detector import Detector
-from tabletop.vision.evaluate import mcnemar_exact, wilson_interval
-from tabletop.vision.replay import CropBank, Replay
 
 WAYS = ("shipped", "adapted")
 

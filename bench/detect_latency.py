@@ -58,8 +58,8 @@ def frames(count: int, size: tuple[int, int] = (1280, 720), kind: str = "mixed")
     import cv2
     import numpy as np
 
-    from tabletop.vision.synth.dataset import image_seed
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.synth.dataset import image_seed
+    from tabletop.studio.synth.scene import render_scene
 
     out = []
     for index in range(count):

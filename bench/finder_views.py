@@ -3,7 +3,7 @@
     python -m bench.finder_views [--scenes 80] [--seed 44902] [--against MODEL]
                                  [--json OUT]
 
-Renders ``--scenes`` tile tables (``vision.synth.scene.render_scene``, 1280x720, the
+Renders ``--scenes`` tile tables (``studio.synth.scene.render_scene``, 1280x720, the
 renderer's own mix of racks, melds, loose tiles and camera angles) and runs the model
 (default: the shipped one) and, with ``--against``, a second model folder or finder file
 on the same frames.  Each labelled tile counts as *found* when a tile box overlaps it by
@@ -27,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.studio.evaluate import mcnemar_exact, wilson_interval
+from tabletop.studio.synth.scene import SceneItem, render_scene
 from tabletop.vision.detections import iou_matrix
 from tabletop.vision.detector import Detector
-from tabletop.vision.evaluate import mcnemar_exact, wilson_interval
-from tabletop.vision.synth.scene import SceneItem, render_scene
 
 IOU = 0.5
 STEEP_RATIO = 2.0

@@ -4,7 +4,7 @@ from real crops of the adapt photos, measured on the other photos.
     python -m bench.layout_adapt [--realdata DIR] [--seed 0] [--json OUT]
 
 The tile photos of ``<realdata>/rummikub-tiles`` are split as the replays split them
-(``vision.replay.photo_split``): the layout photo is composed of crops of the *adapt*
+(``studio.replay.photo_split``): the layout photo is composed of crops of the *adapt*
 photos only, the set laid out in the adapt order (rows K, B, O, R of 1..13, then the
 jokers) on a plain table, and labelled by the shipped detector from its order, as the
 command labels it.  A label no adapt photo shows takes a crop of another number of its
@@ -19,7 +19,7 @@ Three models then read the *measure* photos:
   without the places filled from other numbers, so the head is taught no wrong
   numeral but also sees no bare table (``none`` is not refit), and it refits only the
   labels the adapt photos show, fewer than the command asks of a layout
-  (``vision.adapt.HEAD_MIN_LABELS``), which this bench lowers to what they show.
+  (``studio.adapt.HEAD_MIN_LABELS``), which this bench lowers to what they show.
 
 Each is scored by ``tabletop eval``'s figures (Wilson 95 % intervals) and compared item
 by item (exact McNemar).
@@ -39,10 +39,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from tabletop.vision.adapt import TILE_ORDER, adapt_light, adapted_model, layout_to_jsonl
+from tabletop.studio.adapt import TILE_ORDER, adapt_light, adapted_model, layout_to_jsonl
+from tabletop.studio.evaluate import compare, evaluate_truths, labelled_truths
+from tabletop.studio.replay import CropBank, photo_name, photo_split, require_realdata
 from tabletop.vision.detector import Detector, set_inks_path
-from tabletop.vision.evaluate import compare, evaluate_truths, labelled_truths
-from tabletop.vision.replay import CropBank, photo_name, photo_split, require_realdata
 
 TILE_HEIGHT = 90
 WAYS = ("shipped", "inks", "head")

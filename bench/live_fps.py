@@ -166,7 +166,7 @@ def tile_cases(out: Path, replays: int, seed: int, fps: float, model: str | None
     from bench.replays import PLAYER_NAMES, BenchSetup, model_tag, moves_of, score_replay
     from tabletop.engine.variants import find_variant
     from tabletop.live.run import TableSetup
-    from tabletop.vision.replay import read_truth
+    from tabletop.studio.replay import read_truth
 
     setup = BenchSetup(out, seed=seed, model=model, realdata=realdata)
     cases = []
@@ -203,7 +203,7 @@ def tile_cases(out: Path, replays: int, seed: int, fps: float, model: str | None
 def compose_at(setup: Any, index: int, fps: float, folder: Path) -> None:
     """``bench.replays``' replay ``index`` composed at ``fps`` into ``folder``."""
     from bench.replays import SCRIPT_NAME, replay_seed
-    from tabletop.vision.replay import CropBank, compose_random_game, photo_split
+    from tabletop.studio.replay import CropBank, compose_random_game, photo_split
 
     photos = photo_split(setup.realdata).of(setup.photos)
     bank = CropBank.load(setup.realdata, use_images=photos)
@@ -228,7 +228,7 @@ def card_case(out: Path, fps: float, model: str | None) -> Case:
     from tabletop.live.oracle import calibration_from, read_truth, truth_path_for
     from tabletop.live.scenario import load_scenario
     from tabletop.live.watcher import TableWatcher
-    from tabletop.vision.synth.scripted import VideoSettings, render_video
+    from tabletop.studio.synth.scripted import VideoSettings, render_video
 
     scenario_path = ROOT / "tabletop" / "samples" / "scenarios" / "rommee.json"
     video = out / "replays" / f"rommee-1280x720-{fps:g}fps" / "video.mp4"
@@ -281,28 +281,17 @@ def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> P
     from tabletop.live.bus import EventBus
     from tabletop.live.events import collector
     from tabletop.live.game import Game
-    from tabletop.live.run import watch
-    from tabletop.live.scenario import apply_step
+    from tabletop.live.pipeline import Pipeline
 
-    watcher = case.make_watcher()
-    watcher.attach(detector)
     bus = EventBus()
     events, _ = collector(bus)
     game = Game(case.variant, case.players, bus)
-    committed: list[float] = []
-    pending = list(case.presses)
-
-    def between_frames(game: Game, t: float) -> None:
-        while pending and pending[0].t <= t + 1e-9:
-            apply_step(game, pending.pop(0))
-
     frames = PacedFrames(case.video, fps, paced)
-    watch(frames, detector, watcher, game, between_frames,
-          on_snapshot=lambda snapshot: committed.append(snapshot.t))
+    watched = Pipeline(frames, detector, case.make_watcher(), game, presses=case.presses).run()
     counts = getattr(detector, "counts", None)
     looks = ({k: v for k, v in vars(counts).items()} if counts is not None else {})
     return Played(pipeline, paced, frames.costs, frames.decoded,
-                  case.score([event_to_json(e) for e in events], committed), looks)
+                  case.score([event_to_json(e) for e in events], list(watched.committed)), looks)
 
 
 def figures(case: Case, played: Played) -> dict[str, Any]:
@@ -355,7 +344,7 @@ def same(case: Case, a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Did two runs commit the same tables (tiles) or make the same events (cards)?  A
     table is the multiset of its melds: their order on the table follows positions
     a pixel can swap."""
-    from tabletop.vision.replay import table_key
+    from tabletop.studio.replay import table_key
 
     if case.kind == "tiles":
         return [table_key(t) for t in a["tables"]] == [table_key(t) for t in b["tables"]]

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.studio.evaluate import compare, evaluate_truths, labelled_truths
 from tabletop.vision.detector import Detector, DetectorSettings
-from tabletop.vision.evaluate import compare, evaluate_truths, labelled_truths
 from tabletop.vision.labels import TILE_COLOURS
 from tabletop.vision.palette import TablePalette, ink_features
 

@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from tabletop.studio.evaluate import compare, evaluate_truths, labelled_truths
 from tabletop.vision.detector import Detector, DetectorSettings
-from tabletop.vision.evaluate import compare, evaluate_truths, labelled_truths
 
 SETTINGS = {
     "plain": DetectorSettings(palette="off", zoom_out=1.0),

@@ -28,7 +28,7 @@ from tabletop.engine.events import GameWarning, event_to_json
 from tabletop.live.oracle import read_truth, replay_video, truth_path_for
 from tabletop.live.scenario import load_scenario
 from tabletop.live.sources import open_source
-from tabletop.vision.synth.scripted import VideoSettings, render_video
+from tabletop.studio.synth.scripted import VideoSettings, render_video
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("sabra", "rommee")

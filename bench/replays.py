@@ -6,11 +6,11 @@
         [--card-height PX] [--verbose] [--json]
 
 Replay ``i`` (0-based) is the random Sabra game of seed ``1000 * SEED + i``
-(``vision.replay.random_game``: new melds and melds grown at their ends, jokers
+(``studio.replay.random_game``: new melds and melds grown at their ends, jokers
 now and then; no racks laid open at the end, since a Sabra game reads a seat's
 area during play as that player's own rack and the bench presses no button, so
 no ``I'm out`` makes the game read them), laid with
-the tile crops of the ``--photos`` part of ``vision.replay.photo_split`` (default
+the tile crops of the ``--photos`` part of ``studio.replay.photo_split`` (default
 ``measure``: never the photos a model may be adapted on) on the real table, a
 hand over each move.  Each is composed once, into
 ``OUT/replays/<set>/<i>/`` (video.mp4, truth.jsonl, zones.json, script.json), and
@@ -31,7 +31,7 @@ where the table changed (``vision.incremental``), its results under
 ``<model>-incremental``.
 
 ``--game rommee`` (or ``raeuber``) measures card games instead: replay ``i`` is the
-random game of that variant of the same seed (``vision.card_replay``: runs and sets
+random game of that variant of the same seed (``studio.card_replay``: runs and sets
 laid and grown, openings of 40, cards held in hand), its cards blank cards round the
 real indices of the ``bridge-cards`` photos (by default both: no model was fitted on
 them; ``--photos measure`` only deal2, for a model adapted on deal1, see
@@ -47,7 +47,7 @@ first), over the replays finished:
   ``realdata/replays/README.md`` scores; the empty table before the first move
   counts as true);
 * found: the share of true states some ``table`` event showed
-  (``vision.replay.score_events``);
+  (``studio.replay.score_events``);
 * final right: the share of replays whose last ``table`` event equals the last
   true table (a truth line's racks laid open, where one has them, counted as
   melds);
@@ -82,8 +82,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tabletop.studio.replay import read_truth, table_key
 from tabletop.vision.labels import CARD_LABELS
-from tabletop.vision.replay import read_truth, table_key
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "runs" / "replays"
@@ -131,7 +131,7 @@ def model_tag(model: str | Path | None) -> str:
 
 # --- scoring -----------------------------------------------------------------------
 def truth_tables(truth: Sequence[Mapping[str, Any]]) -> list[list[str]]:
-    """Each truth line's whole table as ``vision.replay.score_events`` keys it: the
+    """Each truth line's whole table as ``studio.replay.score_events`` keys it: the
     shared melds, then each rack laid open as one meld."""
     tables = []
     for line in truth:
@@ -192,7 +192,7 @@ def score_replay(truth: Sequence[Mapping[str, Any]], events: Iterable[Mapping[st
     ``moves``: (first frame with a hand, first frame after it) per step (the truth
     header's ``hand_in_t`` and ``settled_t``): a wrong state committed then is marked
     ``during_move``."""
-    from tabletop.vision.replay import score_events
+    from tabletop.studio.replay import score_events
 
     events = list(events)
     tables = truth_tables(truth)
@@ -328,9 +328,9 @@ class BenchSetup:
     incremental: bool = False
     game: str = "sabra"
     """The variant played: ``sabra`` (tiles) or a card variant (``rommee``: cards drawn round
-    the real indices of ``bridge-cards``, vision.card_replay)."""
+    the real indices of ``bridge-cards``, studio.card_replay)."""
     card_height: float | None = None
-    """Card games: a card's height in pixels (None: vision.card_replay's table distance)."""
+    """Card games: a card's height in pixels (None: studio.card_replay's table distance)."""
 
     @property
     def tag(self) -> str:
@@ -362,12 +362,12 @@ def composed(setup: BenchSetup, index: int) -> Path:
     folder = setup.replay_folder(index)
     if (folder / SCRIPT_NAME).is_file():
         return folder
-    from tabletop.vision.card_replay import (
+    from tabletop.studio.card_replay import (
         card_photos,
         compose_random_card_game,
         load_card_bank,
     )
-    from tabletop.vision.replay import CropBank, Replay, compose_random_game, photo_split
+    from tabletop.studio.replay import CropBank, Replay, compose_random_game, photo_split
 
     seed = replay_seed(setup.seed, index)
     partial = folder.with_name(folder.name + ".part")
@@ -410,7 +410,7 @@ class CachedDetections:
     JSONL, a line per frame in the contract's item form, alternatives included): the
     first run of a model over a replay computes and writes it, every later run (other
     code behind the detector, ``--label``) reads it back, the video read all the same.
-    Frames are taken in order, as ``live.run.watch`` feeds them."""
+    Frames are taken in order, as ``live.pipeline.Pipeline`` feeds them."""
 
     def __init__(self, path: Path, detector: Any) -> None:
         self.path = path
@@ -617,12 +617,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--photos", default=None, choices=("measure", "adapt", "all"),
-                   help="whose crops the replays are made of (vision.replay.photo_split; "
-                        "default measure; card games: vision.card_replay.CARD_SPLIT, "
+                   help="whose crops the replays are made of (studio.replay.photo_split; "
+                        "default measure; card games: studio.card_replay.CARD_SPLIT, "
                         "default all)")
     p.add_argument("--game", default="sabra", choices=GAMES,
                    help="sabra (tiles) or a card variant laid with the real indices of "
-                        "bridge-cards (vision.card_replay)")
+                        "bridge-cards (studio.card_replay)")
     p.add_argument("--card-height", type=float, default=None,
                    help="card games: a card's height in pixels at the table's near edge "
                         "(default 125 at 720: a 90 cm table in view)")
@@ -655,7 +655,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.verbose:  # as each replay is done; all of them follow on stdout
             print(replay_line(result), file=sys.stderr, flush=True)
 
-    from tabletop.vision.replay import ReplayError
+    from tabletop.studio.replay import ReplayError
 
     try:
         results = bench(setup, args.replays, args.workers, progress)

@@ -3,9 +3,9 @@
     python -m bench.set_inks [--sets 12] [--tables 4] [--family modern] [--seed 7100]
                              [--json OUT]
 
-Per set: a tile set drawn from one palette family (``vision.synth.tiles.PALETTES``;
+Per set: a tile set drawn from one palette family (``studio.synth.tiles.PALETTES``;
 ``unusual`` is the held-out family no training render uses), one photo of it laid out
-in order (``vision.synth.scene.render_layout``) and ``--tables`` rendered tables of the
+in order (``studio.synth.scene.render_layout``) and ``--tables`` rendered tables of the
 same set.  The shipped model runs once per table (finder boxes, reader
 probabilities); the boxes are then named three ways, so that the figures differ by the
 colour stage alone:
@@ -42,12 +42,12 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.vision.adapt import AdaptError, adapt_light, adapted_model, layout_to_jsonl
+from tabletop.studio.adapt import AdaptError, adapt_light, adapted_model, layout_to_jsonl
+from tabletop.studio.evaluate import Truth, compare, evaluate_truths
+from tabletop.studio.synth.scene import RenderOptions, render_layout, render_scene
+from tabletop.studio.synth.tiles import PALETTES, random_style
 from tabletop.vision.detector import Detector, DetectorSettings, load_set_inks, set_inks_path
-from tabletop.vision.evaluate import Truth, compare, evaluate_truths
 from tabletop.vision.palette import TablePalette
-from tabletop.vision.synth.scene import RenderOptions, render_layout, render_scene
-from tabletop.vision.synth.tiles import PALETTES, random_style
 
 WAYS = ("reader", "table", "layout", "head")
 

@@ -1,6 +1,6 @@
 """Memory and event delay of ``tabletop run`` watching a live camera stream for minutes.
 
-The short Sabra round composed from the real tile photos (``vision.replay.compose_game``)
+The short Sabra round composed from the real tile photos (``studio.replay.compose_game``)
 is served in a loop as an MJPEG stream on 127.0.0.1 at its 10 frames a second, like a
 phone's IP-camera app; ``tabletop run --source http://... --headless`` watches it with
 the shipped model for ``--minutes``.  Every ``--every`` seconds the run's resident memory
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from mjpeg_server import MjpegServer  # noqa: E402
 
-from tabletop.vision.replay import compose_game  # noqa: E402
+from tabletop.studio.replay import compose_game  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

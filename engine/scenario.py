@@ -18,7 +18,7 @@ Presses are the board's and panel's buttons: ``end_turn`` (optional
 ``game`` holds the fields of ``live.game.GameOptions``; this module keeps them
 as given, and ``live.scenario`` makes the options of them.  Only parsing here:
 ``live.scenario`` plays a scenario through ``live.game.Game``, and the video
-renderer (``vision.synth.scripted``) lays out its tables.
+renderer (``studio.synth.scripted``) lays out its tables.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ and two rules shape how it travels:
 
 * the panel knows nothing of the pipeline (tracks, votes, the watcher), and
 * the watcher and the game are touched only from the watch loop's own thread
-  (``live.run.watch``), never from the panel's server thread.
+  (``live.pipeline.Pipeline``), never from the panel's server thread.
 
 So the two sides meet here, in messages and one mailbox that know neither:
 
@@ -37,7 +37,7 @@ Finding each other: the panel and the live game are started separately
 (``tabletop run`` starts the embedded panel, then the loop) and share one
 object, the bus.  :func:`inbox_for` registers the inbox against that bus
 (weakly) and :func:`find_inbox` looks it up, so ``panel.embed.start_panel``
-and ``live.run.watch`` meet at the same inbox without any other plumbing.
+and ``live.pipeline.Pipeline`` meet at the same inbox without any other plumbing.
 This module imports nothing of the pipeline.
 """
 

@@ -18,6 +18,7 @@ from typing import IO
 from tabletop.engine import events as ev
 from tabletop.engine.events import Event, EventError, event_from_json, event_to_json
 from tabletop.engine.items import Item, format_items
+from tabletop.engine.record import GameRecord
 from tabletop.live.bus import EventBus
 
 __all__ = ["CAMERA_EVENT_CODE", "EventError", "EventStream", "JsonlWriter", "collector",
@@ -43,16 +44,19 @@ class EventStream:
     """Numbers events, validates them and publishes them on the bus.
 
     ``emit`` is the only way the game makes an event, so ``seq`` is 1, 2, ...
-    without gaps, in the order the events happened."""
+    without gaps, in the order the events happened.  ``record`` folds every event emitted
+    (:class:`tabletop.engine.record.GameRecord`): what the game has told so far."""
 
     def __init__(self, bus: EventBus) -> None:
         self.bus = bus
         self.seq = 0
+        self.record = GameRecord()
 
     def emit(self, event: Event) -> Event:
         """Number ``event`` (its ``t`` to the millisecond) and publish it."""
         self.seq += 1
         event = dataclasses.replace(event, seq=self.seq, t=round(float(event.t), 3))
+        self.record.apply(event)
         self.bus.publish(event)
         return event
 

@@ -65,6 +65,7 @@ from tabletop.engine import events as ev
 from tabletop.engine.base import RoundResult
 from tabletop.engine.items import JOKER, Item, Joker, format_items, parse_item
 from tabletop.engine.match import Match
+from tabletop.engine.record import GameRecord
 from tabletop.engine.rounds import MeldContribution, PlayerRound, RoundInput, score_round
 from tabletop.engine.state import Problem, TableState
 from tabletop.engine.turns import check_turn
@@ -342,6 +343,11 @@ class Game:
     @property
     def phase(self) -> str:
         return self.state.phase
+
+    @property
+    def record(self) -> GameRecord:
+        """What the game's events have told so far, as the panel folds them too."""
+        return self.events.record
 
     # --- inputs ------------------------------------------------------------------
     def start(self, t: float = 0.0) -> None:

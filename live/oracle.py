@@ -2,9 +2,9 @@
 
 Until the detection model is trained, ``OracleDetector`` stands in for
 ``vision.detector.Detector``: the same call (an image in, ``Detections``
-out), answered from the renderer's truth file (``vision.synth.scripted``)
+out), answered from the renderer's truth file (``studio.synth.scripted``)
 beside the video.  Frames are taken in order, one per call, as
-``live.run.watch`` feeds them; the image's size is checked against the file
+``live.pipeline.Pipeline`` feeds them; the image's size is checked against the file
 so the oracle cannot be paired with the wrong video unnoticed.
 
 What a real model does to those boxes is imitated, seeded per frame so a
@@ -172,8 +172,8 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
     from tabletop.live.bus import EventBus
     from tabletop.live.events import collector
     from tabletop.live.game import Game
-    from tabletop.live.run import watch
-    from tabletop.live.scenario import apply_step, game_options
+    from tabletop.live.pipeline import Pipeline
+    from tabletop.live.scenario import game_options
     from tabletop.live.sources import open_source
     from tabletop.live.watcher import TableWatcher
 
@@ -183,25 +183,18 @@ def replay_video(video: str | Path, scenario: Any, *, noise: Noise | None = None
     zones = default_layout(scenario.variant.id, len(scenario.players),
                            tuple(header["table_mm"]))
     watcher = TableWatcher(scenario.variant, zones, calibration_from(header))
-    # the rendered games are read without second looks, as their figures were measured
-    watcher.settling = getattr(detector, "settling", None)
     bus = bus if bus is not None else EventBus()
     events, _ = collector(bus)
     game = Game(scenario.variant, scenario.players, bus, options=game_options(scenario))
-    pending = [Press(float(p["t"]), str(p["press"]), p.get("seat")) for p in header["presses"]]
-    committed: list[float] = []
-
-    def between_frames(game: Game, t: float) -> None:
-        while pending and pending[0].t <= t + 1e-9:
-            apply_step(game, pending.pop(0))
-
+    presses = [Press(float(p["t"]), str(p["press"]), p.get("seat")) for p in header["presses"]]
     frames = open_source(video)
     try:
-        count, snapshots = watch(frames, detector, watcher, game, between_frames, on_frame,
-                                  on_snapshot=lambda snapshot: committed.append(snapshot.t))
+        # the rendered games are read without second looks, as their figures were measured
+        watched = Pipeline(frames, detector, watcher, game, presses=presses, on_frame=on_frame,
+                           second_look=False).run()
     finally:
         frames.close()
-    return Replay(events, count, snapshots, committed)
+    return Replay(events, watched.frames, watched.snapshots, list(watched.committed))
 
 
 __all__ = ["EXACT", "Noise", "OracleDetector", "OracleError", "Replay", "calibration_from",

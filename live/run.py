@@ -6,42 +6,39 @@ the source replays a scenario's snapshots and button presses with no camera
 and no model: a demo and a test of everything after the watcher.
 
 Corrections from the panel (:mod:`tabletop.live.corrections`) wait in the inbox that
-goes with the bus; ``watch`` applies them between frames, in its own thread
-like everything else that touches the watcher and the game: the watcher pins
-the corrected label and hands back the corrected table with the items that now
-read differently; the game first swaps those items wherever it remembers them
-(an item laid in an earlier turn is in its start-of-turn table too, so the
-correction is no play) and then takes the corrected table at once as a
-committed snapshot.  The panel's buttons and the terminal's keys
-(:mod:`tabletop.live.actions`: End turn, I'm out, Undo, the timer, Next round, a typed
-rack) come through the same inbox and are applied there too.  When the source
-ends the inbox is closed, so the panel stops waiting for an answer.
+goes with the bus; the pipeline (:class:`tabletop.live.pipeline.Pipeline`) applies them
+between frames, in its own thread like everything else that touches the watcher and the
+game: the watcher pins the corrected label and hands back the corrected table with the
+items that now read differently; the game first swaps those items wherever it remembers
+them (an item laid in an earlier turn is in its start-of-turn table too, so the
+correction is no play) and then takes the corrected table at once as a committed
+snapshot. The panel's buttons and the terminal's keys (:mod:`tabletop.live.actions`: End
+turn, I'm out, Undo, the timer, Next round, a typed rack) come through the same inbox
+and are applied there too. When the source ends the inbox is closed, so the panel stops
+waiting for an answer.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tabletop.engine.variants import Variant
-from tabletop.live.actions import apply_pending_actions
 from tabletop.live.bus import Event, EventBus
-from tabletop.live.corrections import Correction, Inbox, find_inbox
+from tabletop.live.corrections import Inbox, find_inbox
 from tabletop.live.events import JsonlWriter
-from tabletop.live.game import Game, GameOptions, ItemFix
+from tabletop.live.game import Game, GameOptions
+from tabletop.live.pipeline import Pipeline
 from tabletop.live.scenario import apply_step, game_options, load_scenario
-from tabletop.live.snapshot import TableSnapshot
+from tabletop.live.stages import Detector, Opening, Watcher
 from tabletop.live.status import StatusLine
 
 if TYPE_CHECKING:
+    from tabletop.vision.detections import Detections
     from tabletop.vision.detector import DetectorSettings
-
-log = logging.getLogger(__name__)
 
 SCENARIO_PREFIX = "scenario:"
 
@@ -67,14 +64,6 @@ def parse_players(text: str) -> tuple[str, ...]:
     if len(set(players)) != len(players):
         raise RunError(f"player names must differ: {text!r}")
     return players
-
-
-def _frame_parts(frame: Any) -> tuple[float, Any]:
-    """A source yields live.sources.Frame (t, image, index) or plain (t, image) pairs."""
-    if hasattr(frame, "image") and hasattr(frame, "t"):
-        return float(frame.t), frame.image
-    t, image = frame
-    return float(t), image
 
 
 class FrameWriter:
@@ -129,105 +118,17 @@ class _Counted:
     """A detector that tells the status line how many items each frame held; the
     detector's other parts (``set_time``, ``look_again``) pass through."""
 
-    def __init__(self, detector: Callable[[Any], Any], status: StatusLine) -> None:
+    def __init__(self, detector: Detector, status: StatusLine) -> None:
         self.detector = detector
         self.status = status
 
-    def __call__(self, image: Any) -> Any:
+    def __call__(self, image: Any) -> Detections:
         detections = self.detector(image)
         self.status.on_frame(len(detections))
         return detections
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.detector, name)
-
-
-def apply_correction(watcher: Any, game: Game, correction: Correction) -> Any:
-    """A person's correction through the live table: ``watcher`` (a
-    :class:`tabletop.live.watcher.TableWatcher`) pins it and reads the committed table again, the
-    game swaps each item that now reads differently wherever it remembers it, then takes
-    the corrected table.  Returns the watcher's :class:`tabletop.live.watcher.Corrected`; its
-    CorrectionError (refused, nothing changed) passes through."""
-    corrected = watcher.correct(correction)
-    fixes = [ItemFix(c.before, c.after, c.row, c.index) for c in corrected.changes]
-    game.correct_items(fixes, corrected.snapshot.t, who=correction.who)
-    game.update(corrected.snapshot)
-    return corrected
-
-
-def keep_correction(corrected: Any, annotations: Path) -> bool:
-    """Append what a person's correction teaches (the item's box in the frame of the
-    table they corrected, and its label) to ``annotations`` for ``tabletop adapt
-    --corrections``.  False, with a warning logged and the game untouched, when it
-    cannot be kept (no frame, a full disk)."""
-    if corrected.frame is None:
-        return False
-    adapting = importlib.import_module("tabletop.vision.adapt")
-    item = adapting.CorrectedItem(corrected.frame, corrected.box, str(corrected.after),
-                                  corrected.kind)
-    try:
-        adapting.corrections_to_jsonl([item], annotations)
-    except (OSError, ValueError) as error:
-        log.warning("the correction was applied but not kept for 'tabletop adapt': %s", error)
-        return False
-    return True
-
-
-def watch(
-    frames: Iterable[Any],
-    detector: Callable[[Any], Any],
-    watcher: Any,
-    game: Game,
-    between_frames: Callable[[Game, float], object] | None = None,
-    on_frame: Callable[[float, Any], object] | None = None,
-    corrections: Inbox | None = None,
-    keep_corrections: Path | None = None,
-    on_snapshot: Callable[[TableSnapshot], object] | None = None,
-) -> tuple[int, int]:
-    """Feed every frame through detector and watcher; each committed snapshot goes to
-    the game (and, just before, to ``on_snapshot``: a replay's record of when each was
-    committed), and ``between_frames`` (the board's queued button presses) runs after
-    each frame, so the game is only ever touched from this loop.  ``corrections``
-    (default: the inbox of the game's bus, if the panel or the keys made one): its
-    corrections and actions are applied after each frame too, and it is closed when
-    the frames end.  ``keep_corrections``: the annotations file each correction's item
-    and frame are added to (:func:`keep_correction`).  Returns (frames, snapshots)."""
-    inbox = find_inbox(game.events.bus) if corrections is None else corrections
-    count = snapshots = 0
-
-    def take(correction: Correction) -> None:
-        nonlocal snapshots
-        corrected = apply_correction(watcher, game, correction)
-        snapshots += 1
-        if keep_corrections is not None:
-            keep_correction(corrected, keep_corrections)
-
-    # an incremental detector decides by the frames' own clock (a replay's video time)
-    set_time = getattr(detector, "set_time", None)
-    with inbox.serving() if inbox is not None else contextlib.nullcontext():
-        for frame in frames:
-            t, image = _frame_parts(frame)
-            count += 1
-            if on_frame is not None:
-                on_frame(t, image)
-            if set_time is not None:
-                set_time(t)
-            snapshot = watcher.update(t, image, detector(image))
-            take_camera_events = getattr(watcher, "take_camera_events", None)
-            if take_camera_events is not None:
-                for message in take_camera_events():
-                    game.camera_event(t, message)
-            if snapshot is not None:
-                snapshots += 1
-                if on_snapshot is not None:
-                    on_snapshot(snapshot)
-                game.update(snapshot)
-            if between_frames is not None:
-                between_frames(game, t)
-            if inbox is not None:
-                inbox.apply_pending(take, Correction)
-                apply_pending_actions(inbox, game, t)
-    return count, snapshots
 
 
 def run(
@@ -240,8 +141,8 @@ def run(
     detector_settings: DetectorSettings | None = None,
     bus: EventBus | None = None,
     options: GameOptions | None = None,
-    detector: Callable[[Any], Any] | None = None,
-    watcher: Any = None,
+    detector: Detector | None = None,
+    watcher: Watcher | None = None,
     on_event: Callable[[Event], None] | None = None,
     board_url: str | None = None,
     frame_path: str | Path | None = None,
@@ -327,7 +228,7 @@ def run(
 
         frames = importlib.import_module("tabletop.live.sources").open_source(
             source, on_status=on_status, reconnect_for_s=reconnect_for_s)
-        if hasattr(frames, "open"):
+        if isinstance(frames, Opening):
             frames.open()  # a camera that is not there fails now, before the model loads
         try:
             if detector is None:
@@ -337,25 +238,20 @@ def run(
                 if not every_frame and getattr(detector, "reader", None) is not None:
                     detector = importlib.import_module(
                         "tabletop.vision.incremental").IncrementalDetector(detector)
-            wired = detector
             if status is not None:
                 detector = _Counted(detector, status)
             if watcher is None:
                 watcher = (table or TableSetup()).view(
                     variant, len(players), status.notice if status is not None else None)
-            if hasattr(watcher, "attach"):
-                # a meld row's gap is looked at again before the meld is judged, and no
-                # table is judged while the detector has a change to look at
-                watcher.attach(wired)
             game = Game(variant, players, bus, options=options)
             game.events.seq = events_after
-            count_frames, snapshots = watch(
-                frames, detector, watcher, game, between_frames, write_frame, corrections,
-                keep_corrections,
-            )
+            watched = Pipeline(
+                frames, detector, watcher, game, between_frames=between_frames,
+                on_frame=write_frame, corrections=corrections, keep_corrections=keep_corrections,
+            ).run()
         finally:
             frames.close()
-        return RunSummary(published[0], count_frames, snapshots)
+        return RunSummary(published[0], watched.frames, watched.snapshots)
     finally:
         if writer is not None:
             writer.close()

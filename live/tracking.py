@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tabletop.vision.detections import NONE_LABEL, Detections, iou_matrix
+from tabletop.vision.labels import Kind
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -37,7 +38,7 @@ FloatArray = npt.NDArray[np.float64]
 @dataclass
 class Track:
     track_id: int
-    kind: str
+    kind: Kind
     box: FloatArray
     first_t: float
     last_t: float

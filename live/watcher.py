@@ -61,6 +61,7 @@ from tabletop.live.reading import MotionMeter, StillnessRule, resolve_labels
 from tabletop.live.snapshot import Box, SeenItem, TableSnapshot
 from tabletop.live.spots import Spot, gap_spots
 from tabletop.live.spots import iou as _overlap
+from tabletop.live.stages import SecondLook, Settling
 from tabletop.live.tracking import Track, Tracker
 from tabletop.vision.detections import Detections, without_nested
 from tabletop.vision.labels import Kind
@@ -200,7 +201,7 @@ class Corrected:
     fed no frames): with ``box`` and ``kind``, what ``tabletop adapt`` learns from."""
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
     """The corrected item's box in that frame (pixels)."""
-    kind: str = "tile"
+    kind: Kind = "tile"
 
 
 @dataclass(frozen=True)
@@ -290,8 +291,8 @@ class TableWatcher:
         """Take the detector's second look and its word on settling, where it has them
         (``vision.detector.Detector.look_again``,
         ``vision.incremental.IncrementalDetector.settling``)."""
-        self.look_again = getattr(detector, "look_again", None)
-        self.settling = getattr(detector, "settling", None)
+        self.look_again = detector.look_again if isinstance(detector, SecondLook) else None
+        self.settling = detector.settling if isinstance(detector, Settling) else None
 
     @property
     def pins(self) -> Mapping[int, Pin]:

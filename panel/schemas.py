@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from tabletop.engine.events import EVENT_TYPES, EventError, event_from_json
 from tabletop.engine.items import parse_items
 from tabletop.engine.rounds import MAX_HAND_POINTS
 from tabletop.engine.variants import VARIANTS, find_variant
@@ -320,6 +321,14 @@ class EventIn(BaseModel):
             _Scores.validate_python(extra.get("scores"))
         elif self.type == "warning":
             _Message.validate_python(extra.get("message"))
+        if self.type in EVENT_TYPES:
+            # what the panel folds must read as the game's event (seq and t may be left out)
+            raw = {"seq": self.seq or 1, "t": 0.0 if self.t is None else self.t,
+                   "type": self.type, "seat": self.seat, **extra}
+            try:
+                event_from_json(raw)
+            except EventError as error:
+                raise ValueError(str(error)) from None
         return self
 
 

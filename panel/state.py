@@ -38,12 +38,16 @@ the variant counts it (null for an illegal meld), and for a ``meld_laid`` of a s
 that has not opened in this round, ``opening``: the value laid toward the initial
 meld in this turn so far and the ``required`` minimum.
 
-Where the live game stands, from its events alone (``state["live"]``; the
-service adds whether a live table is attached): ``phase`` is ``play`` from a
-``turn_started`` (and after a ``round_scored``, as the next round starts),
-``counting`` from a ``player_out`` and ``over`` from a ``match_over``; the
-game's own ``undo`` names the phase it returns to and how many rounds are
-scored by then (later rounds are dropped, as the game dropped them).
+Where the live game stands is what its events tell, folded by the engine's
+:class:`tabletop.engine.record.GameRecord` as the live game folds them too
+(``state["live"]``; the service adds whether a live table is attached): ``phase`` is
+``play`` from a ``turn_started`` (and after a ``round_scored``, as the next round
+starts), ``counting`` from a ``player_out`` and ``over`` from a ``match_over`` or a
+``match_closed``; the game's own ``undo`` goes back to where it names (its table, phase,
+rounds scored and seat on turn; later rounds are dropped, as the game dropped them).
+``opened``: the seats that have made their initial meld in the round now on.  A game
+event is read as the engine's value (``seq`` and ``t`` may be left out by a game in
+another process); one that is not is skipped and named among the problems.
 ``paused``: a ``timer_paused`` not yet followed by ``timer_resumed`` or the
 next turn.  The turn's ``since`` (wall-clock seconds the turn timer counts
 from) moves on by each pause's length, and ``paused_at`` says when the
@@ -60,8 +64,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tabletop.engine.base import Variant
+from tabletop.engine.events import (
+    EVENT_TYPES,
+    Event,
+    HandShown,
+    InitialMeldProgress,
+    MatchOver,
+    RoundScored,
+    Table,
+    TimerPaused,
+    TimerResumed,
+    TurnStarted,
+    Undo,
+    event_from_json,
+)
 from tabletop.engine.items import format_items, parse_items
 from tabletop.engine.match import Match
+from tabletop.engine.record import GameFacts, GameRecord, MatchClosed
 from tabletop.engine.rounds import RoundResult
 from tabletop.engine.variants import find_variant
 from tabletop.panel.store import StoredEvent
@@ -70,6 +89,9 @@ DEFAULT_VARIANT = "sabra"
 DEFAULT_TURN_SECONDS = 120
 """Sabra's usual limit: "Jeder Spieler hat pro Zug ... zwei Minuten" as players keep it."""
 FEED_LENGTH = 12
+PANEL_KINDS = frozenset(("setup", "calibration", "item_corrected", "score_edited",
+                         "match_closed", "undo"))
+"""The panel's own events (an ``undo`` naming its ``target``); the rest are the game's."""
 CORRECTION_TYPES = (
     "setup", "calibration", "item_corrected", "score_edited", "match_closed", "undo"
 )
@@ -77,37 +99,37 @@ CORRECTION_TYPES = (
 
 @dataclass
 class _Replay:
+    record: GameRecord = field(default_factory=GameRecord)
+    """The game's facts (phase, turn, who opened, hands, rounds, end), folded by the engine."""
     setup: dict[str, Any] = field(default_factory=dict)
     calibration: dict[str, Any] = field(default_factory=lambda: {"status": "none"})
     melds: list[str] = field(default_factory=list)
     table_t: float | None = None
     boxes: list[Any] | None = None
-    turn: dict[str, Any] | None = None
-    progress: dict[str, Any] | None = None
+    since: float = 0.0
+    """Wall-clock seconds the turn on is timed from (moved on by each pause's length)."""
+    paused_at: float | None = None
+    turn_t: Any = None
+    """The turn's start in the game's seconds, as its event gave it."""
     rounds: list[dict[str, Any]] = field(default_factory=list)
+    """The rounds as the page lists them (the panel's entries and edits beside the scores)."""
     feed: list[dict[str, Any]] = field(default_factory=list)
     corrections: list[dict[str, Any]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     match_over: dict[str, Any] | None = None
+    """The ``match_over`` event as logged, while the game's match is over."""
     closed: dict[str, Any] | None = None
     """The ``match_closed`` event that ended the match on the panel, if any."""
-    phase: str = "play"
-    racks: dict[int, dict[str, Any]] = field(default_factory=dict)
-    out_seat: int | None = None
-    scored_round: int | None = None
     last_id: int = 0
     last_effective: int | None = None
     variant: Variant | None = None
     """The setup's variant (None: no setup yet, or one the engine cannot make)."""
-    round_number: Any = None
-    """The live game's round, from its ``turn_started`` events."""
-    opened: set[int] = field(default_factory=set)
-    """Seats whose turns in this round laid their initial meld (turns that have ended)."""
-    turn_opening: dict[int, tuple[bool, bool | None]] = field(default_factory=dict)
-    """Per seat, in its turn now on: whether it laid a meld, and whether the game's last
-    opening progress reached the minimum (None: the game reported none)."""
     opening_value: int = 0
     """What the seat on turn has laid toward its initial meld in this turn so far."""
+
+    @property
+    def facts(self) -> GameFacts:
+        return self.record.facts
 
 
 def undone_ids(events: Iterable[StoredEvent]) -> set[int]:
@@ -162,125 +184,124 @@ def _apply(state: _Replay, stored: StoredEvent) -> None:
                 "at": event.get("at", stored.recorded_at),
             }
         )
-    if kind == "setup":
-        state.setup = dict(event)
-        state.variant = _setup_variant(state.setup)
-    elif kind == "calibration":
-        state.calibration = {"status": event.get("status", "none"), "note": event.get("note")}
-    elif kind == "table":
-        state.melds = [str(meld) for meld in event.get("melds", [])]
-        state.table_t = event.get("t")
-        boxes = event.get("boxes")
-        state.boxes = boxes if isinstance(boxes, list) else None
-    elif kind == "item_corrected":
-        _correct_item(state, event)
-    elif kind == "turn_started":
-        _turn_on(state, stored)
-    elif kind == "turn_ended":
-        state.turn = None
-        state.progress = None
-        state.scored_round = None
-        seat = event.get("seat")
-        if isinstance(seat, int):
-            laid, reached = state.turn_opening.pop(seat, (False, None))
-            if event.get("valid") is not False and (laid or reached or event.get("laid")):
-                state.opened.add(seat)
-    elif kind == "timer_paused" and state.turn is not None:
-        state.turn["paused_at"] = stored.recorded_at
-    elif kind == "timer_resumed" and state.turn is not None and state.turn["paused_at"] is not None:
-        state.turn["since"] += stored.recorded_at - state.turn["paused_at"]
-        state.turn["paused_at"] = None
-    elif kind == "player_out":
-        state.phase, state.out_seat, state.turn = "counting", event.get("seat"), None
-    elif kind == "hand_shown":
-        state.racks[int(event["seat"])] = {
-            "items": [str(item) for item in event.get("items", [])],
-            "value": event.get("value"),
-            "typed": bool(event.get("typed")),
-        }
-    elif game_undo:
-        _game_undo(state, stored)
-    elif kind == "initial_meld_progress":
-        state.progress = {
-            "seat": event.get("seat"),
-            "value": event.get("value"),
-            "required": event.get("required"),
-        }
-        if isinstance(event.get("value"), int):
-            state.opening_value = int(event["value"])
-        if isinstance(event.get("seat"), int):
-            laid, _ = state.turn_opening.get(event["seat"], (False, None))
-            state.turn_opening[event["seat"]] = (laid, _reaches(event))
-    elif kind == "round_scored":
-        state.rounds.append(
-            {
-                "scores": dict(event.get("scores", {})),
-                "winner": event.get("winner"),
-                "id": stored.id,
-                "manual": bool(event.get("manual")),
-                "details": _object_or_none(event.get("details")),
-                "input": _object_or_none(event.get("input")),
-                "edited_by": None,
-                "extras": _object_or_none(event.get("extras")) or {},
-            }
-        )
-        state.turn = None
-        state.progress = None
-        state.opened, state.turn_opening = set(), {}
-        _round_closed(state, "play")
-        state.scored_round = len(state.rounds)
-    elif kind == "score_edited":
-        number = event.get("round")
-        if isinstance(number, int) and 1 <= number <= len(state.rounds):
-            edited = {
-                **state.rounds[number - 1],
-                "scores": dict(event.get("scores", {})),
-                "edited_by": event.get("who"),
-            }
-            if "winner" in event:  # scored again by the engine: its result replaces all
-                edited["winner"] = event.get("winner")
-                edited["details"] = _object_or_none(event.get("details"))
-                edited["input"] = _object_or_none(event.get("input"))
-                edited["extras"] = _object_or_none(event.get("extras")) or {}
-            else:  # numbers typed in: the engine's explanation no longer fits them
-                edited.update(details=None, input=None, extras={})
-            state.rounds[number - 1] = edited
-        else:
-            state.problems.append(f"score_edited names round {number!r}, which was not played")
-    elif kind == "match_over":
-        state.match_over = dict(event)
-        state.phase, state.turn = "over", None
-    elif kind == "match_closed":
-        state.closed = {"who": event.get("who"), "at": event.get("at", stored.recorded_at)}
-        state.phase, state.turn, state.progress = "over", None, None
+    if kind in PANEL_KINDS and not game_undo:
+        _apply_panel(state, stored)
+    elif kind in EVENT_TYPES:
+        _apply_game(state, stored, game_event(stored))
     if kind not in ("table", "turn_started", "turn_ended", "initial_meld_progress"):
         entry = {"id": stored.id, "recorded_at": stored.recorded_at, **event}
         if kind in ("meld_laid", "item_added", "joker_exchanged"):
             entry.update(_meld_play(state, event))
-        if kind == "meld_laid" and isinstance(event.get("seat"), int):
-            _, reached = state.turn_opening.get(event["seat"], (False, None))
-            state.turn_opening[event["seat"]] = (True, reached)
         state.feed.append(entry)
         del state.feed[:-FEED_LENGTH]
 
 
-def _reaches(event: dict[str, Any]) -> bool:
-    """An ``initial_meld_progress`` that reaches the variant's minimum."""
-    if event.get("meets"):
-        return True
-    value, required = event.get("value"), event.get("required")
-    return isinstance(value, int) and isinstance(required, int) and value >= required
+def game_event(stored: StoredEvent) -> Event:
+    """A logged game event as the engine's value.  One posted from another process may
+    leave out ``seq`` and ``t`` (the log's id and 0 stand in); anything else it lacks
+    makes it unreadable (:class:`tabletop.engine.events.EventError`)."""
+    raw = dict(stored.event)
+    raw["seq"] = raw.get("seq") or stored.id
+    if raw.get("t") is None:
+        raw["t"] = 0.0
+    raw.setdefault("seat", None)
+    return event_from_json(raw)
 
 
-def opened_seats(state: _Replay) -> list[int]:
-    """Seats that have made their initial meld in the round now on: a valid turn of theirs
-    that laid it, or, in their turn now on, opening progress reaching the minimum, or
-    (where the game reports no progress: no opening minimum) a meld laid."""
-    now = {
-        seat for seat, (laid, reached) in state.turn_opening.items()
-        if reached or (laid and reached is None)
+def _apply_panel(state: _Replay, stored: StoredEvent) -> None:
+    """One of the panel's own events (see the module)."""
+    event = stored.event
+    match stored.type:
+        case "setup":
+            state.setup = dict(event)
+            state.variant = _setup_variant(state.setup)
+        case "calibration":
+            state.calibration = {"status": event.get("status", "none"), "note": event.get("note")}
+        case "item_corrected":
+            _correct_item(state, event)
+        case "score_edited":
+            _edit_score(state, event)
+        case "match_closed":
+            state.closed = {"who": event.get("who"), "at": event.get("at", stored.recorded_at)}
+            state.record.apply(MatchClosed())
+
+
+def _apply_game(state: _Replay, stored: StoredEvent, event: Event) -> None:
+    """One of the game's events: the engine's record takes it, the panel keeps what only
+    the page needs (the table's boxes, the turn's wall-clock timer, the rounds' entries)."""
+    before = state.facts
+    facts = state.record.apply(event)
+    match event:
+        case Table(melds=melds, boxes=boxes):
+            state.melds, state.table_t = list(melds), stored.event.get("t")
+            state.boxes = stored.event.get("boxes") if boxes is not None else None
+        case TurnStarted():
+            _clock_on(state, stored)
+        case TimerPaused() if before.turn is not None:
+            state.paused_at = stored.recorded_at
+        case TimerResumed() if before.turn is not None and state.paused_at is not None:
+            state.since += stored.recorded_at - state.paused_at
+            state.paused_at = None
+        case InitialMeldProgress(value=value):
+            state.opening_value = value
+        case RoundScored():
+            state.rounds.append(_round_entry(stored))
+        case MatchOver():
+            state.match_over = dict(stored.event)
+        case Undo():
+            state.melds = list(facts.table)
+            del state.rounds[facts.rounds_played:]
+            if facts.turn is not None:
+                _clock_on(state, stored)
+    if facts.match_over is None:
+        state.match_over = None
+
+
+def _clock_on(state: _Replay, stored: StoredEvent) -> None:
+    """A turn starts (or, after an undo, starts again): its timer runs from now."""
+    state.since, state.paused_at = stored.recorded_at, None
+    state.turn_t = stored.event.get("t")
+    state.opening_value = 0
+
+
+def _round_entry(stored: StoredEvent) -> dict[str, Any]:
+    event = stored.event
+    return {
+        "scores": dict(event.get("scores", {})),
+        "winner": event.get("winner"),
+        "id": stored.id,
+        "manual": bool(event.get("manual")),
+        "details": _object_or_none(event.get("details")),
+        "input": _object_or_none(event.get("input")),
+        "edited_by": None,
+        "extras": _object_or_none(event.get("extras")) or {},
     }
-    return sorted(state.opened | now)
+
+
+def _edit_score(state: _Replay, event: dict[str, Any]) -> None:
+    number = event.get("round")
+    if not (isinstance(number, int) and 1 <= number <= len(state.rounds)):
+        state.problems.append(f"score_edited names round {number!r}, which was not played")
+        return
+    edited = {
+        **state.rounds[number - 1],
+        "scores": dict(event.get("scores", {})),
+        "edited_by": event.get("who"),
+    }
+    if "winner" in event:  # scored again by the engine: its result replaces all
+        edited["winner"] = event.get("winner")
+        edited["details"] = _object_or_none(event.get("details"))
+        edited["input"] = _object_or_none(event.get("input"))
+        edited["extras"] = _object_or_none(event.get("extras")) or {}
+    else:  # numbers typed in: the engine's explanation no longer fits them
+        edited.update(details=None, input=None, extras={})
+    state.rounds[number - 1] = edited
+
+
+def _rack(hand: HandShown | None) -> dict[str, Any]:
+    if hand is None:
+        return {"items": None, "value": None, "typed": False}
+    return {"items": list(hand.items), "value": hand.value, "typed": bool(hand.typed)}
 
 
 def _object_or_none(value: Any) -> dict[str, Any] | None:
@@ -308,55 +329,11 @@ def _meld_play(state: _Replay, event: dict[str, Any]) -> dict[str, Any]:
         and variant.table_rules.opening
         and required > 0
         and isinstance(seat, int)
-        and seat not in state.opened
+        and seat not in state.facts.opened
     ):
         state.opening_value += value or 0
         fields["opening"] = {"value": state.opening_value, "required": required}
     return fields
-
-
-def _turn_on(state: _Replay, stored: StoredEvent) -> None:
-    """A turn starts (or, after an undo, starts again): its timer runs from now."""
-    number = stored.event.get("round")
-    if number is not None and number != state.round_number:
-        state.round_number, state.opened, state.turn_opening = number, set(), {}
-    state.turn = {
-        "seat": stored.event.get("seat"),
-        "since": stored.recorded_at,
-        "t": stored.event.get("t"),
-        "paused_at": None,
-    }
-    state.progress = None
-    state.opening_value = 0
-    _round_closed(state, "play")
-
-
-def _round_closed(state: _Replay, phase: str) -> None:
-    """Leaving the counting phase: the racks shown belong to the round that ended."""
-    state.phase = phase
-    if phase != "counting":
-        state.racks, state.out_seat = {}, None
-
-
-def _game_undo(state: _Replay, stored: StoredEvent) -> None:
-    """The game took back its last change: its table, phase and rounds are as the event
-    says, and a turn on is timed afresh.  Back in counting, it shows the hands again."""
-    event = stored.event
-    state.melds = [str(meld) for meld in event.get("melds", [])]
-    phase = str(event.get("phase", state.phase))
-    rounds = event.get("rounds")
-    if isinstance(rounds, int) and rounds < len(state.rounds):
-        del state.rounds[rounds:]
-    if state.scored_round is not None and state.scored_round > len(state.rounds):
-        state.scored_round = None
-    if phase != "over":
-        state.match_over = None
-    if phase == "play":
-        _turn_on(state, stored)
-        return
-    state.turn, state.progress = None, None
-    _round_closed(state, phase)
-    state.racks = {}  # back in counting, the game shows each hand again
 
 
 def _correct_item(state: _Replay, event: dict[str, Any]) -> None:
@@ -546,13 +523,20 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
     ]
     if result["over"] and state.match_over is None and state.closed is None and state.rounds:
         feed.insert(0, _ended_by_rounds(state, result))
-    turn = state.turn
-    if turn is not None and isinstance(turn.get("seat"), int) and 0 <= turn["seat"] < len(players):
-        turn = {**turn, "player": players[turn["seat"]]}
-    progress = state.progress
-    if progress is not None and isinstance(progress.get("seat"), int):
-        seat = progress["seat"]
-        progress = {**progress, "player": players[seat] if 0 <= seat < len(players) else None}
+    facts = state.facts
+    turn: dict[str, Any] | None = None
+    if facts.turn is not None:
+        turn = {"seat": facts.turn.seat, "since": state.since, "t": state.turn_t,
+                "paused_at": state.paused_at if facts.paused else None}
+        if facts.turn.seat is not None and 0 <= facts.turn.seat < len(players):
+            turn["player"] = players[facts.turn.seat]
+    progress: dict[str, Any] | None = None
+    if facts.progress is not None:
+        seat = facts.progress.seat
+        progress = {"seat": seat, "value": facts.progress.value,
+                    "required": facts.progress.required}
+        if seat is not None:
+            progress["player"] = players[seat] if 0 <= seat < len(players) else None
     return {
         "setup": {
             "variant": variant.id,
@@ -580,22 +564,22 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         "result": result,
         "match_over": state.match_over,
         "live": {
-            "phase": state.phase,
+            "phase": facts.phase,
             "paused": turn is not None and turn.get("paused_at") is not None,
         },
         "racks": [
             {
                 "seat": seat,
                 "player": name,
-                "out": seat == state.out_seat,
-                **state.racks.get(seat, {"items": None, "value": None, "typed": False}),
+                "out": seat == facts.out_seat,
+                **_rack(facts.hands.get(seat)),
             }
             for seat, name in enumerate(players)
         ]
-        if state.phase == "counting"
+        if facts.phase == "counting"
         else [],
-        "scored_round": state.scored_round,
-        "opened": opened_seats(state),
+        "scored_round": facts.just_scored,
+        "opened": list(facts.opened_seats()),
         "feed": feed,
         "corrections": state.corrections[-FEED_LENGTH:][::-1],
         "problems": problems,

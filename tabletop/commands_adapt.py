@@ -20,7 +20,7 @@ CPU and needs the ``train`` extra (torch); ``--light``, the way without it, keep
 base's files and learns in seconds, with ONNX Runtime and NumPy, the set's four inks
 from its labelled tiles and a light head: the readers' last layer corrected on the
 features of many re-cut crops of the labelled items (from a layout photo of the whole
-set, or photos showing 40 or more labels of a kind).  See :mod:`tabletop.vision.adapt`
+set, or photos showing 40 or more labels of a kind).  See :mod:`tabletop.studio.adapt`
 and :mod:`tabletop.vision.reader_head`.
 """
 
@@ -56,7 +56,7 @@ def cmd_adapt(args: argparse.Namespace) -> int:
               "inks and a light head only (--light)", file=sys.stderr)
 
     # through importlib, so that type-checking the command line does not follow torch
-    adapting = importlib.import_module("tabletop.vision.adapt")
+    adapting = importlib.import_module("tabletop.studio.adapt")
 
     if not args.annotations and not args.layout and not args.corrections:
         raise ValueError("give one or more ANNOTATIONS.jsonl files, --layout photos or "

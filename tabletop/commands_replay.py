@@ -1,4 +1,4 @@
-"""``tabletop replay``: game replays composed from real photos (vision/replay.py).
+"""``tabletop replay``: game replays composed from real photos (studio/replay.py).
 
     tabletop replay compose --out DIR [--seed N] [--players Ana,Ben] [--script FILE.json]
         [--random] [--photos all|adapt|measure] [--realdata DIR] [--size 1280x720]
@@ -7,12 +7,12 @@
 
 ``compose`` writes DIR/video.mp4, DIR/truth.jsonl and DIR/zones.json and prints one
 line per file (a JSON object per line with ``--json``).  Without ``--script`` the
-replay is the short Sabra round of ``vision.replay.sabra_round``; ``--random`` makes it
-the random Sabra game of ``--seed`` (``vision.replay.random_game``) and writes its
+replay is the short Sabra round of ``studio.replay.sabra_round``; ``--random`` makes it
+the random Sabra game of ``--seed`` (``studio.replay.random_game``) and writes its
 script to DIR/script.json too.  ``--photos adapt|measure`` takes the crops from that
-part of ``vision.replay.photo_split`` only.  ``--variant rommee`` (or ``raeuber``, or a
+part of ``studio.replay.photo_split`` only.  ``--variant rommee`` (or ``raeuber``, or a
 script whose ``variant`` is one) lays cards instead: blank cards round the real indices
-of ``bridge-cards`` (``vision.card_replay``), ``--card-height`` pixels tall (default
+of ``bridge-cards`` (``studio.card_replay``), ``--card-height`` pixels tall (default
 0.174 of the frame's height: 125 at 720); ``--random`` then makes a random game of that
 variant.  A script is a JSON list of steps, or an
 object with ``steps`` (and optionally ``players`` and ``variant``)::
@@ -65,7 +65,7 @@ def _players(text: str) -> tuple[str, ...]:
 
 
 def cmd_compose(args: argparse.Namespace) -> int:
-    replay = importlib.import_module("tabletop.vision.replay")
+    replay = importlib.import_module("tabletop.studio.replay")
     if args.fps <= 0:
         raise ValueError(f"--fps must be positive, not {args.fps!r}")
     extra: dict[str, Any] = {}
@@ -89,7 +89,7 @@ def cmd_compose(args: argparse.Namespace) -> int:
     holdout = _names(args.holdout) or []
     use_images = _names(args.use_images)
     if cards:
-        card_replay = importlib.import_module("tabletop.vision.card_replay")
+        card_replay = importlib.import_module("tabletop.studio.card_replay")
         if args.photos != "all" or args.max_aspect is not None:
             raise ValueError("--photos and --max-aspect choose tile crops; card replays take "
                              "the indices of bridge-cards (--use-images, --holdout)")
@@ -172,7 +172,7 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                               "ends, jokers, sometimes racks laid open at the end)")
     compose.add_argument("--photos", default="all", choices=("all", "adapt", "measure"),
                          help="take crops from this part of the fixed photo split only "
-                              "(vision.replay.photo_split)")
+                              "(studio.replay.photo_split)")
     compose.add_argument("--variant", default=None,
                          help="sabra (tiles), rommee or raeuber (cards; default: the "
                               "script's, else sabra)")

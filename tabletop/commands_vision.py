@@ -74,9 +74,15 @@ def model_path(model: str | None, adapted: str | None) -> Any:
 
 
 def _vision(module: str) -> Any:
-    """A vision module, imported when a command runs.  Through importlib, so that
-    type-checking the command line does not need numpy, OpenCV or torch."""
-    return importlib.import_module(f"tabletop.vision.{module}")
+    """A module of :mod:`tabletop.vision` (what runs at the table) or, for making and
+    measuring models, of :mod:`tabletop.studio`, imported when a command runs.  Through
+    importlib, so that type-checking the command line does not need numpy, OpenCV or
+    torch."""
+    package = "studio" if module.split(".")[0] in _STUDIO else "vision"
+    return importlib.import_module(f"tabletop.{package}.{module}")
+
+
+_STUDIO = ("adapt", "synth", "evaluate", "training", "reader_training")
 
 
 def cmd_synth(args: argparse.Namespace) -> int:

@@ -19,8 +19,8 @@ import pytest
 
 from tabletop.engine.events import event_to_json
 from tabletop.live.bus import EventBus
+from tabletop.studio.replay import find_realdata
 from tabletop.vision.detector import SHIPPED_MODELS
-from tabletop.vision.replay import find_realdata
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO / "tabletop" / "samples"
@@ -60,7 +60,7 @@ def _avr_present() -> bool:
 def _fonts_present() -> bool:
     """Every TrueType face the renderer knows is installed: a seed draws the same deck, and
     so the same images, only where the same faces are."""
-    from tabletop.vision.synth import shapes
+    from tabletop.studio.synth import shapes
 
     return set(shapes.TRUETYPE_FONTS) <= set(shapes.FONTS)
 
@@ -87,7 +87,7 @@ FONT_PACKAGES = (
     "fonts-liberation fonts-dejavu-core fonts-dosis fonts-quicksand fonts-comfortaa "
     "fonts-league-spartan fonts-lato fonts-open-sans fonts-urw-base35 fonts-roboto-unhinted "
     "fonts-crosextra-carlito fonts-b612 fonts-sil-andika fonts-oxygen fonts-jura")
-"""Debian's packages of the faces in vision/synth/shapes.py (as scripts/test installs)."""
+"""Debian's packages of the faces in studio/synth/shapes.py (as scripts/test installs)."""
 PARTS: dict[str, Part] = {
     "torch": _extra("torch", "train", "PyTorch"),
     "onnx": _extra("onnx", "train", "onnx"),

@@ -1,6 +1,7 @@
 """What each installed package imports, read from its source: data flows one way (frame ->
 detections -> table -> engine -> events -> store -> panel and board), so each package
-imports only those below it, the engine nothing else of the project, and nothing installed
+imports only those below it, the engine nothing else of the project, what runs at the table
+(vision, live, panel) nothing of the studio where models are made, and nothing installed
 imports the repository-only ``bench`` or ``tests``."""
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ LAYERS = {
     "device": set(),
     "models": set(),
     "calibration": {"engine"},
-    "vision": {"engine", "calibration", "models"},
+    "vision": {"models"},
+    "studio": {"engine", "calibration", "vision", "models"},
     "live": {"engine", "calibration", "vision", "device", "models"},
     "panel": {"engine", "live"},
-    "tabletop": {"engine", "calibration", "vision", "device", "live", "panel", "models"},
+    "tabletop": {"engine", "calibration", "vision", "studio", "device", "live", "panel", "models"},
 }
 """Each package (its folder in the checkout) and the packages it may import."""
 SHARED = {"tabletop.paths"}
@@ -78,6 +80,9 @@ def test_each_package_imports_only_the_layers_below_it(package: str) -> None:
         ("panel", "import importlib\nimportlib.import_module('bench.replays')\n",
          "imports bench.replays"),
         ("vision", "from tabletop.panel import app\n", "imports tabletop.panel"),
+        ("live", "import importlib\nimportlib.import_module('tabletop.studio.adapt')\n",
+         "imports tabletop.studio.adapt"),
+        ("vision", "from tabletop.engine import find_variant\n", "imports tabletop.engine"),
         ("tabletop", "from tests.shared import REPO\n", "imports tests.shared"),
     ],
 )

@@ -49,7 +49,7 @@ def crop(image: npt.NDArray[np.uint8], box: Any, size: int = CROP_SIZE,
     matrix = crop_matrix(box, size, context, **jitter)
     zoom = math.hypot(matrix[0, 0], matrix[0, 1])
     # Shrinking by more than 2x with bilinear sampling aliases thin strokes.
-    source = image
+    source: npt.NDArray[Any] = image
     if zoom < 0.5:
         factor = min(int(1 / zoom), 8)
         source = cv2.resize(image, (max(1, image.shape[1] // factor),
@@ -58,9 +58,10 @@ def crop(image: npt.NDArray[np.uint8], box: Any, size: int = CROP_SIZE,
         matrix = matrix.copy()
         matrix[:, 0] *= image.shape[1] / source.shape[1]
         matrix[:, 1] *= image.shape[0] / source.shape[0]
-    return cv2.warpAffine(source, matrix, (size, size), flags=cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_CONSTANT,
-                          borderValue=(PAD_VALUE, PAD_VALUE, PAD_VALUE))
+    warped = cv2.warpAffine(source, matrix, (size, size), flags=cv2.INTER_LINEAR,
+                            borderMode=cv2.BORDER_CONSTANT,
+                            borderValue=(PAD_VALUE, PAD_VALUE, PAD_VALUE))
+    return np.asarray(warped, np.uint8)
 
 
 def crops(image: npt.NDArray[np.uint8], boxes: Any, size: int = CROP_SIZE,

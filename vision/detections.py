@@ -212,7 +212,7 @@ class Detections:
         confidences = np.array([row.get("confidence", 1.0) for row in rows], dtype=np.float64)
         read = any("alternatives" in row for row in rows)
         return cls(
-            boxes=[row["box"] for row in rows],
+            boxes=_as_boxes([row["box"] for row in rows]),
             labels=tuple(str(row["label"]) for row in rows),
             kinds=kinds,  # type: ignore[arg-type]
             confidences=confidences,

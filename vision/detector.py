@@ -3,7 +3,7 @@
 Nothing here downloads anything: ``YOLO_OFFLINE=1`` is set before ultralytics
 is imported and models are local files.  The rest of the project sees only
 :class:`Detector`, its :class:`DetectorSettings` and :class:`Detections`;
-training and export are in :mod:`tabletop.vision.training`.
+training and export are in :mod:`tabletop.studio.training`.
 
 A model is one-stage (a YOLO with every label of :mod:`tabletop.vision.labels`) or
 two-stage, as shipped: a YOLO *finder* with the classes ``tile`` and ``card``
@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tabletop.vision.detections import EDGE_PX, Detections, iou_matrix, without_duplicates
-from tabletop.vision.labels import CLASS_NAMES, label_of
+from tabletop.vision.labels import CLASS_NAMES, Kind, label_of
 from tabletop.vision.palette import SET_INKS_FILE, SetInks, TablePalette
 from tabletop.vision.reader import (
     DEFAULT_CARD_TURNS,
@@ -100,7 +100,7 @@ def default_model() -> Path:
     )
 
 
-FINDER_NAMES = ("tile", "card")
+FINDER_NAMES: tuple[Kind, Kind] = ("tile", "card")
 """The two-stage model's finder classes: a whole tile, a card's corner index."""
 
 
@@ -280,7 +280,8 @@ def merge_boxes(parts: Sequence[Detections]) -> Detections:
 def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
                  scores: npt.NDArray[Any], width: int, height: int,
                  finder: bool = False) -> Detections:
-    labels, kinds = [], []
+    labels: list[str] = []
+    kinds: list[Kind] = []
     for c in classes:
         # A finder's boxes carry their kind only; the reader names them later.
         label, kind = (("JK", FINDER_NAMES[int(c)]) if finder else label_of(int(c)))
@@ -292,7 +293,7 @@ def _from_arrays(boxes: npt.NDArray[Any], classes: npt.NDArray[Any],
     # a box wholly off the image is empty once clipped: dropped before it is checked
     keep = (boxes[:, 2] > boxes[:, 0]) & (boxes[:, 3] > boxes[:, 1])
     return Detections(boxes[keep], tuple(lab for lab, k in zip(labels, keep, strict=True) if k),
-                      tuple(kind for kind, k in zip(kinds, keep, strict=True) if k),  # type: ignore[arg-type]
+                      tuple(kind for kind, k in zip(kinds, keep, strict=True) if k),
                       np.clip(np.asarray(scores, np.float64)[keep], 0, 1))
 
 
@@ -688,8 +689,9 @@ class Detector:
                 overlap = iou_matrix(spot.boxes, shifted)[0]
                 best = int(overlap.argmax())
                 if overlap[best] >= LOOK_AGAIN_IOU and seen.kinds[best] == kind:
-                    spot = Detections(shifted[best][None], ("JK",), (kind,),  # type: ignore[arg-type]
-                                      [max(float(seen.confidences[best]), LOOK_AGAIN_PRIOR)])
+                    spot = Detections(shifted[best][None], ("JK",), (kind,),
+                                      np.array([max(float(seen.confidences[best]),
+                                                    LOOK_AGAIN_PRIOR)]))
             found.append(spot)
         if not found:
             return Detections.empty()

@@ -58,6 +58,7 @@ from tabletop.vision.detections import (
     overlap_of_smaller,
     without_duplicates,
 )
+from tabletop.vision.labels import Kind
 from tabletop.vision.palette import ink_features
 from tabletop.vision.reader import VIEW_SHIFTS
 
@@ -105,11 +106,12 @@ def small_grey(image: Image, width: int) -> Image:
     frame costs a third of one area resize."""
     h, w = image.shape[:2]
     height = max(1, round(h * width / w))
+    source: npt.NDArray[Any] = image
     if w >= 4 * width:
-        image = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
-    small = cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+        source = cv2.resize(image, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
+    small = cv2.resize(source, (width, height), interpolation=cv2.INTER_AREA)
     grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    return cv2.GaussianBlur(grey, (5, 5), 0)  # type: ignore[no-any-return]
+    return np.asarray(cv2.GaussianBlur(grey, (5, 5), 0), np.uint8)
 
 
 @dataclass(frozen=True)
@@ -156,7 +158,7 @@ class IncrementalSettings:
 @dataclass
 class _Item:
     box: FloatArray
-    kind: str
+    kind: Kind
     finder_confidence: float
     log_sum: FloatArray | None
     """Summed log-probabilities of its readings (None: taken from a second look, read
@@ -346,8 +348,8 @@ class IncrementalDetector:
         changed = (cv2.absdiff(small, self._reference) > self.settings.pixel_threshold
                    ).astype(np.uint8)
         # single pixels are noise; what a hand or an item changes is a patch
-        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        return changed.astype(bool)  # type: ignore[no-any-return]
+        opened = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        return np.asarray(opened, bool)
 
     def _shifted(self, small: Image) -> bool:
         """Whether the view as a whole moved against the reference (phase correlation)."""
@@ -369,7 +371,8 @@ class IncrementalDetector:
         assert self._shape is not None
         h, w = self._shape
         margin = self.settings.margin_items * self._item_px()
-        count, _, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), 8)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8),
+                                                              connectivity=8)
         rects = []
         for x, y, cw, ch, _area in stats[1:count]:
             rects.append([max(0.0, x * self._scale - margin), max(0.0, y * self._scale - margin),
@@ -459,14 +462,14 @@ class IncrementalDetector:
             named = np.array([len(it.named) > 0 for it in self._items])
             replaced = same[:, ~named].any(axis=0) if len(found) else np.zeros(0, bool)
             same[:, ~named] = False
-            for item, is_within, hit in zip(self._items, within, same.any(axis=0),
-                                            strict=True):
+            for item, is_within, hit in zip(self._items, within,
+                                            np.asarray(same.any(axis=0), bool), strict=True):
                 if is_within:
                     item.hits = (*item.hits, bool(hit))[-s.looks_per_change:]
             if replaced.any():
                 gone = {id(it) for it, r in zip([it for it, n in zip(self._items, named,
                                                                       strict=True) if not n],
-                                                 replaced, strict=True) if r}
+                                                 np.asarray(replaced, bool), strict=True) if r}
                 self._items = [it for it in self._items if id(it) not in gone]
             found = found[np.flatnonzero(~same.any(axis=1))] if len(found) else found
         if len(found):
@@ -524,7 +527,7 @@ class IncrementalDetector:
             rows = [i for i, v in enumerate(views) if v == view]
             part = [todo[i] for i in rows]
             found = Detections(np.array([it.box for it in part]), tuple("JK" for _ in part),
-                               tuple(it.kind for it in part),  # type: ignore[arg-type]
+                               tuple(it.kind for it in part),
                                np.array([it.finder_confidence for it in part]))
             probabilities = self.detector.probabilities(image, found, shifts=[view])
             if logs.shape[1] == 0:
@@ -541,7 +544,7 @@ class IncrementalDetector:
 
     def _name(self, item: _Item, probabilities: FloatArray | None = None) -> Detections:
         """The item named by ``probabilities`` (default: its readings fused)."""
-        one = Detections(item.box[None], ("JK",), (item.kind,),  # type: ignore[arg-type]
+        one = Detections(item.box[None], ("JK",), (item.kind,),
                          np.array([item.finder_confidence]))
         fused = _fused(item) if probabilities is None else probabilities
         return self.detector.named(one, fused[None])  # type: ignore[no-any-return]

@@ -54,7 +54,7 @@ def normalise_label(label: str, kind: str) -> str:
     if kind not in LABELS_BY_KIND:
         raise LabelError(f"kind must be 'tile' or 'card', not {kind!r}")
     token = label.strip().upper()
-    if token not in LABELS_BY_KIND[kind]:  # type: ignore[index]
+    if token not in LABELS_BY_KIND[kind]:
         raise LabelError(f"{label!r} is not a {kind} token (CONTRACT.md)")
     return token
 

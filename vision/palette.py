@@ -161,7 +161,7 @@ def _main_ink(ink: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """The median Lab colour of the larger of two groups of a tile's ink pixels: the
     numeral's, where a mark or a neighbour's edge in another ink shows too."""
     if len(ink) < 8:
-        return np.median(ink, axis=0)  # type: ignore[no-any-return]
+        return np.median(ink, axis=0)
     first = ink[np.argmax(np.linalg.norm(ink - ink.mean(axis=0), axis=1))]
     second = ink[np.argmax(np.linalg.norm(ink - first, axis=1))]
     for _ in range(8):
@@ -283,9 +283,9 @@ def name_groups(groups: npt.NDArray[np.int64], colour_probabilities: npt.NDArray
     renamed = names.copy()
     renamed[clashing] = best
     # a stray tile is no ink of its own
-    sizes = np.bincount(groups, minlength=count)
+    members = np.bincount(groups, minlength=count)
     for g in clashing:
-        if sizes[g] < MIN_RENAMED_GROUP:
+        if members[g] < MIN_RENAMED_GROUP:
             renamed[g] = names[g]
     return renamed  # type: ignore[no-any-return]
 

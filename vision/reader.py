@@ -8,7 +8,7 @@ kind's labels, so a tile is never read as a card: :func:`decide` names each box,
 :func:`alternatives` gives its most probable labels with their probabilities.
 
 Inference runs in ONNX Runtime (no torch needed); the model is trained by
-:mod:`tabletop.vision.reader_training`.  A reader file may also output its pooled
+:mod:`tabletop.studio.reader_training`.  A reader file may also output its pooled
 features (:data:`FEATURES_OUTPUT`), on which a light head fitted to the players' own
 set (:mod:`tabletop.vision.reader_head`) corrects its logits.
 """

@@ -195,10 +195,12 @@ def jitter_light(batch: npt.NDArray[np.uint8], rng: np.random.Generator
     for i in np.flatnonzero(rng.random(n) < 0.5):
         out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.4, 1.2)))
     out += rng.normal(0.0, rng.uniform(0.0, 4.0, (n, 1, 1, 1)), out.shape)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    clipped: npt.NDArray[np.uint8] = np.clip(out, 0, 255).astype(np.uint8)
+    return clipped
 
 
-def recuts(image: npt.NDArray[np.uint8], box: Sequence[float], kind: str, count: int,
+def recuts(image: npt.NDArray[np.uint8], box: Sequence[float] | npt.NDArray[np.float64],
+           kind: str, count: int,
            rng: np.random.Generator, size: int = CROP_SIZE) -> npt.NDArray[np.uint8]:
     """``count`` reader crops of ``box`` (see the module's docstring, step 1)."""
     x1, y1, x2, y2 = (float(v) for v in box)

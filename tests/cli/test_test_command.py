@@ -22,7 +22,7 @@ import pathlib
 _is_file = pathlib.Path.is_file
 pathlib.Path.is_file = lambda path: (not str(path).startswith("/usr/share/fonts")
                                      and _is_file(path))
-import tabletop.vision.synth.shapes
+import tabletop.studio.synth.shapes
 pathlib.Path.is_file = _is_file
 """
 """A plugin that loads the renderer as on a machine without Debian's fonts."""
@@ -48,7 +48,7 @@ def _blocked(module: str) -> str:
 
 @pytest.mark.parametrize(("plugin", "path", "test", "says"), [
     (_blocked("onnx"), None,
-     "tests/vision/test_adapt.py::test_a_fitted_finder_moves_its_boxes_inside_the_graph",
+     "tests/studio/test_adapt.py::test_a_fitted_finder_moves_its_boxes_inside_the_graph",
      "onnx (the train extra) missing: install with .venv/bin/pip install -e '.[train]'"),
     (_blocked("torch"), None,
      "tests/vision/test_reader.py::test_a_reader_net_refuses_malformed_widths",
@@ -61,7 +61,7 @@ def _blocked(module: str) -> str:
     ("", "/nonexistent", "tests/device/test_emulated.py",
      "simavr (the emulated scoring board) missing: install with apt-get install gcc-avr"),
     (HIDE_FONTS, None,
-     "tests/vision/test_synth.py::test_stroke_faces_draw_tile_numerals_but_never_card_indices",
+     "tests/studio/test_synth.py::test_stroke_faces_draw_tile_numerals_but_never_card_indices",
      "the TrueType faces the renderer draws numerals in missing: install with "
      "apt-get install fonts-liberation"),
 ], ids=["onnx", "torch", "rummikub-solver", "chromium", "simavr", "fonts"])

@@ -104,8 +104,8 @@ def watched_with_panel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, camera: 
                        keep_corrections: Path | None = None) -> Iterator[LiveTable]:
     """A Sabra game of Ana and Ben watched through ``camera``, its panel up; stopped and
     checked for failures of the loop on the way out."""
-    import tabletop.live.sources
-    from tabletop.live.run import run
+    from tabletop.live.game import Game
+    from tabletop.live.pipeline import Pipeline
     from tabletop.panel.routers import changes
 
     variant = find_variant("sabra")
@@ -114,7 +114,6 @@ def watched_with_panel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, camera: 
     settings = PanelSettings(database_url=f"sqlite:///{tmp_path / 'm.sqlite3'}", port=free_port())
     panel = start_panel(bus, variant_id="sabra", options={}, players=["Ana", "Ben"],
                         name="live", settings=settings)
-    monkeypatch.setattr(tabletop.live.sources, "open_source", lambda spec, **_: camera)
     # this machine may be busy: the loop answers between frames, give it time to get there
     monkeypatch.setattr(changes, "LIVE_ANSWER_S", 30.0)
     watcher = watcher or TableWatcher(variant, settings=WatcherSettings(still_s=0.3))
@@ -122,10 +121,13 @@ def watched_with_panel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, camera: 
 
     def loop() -> None:
         try:
-            run("camera", variant, ("Ana", "Ben"), bus=bus, detector=camera.detect,
-                watcher=watcher, keep_corrections=keep_corrections)
+            game = Game(variant, ("Ana", "Ben"), bus)
+            Pipeline(camera, camera.detect, watcher, game,
+                     keep_corrections=keep_corrections).run()
         except BaseException as error:
             failures.append(error)
+        finally:
+            camera.close()
 
     watching = threading.Thread(target=loop, daemon=True)
     watching.start()

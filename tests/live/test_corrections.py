@@ -260,7 +260,7 @@ def test_a_scenario_run_has_no_camera_to_correct() -> None:
 
 def test_correcting_an_item_laid_in_an_earlier_turn_is_no_play() -> None:
     from tabletop.live.game import Game
-    from tabletop.live.run import apply_correction
+    from tabletop.live.pipeline import apply_correction
 
     rows = [("B7", 100.0, 100.0, 0.9), ("R7", 127.0, 100.0, 0.9), ("K7", 154.0, 100.0, 0.9),
             ("R10", 100.0, 200.0, 0.9), ("R11", 127.0, 200.0, 0.9), ("R12", 154.0, 200.0, 0.9)]
@@ -376,7 +376,7 @@ def test_a_correction_on_the_panel_reaches_the_live_game(
             "Ben", "B1", "B10", True)
         # what the correction teaches is kept for 'tabletop adapt --corrections': the
         # frame of the corrected table and the item's box in it, labelled B10
-        from tabletop.vision.adapt import read_labelled
+        from tabletop.studio.adapt import read_labelled
 
         (photo,) = read_labelled([kept])
         image, truth = photo.read()

@@ -13,7 +13,7 @@ import pytest
 
 from tabletop.engine import events as ev
 from tabletop.engine.events import event_from_json, event_to_json
-from tabletop.engine.items import parse_item, parse_melds
+from tabletop.engine.items import format_items, parse_item, parse_melds
 from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
 from tabletop.live.events import (
@@ -23,8 +23,15 @@ from tabletop.live.events import (
     read_jsonl,
 )
 from tabletop.live.game import Game, GameOptions
+from tabletop.live.pipeline import Pipeline
 from tabletop.live.run import RunError, parse_players, run
-from tabletop.live.scenario import load_scenario, replay, snapshot_from_json
+from tabletop.live.scenario import (
+    apply_step,
+    game_options,
+    load_scenario,
+    replay,
+    snapshot_from_json,
+)
 from tabletop.live.snapshot import TableSnapshot
 from tests.shared import SCENARIOS, json_events, scaled
 
@@ -242,24 +249,17 @@ class FakeWatcher:
         return TableSnapshot(t=t, melds=tuple(tuple(m) for m in parse_melds(melds)))
 
 
-def test_run_wires_detector_watcher_and_game(tmp_path: Path, monkeypatch: Any) -> None:
+def test_the_pipeline_wires_detector_watcher_and_game(tmp_path: Path) -> None:
     frames = [(0.1 * i, i) for i in range(10)]
-
-    class Frames:
-        def __iter__(self) -> Any:
-            return iter(frames)
-
-        def close(self) -> None:
-            pass
-
-    import tabletop.live.sources
-
-    monkeypatch.setattr(tabletop.live.sources, "open_source", lambda spec, **_: Frames())
     watcher = FakeWatcher({3: "R10 R11 R12", 8: "R10 R11 R12 R13"})
     out = tmp_path / "e.jsonl"
-    summary = run("video.mp4", find_variant("sabra"), ("Ana", "Ben"), events_jsonl=out,
-                  detector=lambda image: f"detections of {image}", watcher=watcher)
-    assert summary.frames == 10 and summary.snapshots == 2
+    bus = EventBus()
+    with JsonlWriter(out) as writer:
+        bus.subscribe(writer)
+        game = Game(find_variant("sabra"), ("Ana", "Ben"), bus)
+        watched = Pipeline(frames, lambda image: f"detections of {image}", watcher, game).run()
+    assert (watched.frames, watched.snapshots) == (10, 2)
+    assert watched.committed == pytest.approx((0.3, 0.8))
     assert watcher.seen[0] == "detections of 0"
     events = read_jsonl(out)
     assert [e.kind for e in events] == [
@@ -267,6 +267,53 @@ def test_run_wires_detector_watcher_and_game(tmp_path: Path, monkeypatch: Any) -
         "item_added", "table", "initial_meld_progress",
     ]
     assert events[1].t == 0.3
+
+
+@pytest.mark.parametrize("name", ["sabra", "rommee"])
+def test_the_game_tells_what_it_holds(name: str) -> None:
+    """After every step of a sample game, the facts its events told (the engine's record,
+    as the panel folds them) are the game's own: phase, seat on turn, round, who opened
+    in the round on (by turns that ended), rounds scored."""
+    scenario = load_scenario(SCENARIOS / f"{name}.json")
+    game = Game(scenario.variant, scenario.players, EventBus(), options=game_options(scenario))
+    checked = 0
+    for step in scenario.steps:
+        apply_step(game, step)
+        _assert_told(game)
+        checked += 1
+    assert checked == len(scenario.steps) > 10
+
+
+@pytest.mark.parametrize("name", ["sabra", "rommee"])
+def test_an_undo_tells_where_the_game_went_back_to(name: str) -> None:
+    """Each step of a sample game taken back with the Undo button and played again: the
+    facts told after the undo are the game's own again (a seat whose opening turn was
+    taken back has not opened, the turn is the one it went back to)."""
+    scenario = load_scenario(SCENARIOS / f"{name}.json")
+    game = Game(scenario.variant, scenario.players, EventBus(), options=game_options(scenario))
+    undone = 0
+    for step in scenario.steps:
+        apply_step(game, step)
+        if game.phase != "over":
+            game.undo()
+            _assert_told(game)
+            assert game.record.facts.table == tuple(format_items(m) for m in game.table)
+            undone += 1
+            apply_step(game, step)
+        _assert_told(game)
+    assert undone > 10
+
+
+def _assert_told(game: Game) -> None:
+    told = game.record.facts
+    assert told.phase == game.phase
+    if game.phase == "play":
+        assert told.turn is not None
+        assert (told.turn.seat, told.turn.turn) == (game.seat, game.state.turn)
+        assert told.round == game.state.round
+    if game.phase != "over":
+        assert set(told.opened) == game.state.opened
+    assert told.rounds_played == game.match.rounds_played
 
 
 @pytest.mark.parametrize("text", ["Ana", "Ana,", "Ana,Ana"])

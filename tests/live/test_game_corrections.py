@@ -1,7 +1,7 @@
 """A person's correction of a misread item reaches everything the game remembers.
 
 The game is fed committed snapshots as the watcher would (``snapshot_from_json``)
-and the corrections as ``live.run.apply_correction`` hands them on: the token is
+and the corrections as ``live.pipeline.apply_correction`` hands them on: the token is
 swapped in the table, its copy from the turn's start, the table the game waits
 for, who laid what and the hands, so the correction is no play.
 """

@@ -23,7 +23,7 @@ from tests.shared import json_events
 
 
 class Loop:
-    """A game and the loop thread that applies the inbox's actions, as ``live.run.watch``."""
+    """A game and the loop thread that applies the inbox's actions, as a ``Pipeline`` does."""
 
     def __init__(self) -> None:
         self.bus = EventBus()

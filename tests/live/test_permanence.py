@@ -18,10 +18,10 @@ from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
 from tabletop.live.events import CAMERA_EVENT_CODE
 from tabletop.live.game import Game
-from tabletop.live.run import watch
+from tabletop.live.pipeline import Pipeline
 from tabletop.live.watcher import TableWatcher
+from tabletop.studio.replay import CropBank, Replay, ReplaySettings, ReplayStep, compose, table_key
 from tabletop.vision.detections import Detections
-from tabletop.vision.replay import CropBank, Replay, ReplaySettings, ReplayStep, compose, table_key
 from tests.shared import REALDATA, json_events
 
 pytestmark = pytest.mark.skipif(REALDATA is None, reason="the real photos are missing")
@@ -71,7 +71,7 @@ def played(game: Replay, detector: TruthDetector, frames: Any = None) -> list[di
     events, _ = json_events(bus)
     watcher = TableWatcher(find_variant("sabra"), game.zones)
     game_ = Game(find_variant("sabra"), game.players, bus)
-    watch(frames if frames is not None else game.frames(), detector, watcher, game_)
+    Pipeline(frames if frames is not None else game.frames(), detector, watcher, game_).run()
     return events
 
 

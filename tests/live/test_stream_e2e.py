@@ -1,6 +1,6 @@
 """A real game at a real table, end to end, as players use it.
 
-A replay composed from the real tile photos (``vision.replay.compose_game``: real tile
+A replay composed from the real tile photos (``studio.replay.compose_game``: real tile
 crops laid meld by meld on the real table of ``realdata/replays/sabra-dev``, a hand over
 each move, the racks laid open in the players' zones at the end) is served as an MJPEG
 stream from 127.0.0.1, the way a phone's IP-camera app serves its camera.  Each move
@@ -35,7 +35,7 @@ import cv2
 import pytest
 from playwright import sync_api
 
-from tabletop.vision.replay import compose_game, find_realdata
+from tabletop.studio.replay import compose_game, find_realdata
 from tests.live.mjpeg_server import MjpegServer
 from tests.shared import needs, scaled, with_default_interrupt
 

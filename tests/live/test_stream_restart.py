@@ -24,7 +24,7 @@ from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
 from tabletop.live.events import CAMERA_EVENT_CODE
 from tabletop.live.run import TableSetup, run
-from tabletop.vision.replay import compose_game, sabra_round, table_key
+from tabletop.studio.replay import compose_game, sabra_round, table_key
 from tests.live.mjpeg_server import MjpegServer
 from tests.shared import REALDATA
 

@@ -1,7 +1,7 @@
 """The bundled rendered videos replayed through the pipeline (issue 5, "Sample and proof").
 
 Each video in tabletop/samples/videos/ was rendered from its scenario by
-``python -m tabletop.vision.synth.scripted``; the oracle detector (live/oracle.py)
+``python -m tabletop.studio.synth.scripted``; the oracle detector (live/oracle.py)
 answers from the renderer's truth file with jitter and misses, in place of
 the model that is not trained yet.  Everything after the model is the real
 pipeline: the video source, tracker, stillness rule, calibration, zones,
@@ -34,7 +34,7 @@ from tabletop.live.oracle import (
 )
 from tabletop.live.scenario import load_scenario
 from tabletop.live.sources import open_source
-from tabletop.vision.synth.scripted import TABLE_MM, layout_snapshot, renderable
+from tabletop.studio.synth.scripted import TABLE_MM, layout_snapshot, renderable
 from tests.shared import FINDER, SCENARIOS, VIDEOS, needs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -155,8 +155,8 @@ def test_a_truth_file_with_a_gap_is_refused(tmp_path: Path) -> None:
 def test_every_item_is_laid_in_the_zone_it_is_read_from(name: str) -> None:
     """Shared melds in the meld area, a seat's items in its band, discards in the discard
     zone: the layout agrees with default_layout through the camera's calibration."""
-    from tabletop.vision.synth.cards import random_design
-    from tabletop.vision.synth.tiles import random_style
+    from tabletop.studio.synth.cards import random_design
+    from tabletop.studio.synth.tiles import random_style
 
     scenario = load_scenario(SCENARIOS / f"{name}.json")
     zones = default_layout(scenario.variant.id, len(scenario.players), TABLE_MM)
@@ -221,7 +221,7 @@ def four_index_rommee(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The Rommé game rendered with a deck printed in all four corners (seed 9 draws one at
     640x360), as most German Rommé decks are: laid melds show a second row of indices and
     a discard shows two or more."""
-    from tabletop.vision.synth.scripted import VideoSettings, render_video
+    from tabletop.studio.synth.scripted import VideoSettings, render_video
 
     video = tmp_path_factory.mktemp("four-index") / "rommee4.mp4"
     header = render_video(SCENARIOS / "rommee.json", video, VideoSettings(seed=9))
@@ -253,8 +253,8 @@ def test_the_shipped_model_replays_a_four_index_rommee_game_through_its_first_me
     melds read, a too-low initial meld warned and restored, two discards; session 18); the
     model then loses a discard under the next one and misreads upside-down cards
     (models/README.md)."""
+    from tabletop.studio.synth.scripted import VideoSettings, render_video
     from tabletop.vision.detector import Detector
-    from tabletop.vision.synth.scripted import VideoSettings, render_video
 
     video = tmp_path / "rommee720.mp4"
     render_video(SCENARIOS / "rommee.json", video, VideoSettings(width=1280, height=720))

@@ -163,6 +163,10 @@ def test_corrections_are_events_with_who_and_when(client: TestClient) -> None:
         ("corrections/score", {"who": "A", "round": 1, "scores": {"Zed": 1}}, 409),
         ("events", {"type": "undo", "target": 1}, 422),
         ("events", {"type": "Bad Type!"}, 422),
+        # a game event the engine could not read back (the state folds the engine's values)
+        ("events", {"type": "turn_started", "seat": 0}, 422),
+        ("events", {"type": "turn_ended", "seat": 0, "valid": "yes", "laid": []}, 422),
+        ("events", {"type": "hand_shown", "seat": 0, "items": ["R5"], "value": 1.5}, 422),
     ],
 )
 def test_bad_corrections_are_refused(
@@ -178,6 +182,14 @@ def test_bad_corrections_are_refused(
     before = len(client.get(f"/api/matches/{match_id}/events").json())
     assert client.post(f"/api/matches/{match_id}/{path}", json=body).status_code == status
     assert len(client.get(f"/api/matches/{match_id}/events").json()) == before
+
+
+def test_a_game_event_the_engine_cannot_read_is_refused_saying_why(client: TestClient) -> None:
+    match_id = _match(client)
+    response = client.post(f"/api/matches/{match_id}/events",
+                           json={"type": "turn_started", "seat": 0, "t": 2.0})
+    assert response.status_code == 422
+    assert "turn_started event 1 lacks round, turn" in response.text
 
 
 def test_unknown_match_is_404(client: TestClient) -> None:

@@ -2,7 +2,7 @@
 state the page needs for them (``live``, the paused timer, the racks, the round just scored).
 
 The live table is a real :class:`tabletop.live.game.Game` on the panel's bus with a loop thread of
-its own that, like ``live.run.watch``, takes the table snapshots and applies the panel's
+its own that, like ``live.pipeline.Pipeline``, takes the table snapshots and applies the panel's
 queued actions between "frames" (the game is touched from that thread only).
 """
 

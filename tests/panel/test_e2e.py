@@ -114,8 +114,9 @@ def test_a_score_change_is_pushed_live(server: str, tmp_path: Path) -> None:
             "message": "O4 O5 O7 is not a run",
             "items": ["O4", "O5", "O7"],
         },
-        {"type": "turn_started", "seat": 2},
-        {"type": "initial_meld_progress", "seat": 2, "value": 21, "required": 30},
+        {"type": "turn_started", "seat": 2, "round": 1, "turn": 3},
+        {"type": "initial_meld_progress", "seat": 2, "value": 21, "required": 30,
+         "meets": False},
     ]
     for seq, event in enumerate(events, start=1):
         _post(server, f"/api/matches/{match_id}/events", {"seq": seq, "t": 10.0 * seq, **event})
@@ -158,7 +159,7 @@ def test_a_score_change_is_pushed_live(server: str, tmp_path: Path) -> None:
         _post(
             server,
             f"/api/matches/{match_id}/events",
-            {"seq": 8, "t": 81.0, "type": "turn_started", "seat": 0},
+            {"seq": 8, "t": 81.0, "type": "turn_started", "seat": 0, "round": 1, "turn": 4},
         )
         _post(
             server,
@@ -170,6 +171,7 @@ def test_a_score_change_is_pushed_live(server: str, tmp_path: Path) -> None:
                 "seat": 0,
                 "value": 24,
                 "required": 30,
+                "meets": False,
             },
         )
         sync_api.expect(page.locator("#turn .who")).to_have_text("Ana")

@@ -533,7 +533,8 @@ def test_the_timer_alarm_rings_when_the_turn_runs_out(browser: Any, tmp_path: Pa
         expect(page.locator("#conn")).to_have_text("live", timeout=WAIT_MS)
         page.locator(".brand").click()  # the tap that lets the page make sounds
         _post(base, "/api/matches/1/events",
-              {"seq": 1, "t": 1.0, "type": "turn_started", "seat": 1})
+              {"seq": 1, "t": 1.0, "type": "turn_started", "seat": 1,
+               "round": 1, "turn": 1})
         expect(page.locator("#turn .who")).to_have_text("Ben", timeout=WAIT_MS)
         expect(page.locator("body")).to_have_attribute("data-alarms", "1", timeout=9000)
         expect(page.locator("#turn .timer")).to_have_class(re.compile(r"\blate\b"))
@@ -542,7 +543,8 @@ def test_the_timer_alarm_rings_when_the_turn_runs_out(browser: Any, tmp_path: Pa
         page.locator("#mute").click()
         expect(page.locator("#mute")).to_have_attribute("aria-pressed", "true")
         _post(base, "/api/matches/1/events",
-              {"seq": 2, "t": 2.0, "type": "turn_started", "seat": 0})
+              {"seq": 2, "t": 2.0, "type": "turn_started", "seat": 0,
+               "round": 1, "turn": 2})
         expect(page.locator("#turn .who")).to_have_text("Ana", timeout=WAIT_MS)
         expect(page.locator("body")).to_have_attribute("data-alarms", "2", timeout=9000)
         assert page.evaluate("window.vibrations.length") == 1

@@ -232,7 +232,8 @@ def test_turn_and_initial_meld_progress(store: EventStore) -> None:
     service = PanelService(store)
     match = store.create_match("m")
     service.record(match.id, _setup(["Ana", "Ben"], turn_seconds=90))
-    service.record(match.id, {"type": "turn_started", "seq": 1, "t": 3.0, "seat": 1})
+    service.record(match.id, {"type": "turn_started", "seq": 1, "t": 3.0, "seat": 1,
+                              "round": 1, "turn": 1})
     # Sabra: "mindestens 30 Punkte" to open; 24 laid so far.
     service.record(
         match.id,
@@ -243,14 +244,27 @@ def test_turn_and_initial_meld_progress(store: EventStore) -> None:
             "seat": 1,
             "value": 24,
             "required": 30,
+            "meets": False,
         },
     )
     state = service.state(match.id)
     assert state["turn"]["player"] == "Ben" and state["setup"]["turn_seconds"] == 90
     assert state["initial_meld"] == {"seat": 1, "value": 24, "required": 30, "player": "Ben"}
-    service.record(match.id, {"type": "turn_ended", "seq": 3, "t": 9.0, "seat": 1})
+    service.record(match.id, {"type": "turn_ended", "seq": 3, "t": 9.0, "seat": 1,
+                              "valid": True, "laid": []})
     state = service.state(match.id)
-    assert state["turn"] is None and state["initial_meld"] is None
+    assert state["turn"] is None and state["initial_meld"] is None and not state["problems"]
+
+
+def test_a_game_event_the_engine_cannot_read_is_skipped_and_named(store: EventStore) -> None:
+    service = PanelService(store)
+    match = store.create_match("m")
+    service.record(match.id, _setup(["Ana", "Ben"]))
+    service.record(match.id, {"type": "turn_started", "seq": 1, "t": 3.0, "seat": 1})
+    state = service.state(match.id)
+    assert state["turn"] is None and state["live"]["phase"] == "play"
+    assert state["problems"] == ["event 2 (turn_started) skipped: turn_started event 1 lacks"
+                                 " round, turn"]
 
 
 def test_a_round_that_does_not_fit_is_reported_not_fatal(store: EventStore) -> None:

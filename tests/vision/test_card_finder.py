@@ -35,8 +35,8 @@ def as_rows(detections: Detections) -> set[tuple[str, tuple[float, ...], float]]
 
 
 def scene(kind: str, index: int) -> Any:
-    from tabletop.vision.synth.dataset import image_seed
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.synth.dataset import image_seed
+    from tabletop.studio.synth.scene import render_scene
 
     rendered = render_scene(image_seed(1597, index), 1280, 720, kind)
     return cv2.imdecode(np.frombuffer(rendered.encoded, np.uint8), cv2.IMREAD_COLOR)

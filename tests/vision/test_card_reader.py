@@ -36,8 +36,8 @@ def as_rows(detections: Detections) -> set[tuple[str, str, tuple[float, ...], fl
 
 
 def scene(kind: str, index: int) -> Any:
-    from tabletop.vision.synth.dataset import image_seed
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.synth.dataset import image_seed
+    from tabletop.studio.synth.scene import render_scene
 
     rendered = render_scene(image_seed(1697, index), 1280, 720, kind)
     return cv2.imdecode(np.frombuffer(rendered.encoded, np.uint8), cv2.IMREAD_COLOR)
@@ -177,7 +177,7 @@ def test_eval_names_the_card_reader_it_used(tmp_path: Path,
     import json
 
     from tabletop.cli import main
-    from tabletop.vision.synth.dataset import generate_dataset
+    from tabletop.studio.synth.dataset import generate_dataset
 
     data = tmp_path / "set"
     generate_dataset(data, 2, seed=1699, kind="mixed", workers=1)
@@ -193,7 +193,7 @@ def test_eval_against_a_second_model_compares_them_item_by_item(
     import json
 
     from tabletop.cli import main
-    from tabletop.vision.synth.dataset import generate_dataset
+    from tabletop.studio.synth.dataset import generate_dataset
 
     data = tmp_path / "set"
     generate_dataset(data, 2, seed=1699, kind="mixed", workers=1)

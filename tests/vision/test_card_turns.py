@@ -32,7 +32,7 @@ def reader() -> Reader:
 
 @pytest.fixture(scope="module")
 def mixed_scene() -> tuple[np.ndarray, np.ndarray, list[str]]:
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.synth.scene import render_scene
 
     scene = render_scene(21, kind="mixed")
     kinds = list(scene.detections.kinds)

@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.vision.detections import Detections, iou_matrix
-from tabletop.vision.labels import CLASS_NAMES, TILE_LABELS, class_id
-from tabletop.vision.reader import NONE_INDEX
-from tabletop.vision.reader_training import (
+from tabletop.studio.reader_training import (
     STORED_SIZE,
     extract_found,
     label_found,
 )
+from tabletop.vision.detections import Detections, iou_matrix
+from tabletop.vision.labels import CLASS_NAMES, TILE_LABELS, class_id
+from tabletop.vision.reader import NONE_INDEX
 
 TRUTH = Detections(np.array([[0, 0, 40, 60], [100, 0, 160, 80]], float), ("7H", "R5"),
                    ("card", "tile"), np.ones(2))
@@ -50,8 +50,8 @@ def test_found_boxes_on_an_empty_table_are_all_false_alarms() -> None:
 
 
 def test_extract_found_crops_the_finders_card_boxes(tmp_path: Path) -> None:
+    from tabletop.studio.synth import generate_dataset
     from tabletop.vision.detector import Detector, DetectorSettings
-    from tabletop.vision.synth import generate_dataset
 
     detector = Detector(settings=DetectorSettings(confidence=0.1))
     data = generate_dataset(tmp_path / "data", 2, seed=41, kind="mixed", size=(960, 540),
@@ -80,9 +80,9 @@ def test_extract_found_crops_the_finders_card_boxes(tmp_path: Path) -> None:
 
 def test_the_card_finder_s_own_boxes_come_without_the_first_finder_s_gate(
         tmp_path: Path) -> None:
+    from tabletop.studio.evaluate import labelled_images
+    from tabletop.studio.synth import generate_dataset
     from tabletop.vision.detector import Detector, DetectorSettings
-    from tabletop.vision.evaluate import labelled_images
-    from tabletop.vision.synth import generate_dataset
 
     detector = Detector(settings=DetectorSettings(confidence=0.1))
     data = generate_dataset(tmp_path / "data", 1, seed=41, kind="mixed", size=(960, 540),

@@ -15,19 +15,19 @@ import pytest
 
 from tabletop.engine.variants import find_variant
 from tabletop.live.run import TableSetup, run
+from tabletop.studio.replay import (
+    CropBank,
+    Replay,
+    ReplaySettings,
+    ReplayStep,
+    compose,
+)
 from tabletop.vision.detections import Detections, iou_matrix
 from tabletop.vision.detector import Detector
 from tabletop.vision.incremental import (
     IncrementalDetector,
     IncrementalSettings,
     without_enclosing,
-)
-from tabletop.vision.replay import (
-    CropBank,
-    Replay,
-    ReplaySettings,
-    ReplayStep,
-    compose,
 )
 from tests.shared import REALDATA
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tabletop.studio.evaluate import labelled_images
 from tabletop.vision.detections import iou_matrix
 from tabletop.vision.detector import Detector
-from tabletop.vision.evaluate import labelled_images
 from tests.shared import REALDATA
 
 pytestmark = [

@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tabletop.studio.evaluate import evaluate
 from tabletop.vision.detector import (
     DEFAULT_MODELS,
     SHIPPED_MODELS,
@@ -25,7 +26,6 @@ from tabletop.vision.detector import (
     card_reader_path,
     reader_path,
 )
-from tabletop.vision.evaluate import evaluate
 from tests.shared import VIDEOS, need, needs
 
 SHIPPED_ONNX = SHIPPED_MODELS / "tabletop.onnx"
@@ -50,8 +50,8 @@ falls far below them."""
 
 @pytest.fixture(scope="module")
 def scenes() -> list[tuple[object, object]]:
-    from tabletop.vision.synth.dataset import image_seed
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.synth.dataset import image_seed
+    from tabletop.studio.synth.scene import render_scene
 
     out = []
     for index in range(12):
@@ -113,9 +113,9 @@ of the cards the two disagree on (exact sign test): the gain is not luck of the 
 
 @needs("fonts")  # the scenes' decks are drawn from the installed faces
 def test_the_card_reader_reads_card_indices_better() -> None:
+    from tabletop.studio.synth.dataset import image_seed
+    from tabletop.studio.synth.scene import render_scene
     from tabletop.vision.reader import Reader
-    from tabletop.vision.synth.dataset import image_seed
-    from tabletop.vision.synth.scene import render_scene
 
     readers = (Reader(card_reader_path(SHIPPED_ONNX)), Reader(reader_path(SHIPPED_ONNX)))
     right, labelled, only = [0, 0], 0, [0, 0]

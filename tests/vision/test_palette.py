@@ -10,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from tabletop.studio.synth.tiles import TileStyle, random_style, render_tile
 from tabletop.vision.labels import TILE_COLOURS
 from tabletop.vision.palette import (
     TablePalette,
@@ -19,7 +20,6 @@ from tabletop.vision.palette import (
     name_groups,
 )
 from tabletop.vision.reader import READER_CLASSES
-from tabletop.vision.synth.tiles import TileStyle, random_style, render_tile
 
 # BGR inks: a red-orange close to the red, as some modern sets print it
 RED_ORANGE_SET = {"K": (30.0, 30.0, 30.0), "B": (170.0, 80.0, 20.0),

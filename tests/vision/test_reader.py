@@ -111,7 +111,7 @@ def _striped_set(folder: Path, width: int, height: int,
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_finder_crops_keep_the_scale_and_the_items_mostly_inside(tmp_path: Path,
                                                                  seed: int) -> None:
-    from tabletop.vision.training import MIN_CROPPED_SHARE, kind_dataset
+    from tabletop.studio.training import MIN_CROPPED_SHARE, kind_dataset
 
     # 40-pixel boxes every 30 pixels along a 400x100 image; scale 0.5, crop 50
     boxes = [[x, 20.0, x + 40.0, 80.0] for x in range(0, 361, 30)]
@@ -141,8 +141,8 @@ def test_finder_crops_keep_the_scale_and_the_items_mostly_inside(tmp_path: Path,
 
 @pytest.mark.parametrize("count", [1, 2, 3])
 def test_training_yaml_lists_every_training_folder(tmp_path: Path, count: int) -> None:
+    from tabletop.studio.training import training_yaml
     from tabletop.vision.detector import FINDER_NAMES
-    from tabletop.vision.training import training_yaml
 
     folders = [_striped_set(tmp_path / f"set{i}", 40, 40, [[0, 0, 9, 9]]) for i in range(count)]
     text = training_yaml(folders, tmp_path / "run", None, FINDER_NAMES).read_text()
@@ -158,7 +158,7 @@ def test_training_yaml_lists_every_training_folder(tmp_path: Path, count: int) -
 ])
 def test_training_yaml_refuses_missing_folders(tmp_path: Path, folders: object,
                                                message: str) -> None:
-    from tabletop.vision.training import training_yaml
+    from tabletop.studio.training import training_yaml
 
     _striped_set(tmp_path / "set0", 40, 40, [[0, 0, 9, 9]])
     with pytest.raises(ValueError, match=message):
@@ -167,7 +167,7 @@ def test_training_yaml_refuses_missing_folders(tmp_path: Path, folders: object,
 
 def test_scaled_finder_refuses_folders_of_different_frame_sizes(tmp_path: Path) -> None:
     need("ultralytics")
-    from tabletop.vision.training import train
+    from tabletop.studio.training import train
 
     small = _striped_set(tmp_path / "small", 400, 100, [[0, 20, 40, 80]])
     large = _striped_set(tmp_path / "large", 800, 200, [[0, 20, 40, 80]])
@@ -179,8 +179,8 @@ def test_scaled_finder_refuses_folders_of_different_frame_sizes(tmp_path: Path) 
 def test_reader_trains_on_several_crop_files_together(tmp_path: Path) -> None:
     need("torch")
     need("onnx")
-    from tabletop.vision.reader_training import extract, train_reader
-    from tabletop.vision.synth import generate_dataset
+    from tabletop.studio.reader_training import extract, train_reader
+    from tabletop.studio.synth import generate_dataset
 
     parts = []
     for seed in (1, 2):
@@ -213,7 +213,7 @@ def _with_random_batchnorm(net: Any) -> Any:
 @pytest.mark.parametrize("widths", [(16, 32, 48), (16, 32, 48, 48, 96, 96, 0)])
 def test_a_reader_net_refuses_malformed_widths(widths: tuple[int, ...]) -> None:
     need("torch")
-    from tabletop.vision.reader_training import build_net
+    from tabletop.studio.reader_training import build_net
 
     with pytest.raises(ValueError, match="must be 7 positive channel counts"):
         build_net(widths=widths)
@@ -224,8 +224,8 @@ def test_reader_training_keeps_its_starts_widths_and_resumes_at_them(tmp_path: P
     need("onnx")
     import onnxruntime
 
-    from tabletop.vision.reader_training import extract, net_widths, train_reader
-    from tabletop.vision.synth import generate_dataset
+    from tabletop.studio.reader_training import extract, net_widths, train_reader
+    from tabletop.studio.synth import generate_dataset
 
     data = generate_dataset(tmp_path / "data", 2, seed=5, kind="tiles", size=(320, 192),
                             workers=1)
@@ -272,8 +272,8 @@ SHIPPED_READER = SHIPPED_MODELS / "tabletop.reader.onnx"
 
 @pytest.mark.parametrize("views", [2, 3, 5])
 def test_reading_from_several_views_averages_the_nudged_crops(views: int) -> None:
+    from tabletop.studio.synth.scene import render_scene
     from tabletop.vision.reader import VIEW_SHIFTS, Reader
-    from tabletop.vision.synth.scene import render_scene
 
     reader = Reader(SHIPPED_READER)
     scene = render_scene(21, kind="mixed")
@@ -330,7 +330,7 @@ def test_alternatives_hold_the_label_and_sum_to_at_most_one(seed: int) -> None:
 def test_detect_json_lists_each_items_alternatives(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     from tabletop.cli import main
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.synth.scene import render_scene
 
     path = tmp_path / "scene.png"
     cv2.imwrite(str(path), render_scene(21, kind="mixed").image)
@@ -352,9 +352,9 @@ def test_detect_json_lists_each_items_alternatives(tmp_path: Path,
 def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     from tabletop.cli import main
+    from tabletop.studio.synth import generate_dataset
     from tabletop.vision.detector import Detector, DetectorSettings, ModelError, reader_path
     from tabletop.vision.reader import Reader
-    from tabletop.vision.synth import generate_dataset
 
     data = generate_dataset(tmp_path / "data", 6, seed=3, kind="mixed", size=(320, 192),
                             workers=1)
@@ -404,7 +404,7 @@ def test_reader_rebuilt_from_its_export_reads_as_the_file_does(tmp_path: Path,
     need("onnx")
     import onnxruntime
 
-    from tabletop.vision.reader_training import (
+    from tabletop.studio.reader_training import (
         STORED_SIZE,
         _as_tensor,
         _augment,
@@ -444,7 +444,7 @@ def test_reader_rebuilt_from_its_export_reads_as_the_file_does(tmp_path: Path,
 def test_rebuilding_refuses_an_onnx_file_that_is_not_a_reader(tmp_path: Path) -> None:
     torch = need_module("torch")
     need("onnx")
-    from tabletop.vision.reader_training import net_from_onnx
+    from tabletop.studio.reader_training import net_from_onnx
 
     path = tmp_path / "other.onnx"
     torch.onnx.export(torch.nn.Linear(4, 2), (torch.zeros(1, 4),), str(path), dynamo=False)
@@ -455,8 +455,8 @@ def test_rebuilding_refuses_an_onnx_file_that_is_not_a_reader(tmp_path: Path) ->
 def test_reader_training_goes_on_from_an_exported_reader(tmp_path: Path) -> None:
     torch = need_module("torch")
     need("onnx")
-    from tabletop.vision.reader_training import extract, net_widths, train_reader
-    from tabletop.vision.synth import generate_dataset
+    from tabletop.studio.reader_training import extract, net_widths, train_reader
+    from tabletop.studio.synth import generate_dataset
 
     data = generate_dataset(tmp_path / "data", 2, seed=8, kind="tiles", size=(320, 192),
                             workers=1)
@@ -489,7 +489,7 @@ def _without_features(source: Path, out: Path) -> Path:
 
 
 def _mixed_crops() -> np.ndarray:
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.synth.scene import render_scene
 
     scene = render_scene(21, 960, 540, "mixed")
     return crops(scene.image, scene.detections.boxes)
@@ -525,10 +525,10 @@ def test_a_reader_file_without_features_reads_as_before_but_takes_no_head(
         tmp_path: Path) -> None:
     """A folder adapted before the readers had their features output: it reads as the
     shipped model does, and no head can be put on its reader."""
+    from tabletop.studio.synth.scene import render_scene
     from tabletop.vision.detector import Detector
     from tabletop.vision.reader import Reader
     from tabletop.vision.reader_head import HeadPart
-    from tabletop.vision.synth.scene import render_scene
 
     path = _without_features(SHIPPED_MODELS / "tabletop.reader.onnx",
                              tmp_path / "tabletop.reader.onnx")
@@ -554,7 +554,7 @@ def test_an_exported_reader_outputs_its_features(tmp_path: Path) -> None:
     need("onnx")
     import onnxruntime
 
-    from tabletop.vision.reader_training import build_net, export_onnx
+    from tabletop.studio.reader_training import build_net, export_onnx
 
     torch.manual_seed(8)
     net = build_net(widths=(8, 8, 16, 16, 16, 16, 24))

@@ -14,7 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop.vision.adapt import adapt_light, adapted_model
+from tabletop.studio.adapt import adapt_light, adapted_model
+from tabletop.studio.synth.scene import RenderOptions, render_layout, render_scene
+from tabletop.studio.synth.tiles import TileStyle, random_style
 from tabletop.vision.detections import ImageDetections, iou_matrix
 from tabletop.vision.detector import DEFAULT_MODELS, Detector, ModelError, head_path
 from tabletop.vision.labels import class_id
@@ -33,8 +35,6 @@ from tabletop.vision.reader_head import (
     recuts_per_item,
     save_head,
 )
-from tabletop.vision.synth.scene import RenderOptions, render_layout, render_scene
-from tabletop.vision.synth.tiles import TileStyle, random_style
 
 SHIPPED = DEFAULT_MODELS[0]
 READER = SHIPPED.with_name("tabletop.reader.onnx")

@@ -93,8 +93,8 @@ def far_scenes() -> list[tuple[object, Detections]]:
     """Held-out renders seen from twice as far: each 1280x720 scene shrunk to
     half in the middle of a frame of its mean colour, so most card indices are
     under 16 pixels long, where the single pass misses most of them."""
-    from tabletop.vision.synth.dataset import image_seed
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.synth.dataset import image_seed
+    from tabletop.studio.synth.scene import render_scene
 
     out = []
     for index in range(8):
@@ -194,7 +194,7 @@ def test_zoom_out_out_of_range_is_refused(zoom_out: float) -> None:
 
 def _tile_table(tile_height: int) -> np.ndarray:
     """Real tiles of the set (CropBank) in a row on a plain table, ``tile_height`` px tall."""
-    from tabletop.vision.replay import CropBank
+    from tabletop.studio.replay import CropBank
     from tests.shared import REALDATA
 
     if REALDATA is None:

@@ -19,7 +19,7 @@ import pytest
 import tabletop.cli as cli
 from tabletop.engine.items import parse_items
 from tabletop.engine.variants import find_variant
-from tabletop.vision.card_replay import (
+from tabletop.studio.card_replay import (
     CARD_ASPECT,
     CARD_PITCH,
     PAPER_LEVEL,
@@ -31,8 +31,7 @@ from tabletop.vision.card_replay import (
     random_card_game,
     random_card_script,
 )
-from tabletop.vision.labels import CARD_LABELS
-from tabletop.vision.replay import (
+from tabletop.studio.replay import (
     CropBank,
     ReplayError,
     ReplaySettings,
@@ -41,6 +40,7 @@ from tabletop.vision.replay import (
     layout_problem,
     read_truth,
 )
+from tabletop.vision.labels import CARD_LABELS
 from tests.shared import REALDATA
 
 needs_photos = pytest.mark.skipif(
@@ -304,7 +304,7 @@ def test_the_card_split_names_one_photo_for_adapting_and_another_for_measuring()
 
 @needs_photos
 def test_the_deck_layout_labels_the_indices_it_lays_and_leaves_missing_cards_out() -> None:
-    from tabletop.vision.adapt import CARD_ORDER
+    from tabletop.studio.adapt import CARD_ORDER
 
     bank = load_card_bank(REALDATA, use_images=card_photos("adapt"))
     image, labelled = compose_deck_layout(bank, np.random.default_rng(0), card_height=150)
@@ -332,7 +332,7 @@ def test_the_adapt_command_labels_a_deck_layout_whose_rows_lack_a_few_indices(
         bank: CropBank, tmp_path: Path) -> None:
     # 3 of the deck's cards have no usable index (their places stay empty) and the shipped
     # finder misses a few more: the rows are labelled by the columns of the complete ones
-    from tabletop.vision.adapt import layout_to_jsonl
+    from tabletop.studio.adapt import layout_to_jsonl
     from tabletop.vision.detections import iou_matrix
 
     image, truth = compose_deck_layout(bank, np.random.default_rng([0, 5]), card_height=150)

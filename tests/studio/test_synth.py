@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 from tabletop.cli import main
+from tabletop.studio.synth import RenderOptions, generate_dataset, render_scene
+from tabletop.studio.synth.cards import SUIT_BESIDE_SHARE, random_design, render_card
+from tabletop.studio.synth.scene import INDEX_MIN_VISIBLE, TILE_MIN_VISIBLE
+from tabletop.studio.synth.tiles import JOKERS, numeral_mask, random_style, render_tile
 from tabletop.vision.detections import read_jsonl
 from tabletop.vision.labels import CARD_LABELS, CLASS_NAMES, TILE_LABELS, label_of
-from tabletop.vision.synth import RenderOptions, generate_dataset, render_scene
-from tabletop.vision.synth.cards import SUIT_BESIDE_SHARE, random_design, render_card
-from tabletop.vision.synth.scene import INDEX_MIN_VISIBLE, TILE_MIN_VISIBLE
-from tabletop.vision.synth.tiles import JOKERS, numeral_mask, random_style, render_tile
 from tests.shared import need, needs
 
 SMALL = (480, 288)
@@ -296,14 +296,14 @@ def test_synth_bad_input_exits_2(tmp_path: Path, argv: list[str]) -> None:
 
 
 def _faces() -> list[str]:
-    from tabletop.vision.synth.shapes import FONTS
+    from tabletop.studio.synth.shapes import FONTS
 
     return list(FONTS)
 
 
 @pytest.mark.parametrize("font", _faces())
 def test_every_face_draws_every_numeral_and_rank_distinctly(font: str) -> None:
-    from tabletop.vision.synth.shapes import text_mask
+    from tabletop.studio.synth.shapes import text_mask
 
     texts = [str(n) for n in range(1, 14)] + ["A", "J", "Q", "K"]
     masks = {text: text_mask(text, font, 800, 48, 40) for text in texts}
@@ -318,14 +318,14 @@ def test_every_face_draws_every_numeral_and_rank_distinctly(font: str) -> None:
 
 
 def _stroke_faces() -> list[str]:
-    from tabletop.vision.synth.shapes import STROKE_FONTS
+    from tabletop.studio.synth.shapes import STROKE_FONTS
 
     return list(STROKE_FONTS)
 
 
 @pytest.mark.parametrize("font", _stroke_faces())
 def test_every_stroke_face_draws_every_numeral_distinctly(font: str) -> None:
-    from tabletop.vision.synth.shapes import STROKE_FONTS, text_mask
+    from tabletop.studio.synth.shapes import STROKE_FONTS, text_mask
 
     texts = [str(n) for n in range(1, 14)]
     masks = {text: text_mask(text, font, 800, 48, 40) for text in texts}
@@ -345,7 +345,7 @@ def test_every_stroke_face_draws_every_numeral_distinctly(font: str) -> None:
 
 def _natural(digit: str, face: str) -> Any:
     """The digit 60 px tall at its own width, ink as booleans."""
-    from tabletop.vision.synth.shapes import text_aspect, text_mask
+    from tabletop.studio.synth.shapes import text_aspect, text_mask
 
     width = round(60 * text_aspect(digit, face, 800))
     return text_mask(digit, face, 800, 60, width) > 0.5
@@ -406,7 +406,7 @@ def test_stroke_faces_differ_where_they_say(why: str, measure: Any, more: str, l
 
 
 def test_a_stroke_face_has_digits_only_and_letters_fall_back_to_sans() -> None:
-    from tabletop.vision.synth import shapes
+    from tabletop.studio.synth import shapes
 
     assert np.array_equal(shapes.text_mask("J", "stroke", 800, 40, 24),
                           shapes.text_mask("J", "sans", 800, 40, 24))
@@ -416,7 +416,7 @@ def test_a_stroke_face_has_digits_only_and_letters_fall_back_to_sans() -> None:
 
 @needs("fonts")  # the share of stroke faces is taken among all the faces
 def test_stroke_faces_draw_tile_numerals_but_never_card_indices() -> None:
-    from tabletop.vision.synth.shapes import FONTS, STROKE_FONTS
+    from tabletop.studio.synth.shapes import FONTS, STROKE_FONTS
 
     styles = [random_style(np.random.default_rng(seed)) for seed in range(300)]
     stroked = [s for s in styles if s.font in STROKE_FONTS]
@@ -427,7 +427,7 @@ def test_stroke_faces_draw_tile_numerals_but_never_card_indices() -> None:
 
 
 def test_truetype_faces_serif_and_sans_differ_and_missing_ones_are_named() -> None:
-    from tabletop.vision.synth import shapes
+    from tabletop.studio.synth import shapes
 
     need("fonts")
     serif = shapes.text_mask("K", "serif", 400, 60, 50)
@@ -465,7 +465,7 @@ def _median_side(seed: int, kind: str, of: str) -> float:
 def test_close_up_scenes_show_large_items(monkeypatch: pytest.MonkeyPatch, kind: str, of: str,
                                           large_side: float, close_up_share: float | None,
                                           least: int, most: int) -> None:
-    import tabletop.vision.synth.scene as scene_module
+    import tabletop.studio.synth.scene as scene_module
 
     if close_up_share is not None:
         monkeypatch.setattr(scene_module, "CLOSE_UP_SHARE", close_up_share)
@@ -477,7 +477,7 @@ def test_close_up_scenes_show_large_items(monkeypatch: pytest.MonkeyPatch, kind:
 
 def test_a_close_up_mixed_scene_shows_tiles_and_cards_close_up(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import tabletop.vision.synth.scene as scene_module
+    import tabletop.studio.synth.scene as scene_module
 
     # a steep view enlarges what lies nearest the camera: distance alone is measured here
     monkeypatch.setattr(scene_module, "STEEP_SHARE", 0.0)
@@ -493,7 +493,7 @@ def test_a_close_up_mixed_scene_shows_tiles_and_cards_close_up(
 
 def test_card_sizes_do_not_change_how_tile_scenes_render(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import tabletop.vision.synth.scene as scene_module
+    import tabletop.studio.synth.scene as scene_module
 
     before = [render_scene(seed, 320, 180, kind).encoded for seed in range(3)
               for kind in ("tiles", "cards")]
@@ -562,7 +562,7 @@ def test_every_joker_face_is_drawn_and_unlike_the_others() -> None:
 
 
 def test_a_lone_zero_in_the_builtin_faces_is_a_ring() -> None:
-    from tabletop.vision.synth.shapes import text_mask
+    from tabletop.studio.synth.shapes import text_mask
 
     zero = text_mask("0", "sans", 800, 48, 32)
     assert zero[24, 16] < 0.2 and zero[24, :8].max() > 0.8  # hollow middle, inked side
@@ -570,7 +570,7 @@ def test_a_lone_zero_in_the_builtin_faces_is_a_ring() -> None:
 
 @pytest.mark.parametrize("spread", [0.0, 6.0])
 def test_cards_laid_from_a_side_lie_square_to_it(spread: float) -> None:
-    from tabletop.vision.synth.scene import _square_to_a_side
+    from tabletop.studio.synth.scene import _square_to_a_side
 
     rng = np.random.default_rng(5)
     angles = np.array([_square_to_a_side(rng, spread) for _ in range(2000)])
@@ -588,7 +588,7 @@ def test_tiles_standing_on_a_rack_are_boxed_by_their_slanted_face_above_the_lip(
     """A rack's tiles are seen at a slant: each box is the face above the rack's lip, as
     wide as a tile and as tall as its slant shows it, and its middle shows the tile's ink
     and face, not the rack."""
-    from tabletop.vision.synth import scene as scene_module
+    from tabletop.studio.synth import scene as scene_module
 
     monkeypatch.setattr(scene_module, "RACK_FACE_SHARE", (slant, slant))
     rng = np.random.default_rng(7)

@@ -149,7 +149,7 @@ def extract_found(data: str | Path, out: str | Path,
     gives on a rendered set, labelled by :func:`label_found`: the boxes a reader will
     be given, with the finder's own false alarms as ``none``.  Only boxes of ``kinds``
     are kept.  Runs in this process: the finder uses the cores itself."""
-    from tabletop.vision.evaluate import labelled_images
+    from tabletop.studio.evaluate import labelled_images
 
     images: list[npt.NDArray[np.uint8]] = []
     labels: list[int] = []

@@ -1,7 +1,7 @@
 """Replays composed from the real photos: seeded, truthful times, zones that hold the racks,
 hands over every change, one-line errors, an MP4 that reads back.
 
-The detection model is not run here (see vision/replay.py's docstring for what it read
+The detection model is not run here (see studio/replay.py's docstring for what it read
 on the composed game); frames are small so the whole file takes a few seconds.
 """
 
@@ -17,7 +17,7 @@ import pytest
 
 import tabletop.cli as cli
 from tabletop.calibration.zones import ZoneLayout
-from tabletop.vision.replay import (
+from tabletop.studio.replay import (
     COLOURS,
     UPRIGHT_ASPECT,
     CropBank,

@@ -4,7 +4,7 @@
 the two-stage model's finder (the classes :data:`vision.detector.FINDER_NAMES`)
 on folders rendered by ``tabletop synth``; :func:`export_onnx` writes the ONNX
 copy :class:`tabletop.vision.detector.Detector` runs.  The finder's reader is trained by
-:mod:`tabletop.vision.reader_training`.  Nothing is downloaded: training starts from a
+:mod:`tabletop.studio.reader_training`.  Nothing is downloaded: training starts from a
 yaml architecture and ``YOLO_OFFLINE=1`` is set before ultralytics is imported.
 """
 
@@ -48,8 +48,8 @@ def kind_dataset(data: Path, out: Path, scale: float = 1.0, crop: int | None = N
     """
     import shutil
 
+    from tabletop.studio.synth.dataset import yolo_lines
     from tabletop.vision.detections import read_jsonl
-    from tabletop.vision.synth.dataset import yolo_lines
 
     def class_of(_label: str, kind: str) -> int:
         return FINDER_NAMES.index(kind)
@@ -138,7 +138,7 @@ def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int 
     """Train (or resume) a detector; returns the best weights' path.
 
     ``finder`` trains the two-class finder of the two-stage model (its reader is
-    trained by :mod:`tabletop.vision.reader_training`); otherwise one detector with every
+    trained by :mod:`tabletop.studio.reader_training`); otherwise one detector with every
     label.  Starts from an architecture yaml, so no weights are downloaded.
     Flips are off: a mirrored numeral is not a numeral.  Runs on CUDA when it is
     there.  ``data`` may be several rendered folders, trained on together.

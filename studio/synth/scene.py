@@ -15,11 +15,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from tabletop.studio.synth.cards import CardRender, random_design, render_back, render_card
+from tabletop.studio.synth.textures import table_surface
+from tabletop.studio.synth.tiles import TileRender, TileStyle, random_style, render_tile
 from tabletop.vision.detections import Detections
 from tabletop.vision.labels import CARD_LABELS, JOKER, TILE_COLOURS, TILE_LABELS
-from tabletop.vision.synth.cards import CardRender, random_design, render_back, render_card
-from tabletop.vision.synth.textures import table_surface
-from tabletop.vision.synth.tiles import TileRender, TileStyle, random_style, render_tile
 
 Image = npt.NDArray[np.float32]
 SCENE_KINDS = ("tiles", "cards", "mixed")

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tabletop.vision.synth.shapes import (
+from tabletop.studio.synth.shapes import (
     FONTS,
     SANS_FONTS,
     STROKE_FONTS,

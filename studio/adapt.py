@@ -22,13 +22,13 @@ complete model folder that :class:`tabletop.vision.detector.Detector` loads as
 What the readers are taught, per labelled photo (:func:`photo_crops`):
 
 * a crop of every labelled box, cut as the reader's training crops are
-  (:data:`vision.reader_training.STORED_CONTEXT` around the box, re-cut to the
+  (:data:`studio.reader_training.STORED_CONTEXT` around the box, re-cut to the
   reader's 64 x 64 crop at :data:`vision.crops.CONTEXT` with random jitter while
-  training, :func:`tabletop.vision.reader_training._augment`), card indices also at a
+  training, :func:`tabletop.studio.reader_training._augment`), card indices also at a
   random quarter turn (:data:`TURNED_KINDS`);
 * a crop of every box the base finder gives on the photo (at confidence
   :data:`FINDER_CONFIDENCE`), labelled by its overlap with the labels
-  (:func:`tabletop.vision.reader_training.label_found`): the boxes the reader will be
+  (:func:`tabletop.studio.reader_training.label_found`): the boxes the reader will be
   handed, slightly off the labelled ones, and the finder's false alarms as
   ``none`` so that the adapted reader keeps rejecting them;
 * a few crops of bare table (``none``), as in the reader's training;
@@ -58,7 +58,6 @@ set's inks and a light head on the readers' features (:mod:`tabletop.vision.read
 from __future__ import annotations
 
 import datetime
-import hashlib
 import itertools
 import json
 import math
@@ -215,7 +214,7 @@ def _partial_flags(file: Path) -> list[tuple[int, bool]]:
 # --- crops -------------------------------------------------------------------------------
 @dataclass
 class CropSet:
-    """Stored crops (:data:`vision.reader_training.STORED_SIZE`, BGR) and their reader
+    """Stored crops (:data:`studio.reader_training.STORED_SIZE`, BGR) and their reader
     classes, for one reader."""
 
     images: list[npt.NDArray[np.uint8]] = field(default_factory=list)
@@ -233,7 +232,7 @@ class CropSet:
         return len(self.labels)
 
     def arrays(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64]]:
-        from tabletop.vision.reader_training import STORED_SIZE
+        from tabletop.studio.reader_training import STORED_SIZE
 
         if not self.images:
             return np.zeros((0, STORED_SIZE, STORED_SIZE, 3), np.uint8), np.zeros(0, np.int64)
@@ -258,13 +257,13 @@ def photo_crops(image: npt.NDArray[np.uint8], truth: Detections, found: Detectio
                 seed: int, partial: bool = False) -> dict[str, CropSet]:
     """The crops one labelled photo gives each reader (see the module's docstring):
     ``{"tile": ..., "card": ...}``.  ``found``: the base finder's boxes on it."""
-    from tabletop.vision.crops import crop
-    from tabletop.vision.reader_training import (
+    from tabletop.studio.reader_training import (
         STORED_CONTEXT,
         STORED_SIZE,
         label_found,
         stored_crops,
     )
+    from tabletop.vision.crops import crop
 
     out = {"tile": CropSet(), "card": CropSet()}
     classes = [class_id(label, kind) for label, kind in zip(truth.labels, truth.kinds,
@@ -311,10 +310,10 @@ def _torch() -> Any:
 def rehearsal_crops(kind: str, scenes: int = REHEARSAL_SCENES, seed: int = REHEARSAL_SEED,
                     size: tuple[int, int] = REHEARSAL_SIZE) -> CropSet:
     """Stored crops of rendered scenes of ``kind`` (``tile`` or ``card``): every labelled
-    item and some bare table, as :mod:`tabletop.vision.reader_training` cuts them.  The same
+    item and some bare table, as :mod:`tabletop.studio.reader_training` cuts them.  The same
     arguments give the same crops."""
-    from tabletop.vision.reader_training import stored_crops
-    from tabletop.vision.synth.scene import render_scene
+    from tabletop.studio.reader_training import stored_crops
+    from tabletop.studio.synth.scene import render_scene
 
     out = CropSet()
     for index in range(scenes):
@@ -335,14 +334,14 @@ def fine_tune(reader: str | Path, images: npt.NDArray[np.uint8], labels: npt.NDA
     """Fine-tune the exported reader at ``reader`` on stored crops and export the result
     to ``out``; returns it and the number of training steps.
 
-    The net starts as the file reads (:func:`tabletop.vision.reader_training.net_from_onnx`,
+    The net starts as the file reads (:func:`tabletop.studio.reader_training.net_from_onnx`,
     its batchnorm statistics taken from these crops and then kept: a few hundred crops
     give batches too small to re-estimate them), and every batch is re-cut with the
     reader's training jitter; with ``turns`` each crop is also turned by a random
     quarter turn (:data:`TURNED_KINDS`).  Each step takes ``batch`` of the crops and,
     with ``rehearsal``, as many of those (rendered crops of every label, so that labels
     the photos lack are not forgotten)."""
-    from tabletop.vision.reader_training import _as_tensor, _augment, export_onnx, net_from_onnx
+    from tabletop.studio.reader_training import _as_tensor, _augment, export_onnx, net_from_onnx
 
     torch = _torch()
     torch.set_num_threads(os.cpu_count() or 1)
@@ -499,8 +498,8 @@ def _overlaps(pairs: Sequence[tuple[Any, Any]], fit: BoxFit) -> npt.NDArray[np.f
 def fitted_boxes(pairs: Sequence[tuple[Any, Any]]) -> BoxFit:
     """:func:`fit_boxes`, kept only where it helps: where the pairs overlap more on
     average with the fit than without, and no fewer of them by IoU 0.5 (what
-    :mod:`tabletop.vision.evaluate` counts as found)."""
-    from tabletop.vision.evaluate import IOU_THRESHOLD
+    :mod:`tabletop.studio.evaluate` counts as found)."""
+    from tabletop.studio.evaluate import IOU_THRESHOLD
 
     fit = fit_boxes(pairs)
     if fit.is_identity:
@@ -1320,63 +1319,8 @@ def _relative(path: Path, folder: str | Path | None) -> str:
 
 
 # --- (c) corrections made during play ---------------------------------------------------------
-@dataclass(frozen=True)
-class CorrectedItem:
-    """One correction from the panel: the frame the item was seen in, its box there
-    (frame pixels) and the label the player gave it."""
-
-    frame: npt.NDArray[np.uint8] | str | Path
-    """The frame (BGR, as the camera gave it) or its image file."""
-    box: Sequence[float]
-    label: str
-    kind: Kind
-
-
-def corrections_to_jsonl(corrections: Iterable[CorrectedItem], out: str | Path,
-                         images: str = "images") -> int:
-    """Append the corrections to the annotations JSONL ``out`` (made if missing) as
-    ``"partial": true`` lines, one per frame (corrections of one frame, by identity of
-    the array or by file, share a line); frames given as arrays are saved as JPEG files
-    in ``images/`` beside ``out``, named by their content.  Returns the lines written.
-    :func:`adapt` takes the file (with others or alone) and teaches the readers the
-    corrected items only."""
-    import cv2
-
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    groups: dict[Any, tuple[Any, list[CorrectedItem]]] = {}
-    for item in corrections:
-        key = (str(Path(item.frame).absolute()) if isinstance(item.frame, (str, Path))
-               else id(item.frame))
-        groups.setdefault(key, (item.frame, []))[1].append(item)
-    lines = []
-    for frame, items in groups.values():
-        if isinstance(frame, (str, Path)):
-            path = Path(frame)
-            picture = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if picture is None:
-                raise AdaptError(f"cannot read the corrected frame {str(path)!r}")
-        else:
-            picture = np.asarray(frame)
-            if picture.ndim != 3 or picture.shape[2] != 3:
-                raise AdaptError(f"a corrected frame must be a BGR image (H, W, 3), not "
-                                 f"{picture.shape}")
-            digest = hashlib.sha1(np.ascontiguousarray(picture).tobytes()).hexdigest()[:16]
-            path = out.parent / images / f"correction-{digest}.jpg"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.is_file() and not cv2.imwrite(str(path), picture,
-                                                      [cv2.IMWRITE_JPEG_QUALITY, 95]):
-                raise AdaptError(f"cannot write the corrected frame to {str(path)!r}")
-        height, width = picture.shape[:2]
-        detections = Detections([list(map(float, item.box)) for item in items],
-                                tuple(item.label for item in items),
-                                tuple(item.kind for item in items), np.ones(len(items)))
-        record = ImageDetections(_relative(path, out.parent), width, height,
-                                 detections.clipped(width, height))
-        lines.append(json.dumps({**record.to_json(with_confidence=False), "partial": True}))
-    with open(out, "a", encoding="utf-8") as handle:
-        handle.writelines(f"{line}\n" for line in lines)
-    return len(lines)
+# what the live table keeps of a correction (CorrectedItem, corrections_to_jsonl) is
+# tabletop.vision.corrections: adapt reads the lines it writes
 
 
 # --- helpers for the bench and the tests -----------------------------------------------------

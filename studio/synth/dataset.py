@@ -67,7 +67,7 @@ class _Job:
 def _render_one(job: _Job) -> str:
     import cv2
 
-    from tabletop.vision.synth.scene import RenderOptions, render_scene
+    from tabletop.studio.synth.scene import RenderOptions, render_scene
 
     cv2.setNumThreads(1)
     scene = render_scene(image_seed(job.seed, job.index), job.width, job.height, job.kind,
@@ -97,8 +97,8 @@ def generate_dataset(out: str | Path, images: int, seed: int, kind: str = "mixed
                      palettes: tuple[str, ...] | None = None) -> Path:
     """Render ``images`` photos into ``out`` on ``workers`` processes (default: all cores);
     ``palettes``: the tile sets' ink palette families (None: the training ones)."""
-    from tabletop.vision.synth.scene import SCENE_KINDS
-    from tabletop.vision.synth.tiles import PALETTES
+    from tabletop.studio.synth.scene import SCENE_KINDS
+    from tabletop.studio.synth.tiles import PALETTES
 
     unknown = [name for name in palettes or () if name not in PALETTES]
     if unknown:

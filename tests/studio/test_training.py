@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tabletop.cli import main
+from tabletop.studio.synth import generate_dataset
 from tabletop.vision.detector import Detector, DetectorSettings, ModelError
 from tabletop.vision.labels import CLASS_NAMES
-from tabletop.vision.synth import generate_dataset
 from tests.shared import needs
 
 pytestmark = needs("ultralytics")

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tabletop.vision.synth.shapes import (
+from tabletop.studio.synth.shapes import (
     FONTS,
     Mask,
     Points,

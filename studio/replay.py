@@ -73,7 +73,7 @@ of the sabra-dev form skips: it is the only line with a ``kind``.
 Everything is seeded: the same script, photos and settings give the same frames.
 
 Card games (a card variant's ``variant``) are laid by the same composer with cards drawn
-round real card indices: :mod:`tabletop.vision.card_replay`.
+round real card indices: :mod:`tabletop.studio.card_replay`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""Adapting the model to the players' own set (``vision.adapt``, ``tabletop adapt``):
+"""Adapting the model to the players' own set (``studio.adapt``, ``tabletop adapt``):
 reading labelled photos, the crops taught, layout photos labelled by their order,
-corrections from play, and a short real adapt run whose folder the detector loads."""
+corrections from play read back, and a short real adapt run whose folder the detector
+loads."""
 
 from __future__ import annotations
 
@@ -17,15 +18,13 @@ import cv2
 import numpy as np
 import pytest
 
-from tabletop.vision.adapt import (
+from tabletop.studio.adapt import (
     ADAPTED_INFO,
     CARD_ORDER,
     TILE_ORDER,
     AdaptError,
-    CorrectedItem,
     LayoutError,
     adapted_model,
-    corrections_to_jsonl,
     image_names,
     label_layout,
     layout_rows,
@@ -34,9 +33,9 @@ from tabletop.vision.adapt import (
     subset_jsonl,
     tuned_share,
 )
+from tabletop.studio.evaluate import evaluate, labelled_images
 from tabletop.vision.detections import Detections, iou_matrix
 from tabletop.vision.detector import DEFAULT_MODELS, Detector, DetectorSettings
-from tabletop.vision.evaluate import evaluate, labelled_images
 from tabletop.vision.labels import class_id
 from tabletop.vision.reader import NONE_INDEX
 from tests.shared import REALDATA, need, scaled
@@ -173,7 +172,7 @@ def _pairs(count: int, rng: Any) -> list[tuple[list[float], list[float]]]:
 
 
 def test_box_fit_finds_how_the_labels_sit_on_the_finders_boxes() -> None:
-    from tabletop.vision.adapt import BOX_FIT_MIN_PAIRS, BoxFit, fit_boxes, fitted_boxes
+    from tabletop.studio.adapt import BOX_FIT_MIN_PAIRS, BoxFit, fit_boxes, fitted_boxes
 
     pairs = _pairs(40, np.random.default_rng(1))
     fit = fitted_boxes(pairs)
@@ -189,7 +188,7 @@ def test_box_fit_finds_how_the_labels_sit_on_the_finders_boxes() -> None:
 
 
 def test_box_pairs_pair_each_labelled_item_with_the_finders_box_on_it() -> None:
-    from tabletop.vision.adapt import box_pairs
+    from tabletop.studio.adapt import box_pairs
 
     truth = Detections(np.array([[0, 0, 40, 60], [100, 0, 140, 60]], float), ("R1", "7H"),
                        ("tile", "card"), np.ones(2))
@@ -205,7 +204,7 @@ def test_a_fitted_finder_moves_its_boxes_inside_the_graph(tmp_path: Path) -> Non
     need("onnx")
     import onnxruntime as ort
 
-    from tabletop.vision.adapt import BoxFit, fitted_finder
+    from tabletop.studio.adapt import BoxFit, fitted_finder
 
     fits = {"tile": BoxFit(1.1, 1.2, 0.03, 0.1, 20), "card": BoxFit(0.9, 1.0, -0.05, 0.0, 9)}
     moved = fitted_finder(SHIPPED, tmp_path / "moved.onnx", fits)
@@ -313,7 +312,7 @@ def layout_photo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[t
                                                                                   list[int]]]]:
     """The set laid out in the tile order: real tile crops (``CropBank``) pasted in rows
     on a plain table, and where each was pasted."""
-    from tabletop.vision.replay import CropBank
+    from tabletop.studio.replay import CropBank
 
     bank = CropBank.load(REALDATA, max_aspect=0.95)
     rng = np.random.default_rng(0)
@@ -341,7 +340,7 @@ def layout_photo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[t
 @needs_realdata
 def test_a_layout_photo_is_labelled_by_the_real_detector(
         layout_photo: tuple[Path, list[tuple[str, list[int]]]], tmp_path: Path) -> None:
-    from tabletop.vision.adapt import layout_to_jsonl
+    from tabletop.studio.adapt import layout_to_jsonl
 
     path, truth = layout_photo
     out = layout_to_jsonl([path], tmp_path / "labels" / "layout.jsonl", "tiles")
@@ -359,7 +358,7 @@ def test_a_layout_photo_is_labelled_by_the_real_detector(
 @needs_realdata
 def test_a_tile_the_reader_drops_is_still_labelled_from_the_finder_s_boxes(
         layout_photo: tuple[Path, list[tuple[str, list[int]]]]) -> None:
-    from tabletop.vision.adapt import layout_record
+    from tabletop.studio.adapt import layout_record
 
     class ReaderDropsOne(Detector):
         """The shipped model, its reader calling the first tile of the photo nothing."""
@@ -376,53 +375,11 @@ def test_a_tile_the_reader_drops_is_still_labelled_from_the_finder_s_boxes(
 
 
 def test_a_layout_photo_that_does_not_fit_says_so(tmp_path: Path) -> None:
-    from tabletop.vision.adapt import layout_record
+    from tabletop.studio.adapt import layout_record
 
     blank = _photo(tmp_path / "blank.jpg", size=(640, 480))
     with pytest.raises(LayoutError, match=r"layout photo .*blank.jpg.*found 0 row"):
         layout_record(blank, "tiles")
-
-
-# --- (c) corrections from play -----------------------------------------------------------------
-def test_corrections_become_partial_lines_one_per_frame(tmp_path: Path) -> None:
-    frame = np.full((120, 160, 3), 80, np.uint8)
-    other = np.full((120, 160, 3), 60, np.uint8)
-    saved = _photo(tmp_path / "frames" / "f1.png", size=(160, 120))
-    out = tmp_path / "adapt" / "corrections.jsonl"
-    written = corrections_to_jsonl([
-        CorrectedItem(frame, (10, 10, 40, 50), "r7", "tile"),
-        CorrectedItem(other, (0, 0, 30, 30), "7H", "card"),
-        CorrectedItem(frame, (50, 10, 80, 50), "JK", "tile"),
-        CorrectedItem(saved, (100, 90, 170, 130), "K1", "tile"),  # clipped to the frame
-    ], out)
-    assert written == 3
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert all(line["partial"] is True for line in lines)
-    assert [[d["label"] for d in line["detections"]] for line in lines] == [
-        ["R7", "JK"], ["7H"], ["K1"]]
-    assert lines[0]["image"].startswith("images/correction-")
-    assert lines[2]["image"] == "../frames/f1.png"
-    assert lines[2]["detections"][0]["box"] == [100, 90, 160, 120]
-    assert "confidence" not in lines[0]["detections"][0]
-    # more corrections later are appended; the same frame is saved once
-    assert corrections_to_jsonl([CorrectedItem(frame, (10, 10, 40, 50), "R8", "tile")],
-                                out) == 1
-    photos = read_labelled([out])
-    assert len(photos) == 4 and all(p.partial for p in photos)
-    assert photos[0].path == photos[3].path
-    assert len(list((out.parent / "images").iterdir())) == 2
-
-
-def test_a_bad_correction_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="'R14' is not a tile token"):
-        corrections_to_jsonl([CorrectedItem(np.zeros((8, 8, 3), np.uint8), (0, 0, 4, 4),
-                                            "R14", "tile")], tmp_path / "c.jsonl")
-    with pytest.raises(AdaptError, match="must be a BGR image"):
-        corrections_to_jsonl([CorrectedItem(np.zeros((8, 8), np.uint8), (0, 0, 4, 4),
-                                            "R1", "tile")], tmp_path / "c.jsonl")
-    with pytest.raises(AdaptError, match="cannot read the corrected frame"):
-        corrections_to_jsonl([CorrectedItem(tmp_path / "none.jpg", (0, 0, 4, 4), "R1",
-                                            "tile")], tmp_path / "c.jsonl")
 
 
 # --- a real adapt run, through the CLI -----------------------------------------------------------
@@ -442,7 +399,7 @@ def adapted(tmp_path_factory: pytest.TempPathFactory,
     import io
 
     from tabletop import cli
-    from tabletop.vision.adapt import image_names
+    from tabletop.studio.adapt import image_names
 
     work = tmp_path_factory.mktemp("adapt")
     source = REALDATA / "rummikub-tiles" / "annotations.jsonl"
@@ -566,7 +523,7 @@ def test_a_bad_adapted_option_is_one_line(args: list[str], message: str,
 @needs_realdata
 def test_adapting_again_replaces_an_adapted_folder_but_no_other(
         adapted: tuple[Path, Path, dict[str, object]], tmp_path: Path) -> None:
-    from tabletop.vision.adapt import adapt
+    from tabletop.studio.adapt import adapt
 
     annotations, out, _ = adapted
     other = tmp_path / "mine"
@@ -597,9 +554,9 @@ def test_one_layout_photo_teaches_the_set_s_inks_without_torch(
         layout_photo: tuple[Path, list[tuple[str, list[int]]]], tmp_path: Path,
         capsys: pytest.CaptureFixture[str], torch_installed: bool) -> None:
     from tabletop import cli
+    from tabletop.studio.replay import CropBank
     from tabletop.vision.palette import TablePalette
     from tabletop.vision.reader import READER_CLASSES
-    from tabletop.vision.replay import CropBank
 
     path, _ = layout_photo
     out = tmp_path / "mine"
@@ -641,7 +598,7 @@ def test_one_layout_photo_teaches_the_set_s_inks_without_torch(
 
 
 def test_a_light_adapt_needs_tiles_of_two_colours_or_a_whole_set(tmp_path: Path) -> None:
-    from tabletop.vision.adapt import adapt_light
+    from tabletop.studio.adapt import adapt_light
 
     _photo(tmp_path / "a.jpg")
     annotations = tmp_path / "a.jsonl"
@@ -676,7 +633,7 @@ def test_a_layout_photo_adapts_the_reader_without_torch_or_onnx(tmp_path: Path) 
     """``tabletop adapt --layout --light`` where neither torch nor onnx imports: a head and
     the inks beside the base's files, which ``detect`` then reads a table of the set with;
     the same folder without its head still reads."""
-    from tabletop.vision.synth.scene import RenderOptions, render_layout, render_scene
+    from tabletop.studio.synth.scene import RenderOptions, render_layout, render_scene
     from tests.vision.test_reader_head import MISREAD_INKS, SET_SEED, set_style
 
     style = set_style(MISREAD_INKS["green for orange"])
@@ -737,7 +694,7 @@ def test_the_more_items_the_more_the_fine_tuned_reader_is_trusted(
 def test_the_exported_reader_mixes_the_fine_tuned_and_the_base_weights(
         share: float, tmp_path: Path) -> None:
     need("torch")
-    from tabletop.vision.adapt import fine_tune
+    from tabletop.studio.adapt import fine_tune
     from tabletop.vision.reader import Reader
 
     base = SHIPPED.with_name("tabletop.reader.onnx")

@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tabletop.vision.synth.tiles import (
+from tabletop.studio.synth.tiles import (
     HELD_OUT_PALETTES,
     INK_ROLES,
     MIN_INK_DISTANCE,

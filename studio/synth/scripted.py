@@ -1,6 +1,6 @@
 """A scripted game rendered into a video: the table as each snapshot has it, a hand between.
 
-    python -m tabletop.vision.synth.scripted tabletop/samples/scenarios/sabra.json \\
+    python -m tabletop.studio.synth.scripted tabletop/samples/scenarios/sabra.json \\
         --out tabletop/samples/videos/sabra.mp4
 
 writes the video and, beside it, ``sabra.truth.jsonl``: a header line (size,
@@ -41,8 +41,8 @@ import numpy.typing as npt
 from tabletop.calibration.zones import ZoneLayout, default_layout
 from tabletop.engine.items import Family, Item, format_items
 from tabletop.engine.scenario import Press, Scenario, ScenarioError, TableStep, scenario_from_text
-from tabletop.vision.synth.cards import DeckDesign, random_design, render_back, render_card
-from tabletop.vision.synth.scene import (
+from tabletop.studio.synth.cards import DeckDesign, random_design, render_back, render_card
+from tabletop.studio.synth.scene import (
     INDEX_MIN_VISIBLE,
     TILE_MIN_VISIBLE,
     _affine,
@@ -50,8 +50,8 @@ from tabletop.vision.synth.scene import (
     _Entity,
     _Plane,
 )
-from tabletop.vision.synth.textures import table_surface
-from tabletop.vision.synth.tiles import TileStyle, random_style, render_tile
+from tabletop.studio.synth.textures import table_surface
+from tabletop.studio.synth.tiles import TileStyle, random_style, render_tile
 
 TABLE_MM = (1000.0, 600.0)
 """The table the videos show; its default zones (3 players) leave a 158 mm wide strip
@@ -451,7 +451,7 @@ def render_video(scenario_path: str | Path, out: str | Path,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tabletop.vision.synth.scripted",
+    parser = argparse.ArgumentParser(prog="python -m tabletop.studio.synth.scripted",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("scenario")
     parser.add_argument("--out", required=True, help="the video file (.mp4 or .avi)")

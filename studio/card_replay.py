@@ -4,7 +4,7 @@
     replay.write("out/")                  # video.mp4, truth.jsonl, zones.json
 
 The composer, camera, hands, timing and truth files are those of
-:mod:`tabletop.vision.replay`; what differs:
+:mod:`tabletop.studio.replay`; what differs:
 
 * **The cards** (:func:`load_card_bank`).  ``<realdata>/bridge-cards`` labels the
   corner indices (rank over suit) of fanned cards, not whole cards, so each card is a
@@ -50,8 +50,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tabletop.vision.labels import JOKER
-from tabletop.vision.replay import (
+from tabletop.studio.replay import (
     Box,
     Crop,
     CropBank,
@@ -67,6 +66,7 @@ from tabletop.vision.replay import (
     layout_problem,
     require_realdata,
 )
+from tabletop.vision.labels import JOKER
 
 CARDS_FOLDER = "bridge-cards"
 CARD_ASPECT = 57 / 88
@@ -90,7 +90,7 @@ RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 """A run's ranks in order, the ace at both ends (A-2-3 and Q-K-A)."""
 CARD_COPIES = 2
 ROOM_BEFORE, ROOM_AFTER = 1, 2
-"""What the composer keeps room for at a meld's ends (see vision.replay)."""
+"""What the composer keeps room for at a meld's ends (see studio.replay)."""
 
 
 CARD_SPLIT = {"adapt": ("deal1",), "measure": ("deal2",)}
@@ -235,12 +235,12 @@ def index_boxes(card: Box, aspect: float = 0.5) -> tuple[Box, Box]:
 
 def compose_deck_layout(bank: CropBank, rng: np.random.Generator, card_height: int = 150
                         ) -> tuple[Image, list[dict[str, Any]]]:
-    """The deck laid out as ``tabletop adapt --layout`` wants it (``vision.adapt``'s
+    """The deck laid out as ``tabletop adapt --layout`` wants it (``studio.adapt``'s
     ``CARD_ORDER``: rows of A..K of spades, hearts, diamonds, clubs, no jokers), each card
     upright and apart on a plain table, from ``bank``'s cards; and the index boxes of the
     cards laid, labelled (both corners of each card).  A card ``bank`` lacks leaves its
     place empty."""
-    from tabletop.vision.adapt import CARD_ORDER
+    from tabletop.studio.adapt import CARD_ORDER
 
     rows = [row for row in CARD_ORDER if JOKER not in row]
     width = round(card_height * CARD_ASPECT)
@@ -282,7 +282,7 @@ def random_card_script(rng: np.random.Generator, players: int = 2, *,
                        ) -> list[ReplayStep]:
     """A plausible game of the card ``variant`` of ``steps[0]``..``steps[1]`` steps (see
     the module's docstring); only ``labels`` are laid; ``fits`` as
-    :func:`tabletop.vision.replay.random_sabra_script` takes it."""
+    :func:`tabletop.studio.replay.random_sabra_script` takes it."""
     from tabletop.engine.items import Family, parse_items
     from tabletop.engine.variants import find_variant
 

@@ -9,8 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tabletop.vision.detections import LABEL_LIST, WHOLE_CARD_BOXES, Detections
-from tabletop.vision.evaluate import (
+from tabletop.studio.evaluate import (
     Truth,
     average_precision,
     compare,
@@ -22,6 +21,7 @@ from tabletop.vision.evaluate import (
     mcnemar_exact,
     wilson_interval,
 )
+from tabletop.vision.detections import LABEL_LIST, WHOLE_CARD_BOXES, Detections
 
 
 def dets(rows: list[tuple[str, list[float], float]], kind: str = "tile") -> Detections:
