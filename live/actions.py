@@ -4,7 +4,7 @@ In the tile games (Sabra and the other Rummikub variants) no discard ends a
 turn, so without the scoring board the players end their turns on the panel.
 A button press there becomes an :class:`Action` that travels to the live
 table in the same :class:`tabletop.live.corrections.Inbox` as the item corrections
-(the panel submits and waits; the watch loop applies it between frames, the
+(the panel submits and waits; the pipeline's loop applies it between frames, the
 only thread that touches the game) and is applied by :func:`apply_action`:
 
 ========================  =====================================================
@@ -27,7 +27,7 @@ press is refused to the person: :class:`ActionError` with the warning's
 message.  A press that changed the game is answered with what it did, its
 warnings included (an invalid last turn ends the turn but not the round).
 
-The watch loop calls :func:`apply_pending_actions` between frames with the
+The pipeline's loop calls :func:`apply_pending_actions` between frames with the
 inbox it found on the game's bus (``live.corrections.find_inbox``).
 """
 
@@ -139,7 +139,7 @@ def apply_action(game: Game, action: Action, t: float) -> dict[str, Any]:
 
 
 def apply_pending_actions(inbox: Inbox, game: Game, t: float) -> int:
-    """Apply the panel's queued actions to ``game`` at ``t``, from the watch loop's thread
+    """Apply the panel's queued actions to ``game`` at ``t``, from the pipeline's thread
     between frames (``inbox``: ``live.corrections.find_inbox(game.events.bus)``); each
     sender gets :func:`apply_action`'s answer or its ActionError.  Returns how many."""
 

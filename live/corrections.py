@@ -7,7 +7,7 @@ see :mod:`tabletop.live.actions`).  Each request must reach the watcher and the 
 and two rules shape how it travels:
 
 * the panel knows nothing of the pipeline (tracks, votes, the watcher), and
-* the watcher and the game are touched only from the watch loop's own thread
+* the watcher and the game are touched only from the pipeline's own thread
   (``live.pipeline.Pipeline``), never from the panel's server thread.
 
 So the two sides meet here, in messages and one mailbox that know neither:
@@ -19,7 +19,7 @@ So the two sides meet here, in messages and one mailbox that know neither:
   than the wrong item pinned.  (:class:`tabletop.live.actions.Action` is the other
   kind of request.)
 * :class:`Inbox`: the panel calls :meth:`~Inbox.submit` with any request and
-  gets a :class:`concurrent.futures.Future`; the watch loop calls
+  gets a :class:`concurrent.futures.Future`; the pipeline's loop calls
   :meth:`~Inbox.apply_pending` between frames once per kind of request, each
   time with that kind's handler (for corrections: the watcher pins the label
   and re-reads the last committed table, the game takes the corrected
@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 class Refused(ValueError):
     """A request the live table will not carry out; the message says why, in one line.
 
-    Goes back to the sender; the watch loop goes on."""
+    Goes back to the sender; the pipeline's loop goes on."""
 
 
 class CorrectionError(Refused):
@@ -71,7 +71,7 @@ class CorrectionError(Refused):
 
 
 class LiveTableGone(RuntimeError):
-    """The watch loop has ended (the video is over): no live table takes requests now."""
+    """The pipeline's loop has ended (the video is over): no live table takes requests now."""
 
 
 class Request(Protocol):
@@ -98,7 +98,7 @@ class Correction:
 
 
 class Inbox:
-    """Requests waiting for the watch loop, each with the Future its sender waits on.
+    """Requests waiting for the pipeline's loop, each with the Future its sender waits on.
 
     Thread-safe: ``submit`` from any thread, ``apply_pending`` from the loop."""
 
@@ -154,7 +154,7 @@ class Inbox:
 
     @contextmanager
     def serving(self) -> Iterator[Inbox]:
-        """Open while a watch loop runs (reopened if an earlier loop closed it)."""
+        """Open while a pipeline runs (reopened if an earlier one closed it)."""
         with self._lock:
             self._closed = False
         try:
@@ -189,6 +189,6 @@ def inbox_for(bus: EventBus) -> Inbox:
 
 
 def find_inbox(bus: EventBus) -> Inbox | None:
-    """The inbox of ``bus`` if someone (a panel) made one: the watch loop's look-up."""
+    """The inbox of ``bus`` if someone (a panel) made one: the pipeline's loop's look-up."""
     with _INBOXES_LOCK:
         return _INBOXES.get(bus)

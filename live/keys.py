@@ -14,7 +14,7 @@ q      Quit: stop watching (as Ctrl-C)
 A thread of its own reads single key presses (the terminal in cbreak mode,
 restored on stop) and submits each as an :class:`tabletop.live.actions.Action` to the
 live table's inbox, the same one the panel uses, so the game is still touched
-only by the watch loop.  A refused press (no turn on, nothing to undo) is
+only by the pipeline's loop.  A refused press (no turn on, nothing to undo) is
 reported through ``say`` with the game's reason.  Without a terminal on
 standard input (a pipe, a service) nothing is read.
 """

@@ -7,7 +7,7 @@ into a file or a pipe a line is written every ``every_s`` seconds instead, so a
 long video is never silent.  Notices (the table found, a camera dropping out)
 are printed as lines of their own, once.  ``summary`` is the closing report.
 
-Every method may be called from any thread (events come from the watch loop,
+Every method may be called from any thread (events come from the pipeline's loop,
 the camera's state from its grabber thread, the redraw from a ticker thread);
 one lock guards the state.
 """

@@ -7,7 +7,7 @@ the server runs in a background thread until ``stop``.
 
 The other way, an item corrected or a game button pressed on the panel goes
 to the live table: the panel's match gets the inbox of ``bus``
-(:func:`tabletop.live.corrections.inbox_for`), which the watch loop of ``tabletop run``
+(:func:`tabletop.live.corrections.inbox_for`), which the pipeline's loop of ``tabletop run``
 finds through the same bus and drains between frames.  The item-correction
 route hands it a :class:`tabletop.live.corrections.Correction`, the action route a
 :class:`tabletop.live.actions.Action`, and each waits for the answer, so the watcher,

@@ -23,6 +23,7 @@ from tabletop.engine.items import parse_items
 from tabletop.engine.rounds import MAX_HAND_POINTS
 from tabletop.engine.variants import VARIANTS, find_variant
 from tabletop.live.actions import ActionKind
+from tabletop.panel.state import PANEL_KINDS
 
 _TRIMMED = r"^\S(.*\S)?$"
 """No space at either end, so the schema promises exactly what the panel takes."""
@@ -80,7 +81,6 @@ IdempotencyKey = Annotated[
     str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\x21-\x7e]+$")
 ]
 """A client's id for an event: printable ASCII, no spaces."""
-PANEL_TYPES = ("setup", "calibration", "item_corrected", "score_edited", "undo")
 
 
 EVENT_MAX_BYTES = 32 * 1024
@@ -303,7 +303,7 @@ class EventIn(BaseModel):
     @field_validator("type")
     @classmethod
     def _not_a_correction(cls, kind: str) -> str:
-        if kind in PANEL_TYPES:
+        if kind in PANEL_KINDS:
             raise ValueError(f"{kind!r} events are made by the panel's own endpoints")
         return kind
 

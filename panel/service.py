@@ -3,7 +3,7 @@
 ``live_inboxes`` holds, per match, the inbox of the live table the panel runs
 beside (``panel.embed.start_panel`` puts it there): corrections and game
 actions go to the table through it, and the state says whether one is
-attached (``state["live"]["attached"]``: an inbox whose watch loop has not
+attached (``state["live"]["attached"]``: an inbox whose pipeline has not
 ended).  ``cameras`` holds the live table's camera state (``state["live"]["camera"]``),
 so the pages say when the camera has dropped out and is being reconnected.
 

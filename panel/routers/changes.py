@@ -2,7 +2,7 @@
 
 An item correction is also told to the live table when the panel runs beside
 one (``panel.embed.start_panel`` puts its inbox in the service's
-``live_inboxes``): the watch loop pins the token to the physical item and the
+``live_inboxes``): the pipeline's loop pins the token to the physical item and the
 game takes the corrected table, and only then is the ``item_corrected`` event
 logged, with ``live: true``.  A correction the live table refuses (the item is
 no longer there as shown) is answered 422 and logged nowhere; one it does not
@@ -59,7 +59,7 @@ LIVE_TABLE_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 CREATED = status.HTTP_201_CREATED
 LIVE_ANSWER_S = 3.0
-"""How long a request waits for the watch loop (it answers between two frames)."""
+"""How long a request waits for the pipeline's loop (it answers between two frames)."""
 
 
 def _appended(stored: StoredEvent) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The live scoreboard: the match state pushed over a WebSocket after every event, and
-when a live table attaches or goes away (its watch loop ends) and when its camera changes
+when a live table attaches or goes away (its pipeline ends) and when its camera changes
 state (drops out, is reconnected).
 
 Every page watching a match shares one :class:`MatchFeed`: the match is read and its

@@ -199,7 +199,7 @@ def test_the_loop_applies_queued_actions_and_leaves_corrections_waiting() -> Non
             again.result(0)
         assert str(refused.value) == "it is Ben's turn, not Ana's"
         assert events[-1]["type"] == "warning" and events[-1]["t"] == 9.0
-        # the correction waits for its own handler, which the watch loop runs too
+        # the correction waits for its own handler, which the pipeline's loop runs too
         assert not correction.done()
         assert inbox.apply_pending(lambda fix: "pinned", Correction) == 1
         assert correction.result(0) == "pinned"

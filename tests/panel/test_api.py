@@ -162,6 +162,7 @@ def test_corrections_are_events_with_who_and_when(client: TestClient) -> None:
         ("corrections/score", {"who": "A", "round": 2, "scores": {"Ana": 1}}, 409),
         ("corrections/score", {"who": "A", "round": 1, "scores": {"Zed": 1}}, 409),
         ("events", {"type": "undo", "target": 1}, 422),
+        ("events", {"type": "match_closed", "who": "A"}, 422),
         ("events", {"type": "Bad Type!"}, 422),
         # a game event the engine could not read back (the state folds the engine's values)
         ("events", {"type": "turn_started", "seat": 0}, 422),

@@ -107,7 +107,7 @@ def test_a_round_played_with_the_panels_buttons(tmp_path: Path) -> None:
             expect(page.locator("#turn .who")).to_have_text("Ana", timeout=WAIT_MS)
             expect(banner).to_be_hidden()
 
-            # the watch loop ends: the game buttons go, and the page says why
+            # the pipeline's loop ends: the game buttons go, and the page says why
             table.stop()
             expect(end_turn).to_be_hidden(timeout=WAIT_MS)
             expect(page.locator("#controls-hint")).to_contain_text("No live table is attached")
