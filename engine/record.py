@@ -3,15 +3,17 @@
 :class:`GameRecord` reads a game's events (:mod:`tabletop.engine.events`) in order and
 keeps the facts they establish: the phase, the turn on, the table, which seats have made
 their initial meld, the hands laid open, the rounds scored, the match's end.  The live
-game keeps one beside its rules (``live.game.Game.record``) and the panel folds a stored
-match's events through another, so both tell the same facts from the same code.
+game keeps one (``live.game.Game.record``) and asks it who has opened; the panel folds a
+stored match's events through another, so both tell the same facts from the same code.
 
 Like a board that plays moves, the record applies an event (:meth:`GameRecord.apply`)
 and takes it back (:meth:`GameRecord.undo`); each state is a frozen :class:`GameFacts`.
 The game's own :class:`~tabletop.engine.events.Undo` event is a step like any other:
 it names the table, the phase, the rounds played and the seat on turn that the game went
-back to, and the record goes back to the latest facts that match them (so a seat that
-opened in a turn taken back has not opened), then takes the undo's own time and table.
+back to, and the record goes back to the latest facts on the game's own line that match
+them (a state an undo went back to stands in for the one it replaced, so undo after undo
+walks on back; a seat that opened in a turn taken back has not opened), then takes the
+undo's own time and table.
 
 Which seats have opened: a seat whose valid turn laid items (``turn_ended`` with
 ``valid`` and ``laid``) has opened for the rest of the round; in its turn now on, a seat
@@ -144,10 +146,9 @@ def fold(facts: GameFacts, event: Step) -> GameFacts:
         case TurnEnded(seat=seat, valid=valid, laid=laid):
             opened, laid_now, reached_now = facts.opened, facts.laid_now, dict(facts.reached_now)
             if seat is not None:
-                reached = reached_now.pop(seat, None)
-                laid_meld = seat in laid_now
+                reached_now.pop(seat, None)
                 laid_now = laid_now - {seat}
-                if valid and (laid or laid_meld or reached):
+                if valid and laid:
                     opened = opened | {seat}
             return replace(facts, turn=None, progress=None, just_scored=None, opened=opened,
                            laid_now=laid_now, reached_now=reached_now)
@@ -196,6 +197,9 @@ class GameRecord:
 
     def __init__(self, events: Iterable[Step] = ()) -> None:
         self._stack: list[GameFacts] = [GameFacts()]
+        self._before: list[int] = [-1]
+        """For each state, the one before it on the game's own line (an undo's state stands
+        in for the state it went back to, so a later undo looks past both)."""
         for event in events:
             self.apply(event)
 
@@ -205,17 +209,24 @@ class GameRecord:
 
     def apply(self, event: Step) -> GameFacts:
         """Take ``event``; returns the facts after it."""
-        base = self._stack[-1]
+        base = len(self._stack) - 1
+        before = base
         if isinstance(event, Undo):
-            base = self._went_back_to(event) or base
-        facts = fold(base, event)
+            back = self._went_back_to(event)
+            if back is not None:
+                base, before = back, self._before[back]
+        facts = fold(self._stack[base], event)
         self._stack.append(facts)
+        self._before.append(before)
         return facts
 
-    def _went_back_to(self, undo: Undo) -> GameFacts | None:
-        """The latest facts the game's undo names (its table, phase, rounds played and
-        seat on turn): where the game went back to, with who had opened then."""
-        for facts in reversed(self._stack):
+    def _went_back_to(self, undo: Undo) -> int | None:
+        """The latest state on the game's line that the game's undo names (its table,
+        phase, rounds played and seat on turn): where the game went back to, with who had
+        opened then."""
+        index = len(self._stack) - 1
+        while index >= 0:
+            facts = self._stack[index]
             if (
                 facts.table == undo.melds
                 and facts.phase == undo.phase
@@ -223,7 +234,8 @@ class GameRecord:
                 and (undo.phase != "play" or (facts.turn is not None
                                               and facts.turn.seat == undo.seat))
             ):
-                return facts
+                return index
+            index = self._before[index]
         return None
 
     def undo(self) -> GameFacts:
@@ -231,6 +243,7 @@ class GameRecord:
         record stays empty."""
         if len(self._stack) > 1:
             self._stack.pop()
+            self._before.pop()
         return self._stack[-1]
 
     def __len__(self) -> int:

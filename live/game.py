@@ -261,7 +261,6 @@ class _State:
     taken: list[Item] = field(default_factory=list)
     """Taken from the discards this turn, deepest first."""
     discarded: Item | None = None
-    opened: set[int] = field(default_factory=set)
     laid_by: dict[int, list[Item]] = field(default_factory=dict)
     lay_turns: dict[int, list[int]] = field(default_factory=dict)
     progress: tuple[int, bool] | None = None
@@ -1038,7 +1037,7 @@ class Game:
     def _progress(self, t: float) -> None:
         """The initial meld's value, shown live while a player who has not opened lays."""
         state = self.state
-        if state.seat in state.opened or self.variant.initial_meld_required <= 0:
+        if state.seat in self.record.facts.opened or self.variant.initial_meld_required <= 0:
             return
         melds = self._new_melds()
         if not melds and state.progress is None:
@@ -1062,7 +1061,7 @@ class Game:
         laid = self._laid()
         valid = True
         if not same_table(before, after) or state.taken:
-            opened = seat in state.opened
+            opened = seat in self.record.facts.opened
             check = check_turn(
                 self.variant,
                 before,
@@ -1108,7 +1107,7 @@ class Game:
                 state.shared, state.seat_melds = state.start_shared, dict(state.start_seat_melds)
                 self._table_event(t, seat, restored=True)
             elif laid:
-                state.opened.add(seat)
+                # the seat has opened from now on: the turn_ended below tells the record
                 state.laid_by.setdefault(seat, []).extend(laid)
                 state.lay_turns.setdefault(seat, []).append(state.turn)
         self.events.emit(ev.TurnEnded(t=t, seat=seat, valid=valid,

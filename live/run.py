@@ -20,7 +20,6 @@ waiting for an answer.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -226,18 +225,21 @@ def run(
             for listener in listeners:
                 listener(source_status)
 
-        frames = importlib.import_module("tabletop.live.sources").open_source(
-            source, on_status=on_status, reconnect_for_s=reconnect_for_s)
+        # OpenCV and the model load only when a camera or video is watched
+        from tabletop.live.sources import open_source
+
+        frames = open_source(source, on_status=on_status, reconnect_for_s=reconnect_for_s)
         if isinstance(frames, Opening):
             frames.open()  # a camera that is not there fails now, before the model loads
         try:
             if detector is None:
+                from tabletop.vision.detector import Detector as ModelDetector
+                from tabletop.vision.incremental import IncrementalDetector
+
                 # fails with ModelError (one line, exit 2) while no trained model exists
-                detector = importlib.import_module("tabletop.vision.detector").Detector(
-                    model, detector_settings)
-                if not every_frame and getattr(detector, "reader", None) is not None:
-                    detector = importlib.import_module(
-                        "tabletop.vision.incremental").IncrementalDetector(detector)
+                found = ModelDetector(model, detector_settings)
+                detector = (found if every_frame or found.reader is None
+                            else IncrementalDetector(found))
             if status is not None:
                 detector = _Counted(detector, status)
             if watcher is None:

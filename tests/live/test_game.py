@@ -134,6 +134,32 @@ def test_initial_meld_shown_live_and_checked_at_turn_end() -> None:
     assert "initial_too_low" in codes and "penalty" in codes
 
 
+def test_an_opening_taken_back_must_be_made_again() -> None:
+    # [sabra] "mindestens 30 Punkte": Ana opens with 33 and extends later; her opening turn
+    # taken back (Undo), she has not opened, so a lay-off of 13 alone is too low again
+    game, events = _game()
+    game.update(_snap(1, "R10 R11 R12"))
+    game.end_turn(0, t=2)
+    assert game.record.facts.opened == {0}
+    game.undo(t=3)
+    assert game.record.facts.opened == frozenset() and game.seat == 0
+    game.update(_snap(4))  # the run goes back to her rack
+    game.update(_snap(5, "R13 K13 B13"))  # 39: an opening again
+    game.end_turn(0, t=6)
+    for seat in (1, 2):
+        game.end_turn(seat, t=7 + seat)
+    game.update(_snap(10, "R13 K13 B13 O13"))  # opened: a lay-off needs no minimum
+    game.end_turn(0, t=11)
+    assert [e["valid"] for e in events if e["type"] == "turn_ended"][-4:] == [True] * 4
+    for t in range(12, 17):  # her lay-off, the two other turns, then her second opening's end
+        game.undo(t=t)
+    assert game.seat == 0 and game.record.facts.opened == frozenset()
+    game.update(_snap(17, "K1 B1 O1"))  # her opening is now this, worth 3
+    game.end_turn(0, t=18)
+    codes = [e.get("code") for e in events[-6:] if e["type"] == "warning"]
+    assert "initial_too_low" in codes
+
+
 def test_turn_order_follows_deal_direction() -> None:
     # [remi] "Geber der Spieler rechts": deal_direction -1, turns go to the right
     game, events = _game("remi")
@@ -273,7 +299,7 @@ def test_the_pipeline_wires_detector_watcher_and_game(tmp_path: Path) -> None:
 def test_the_game_tells_what_it_holds(name: str) -> None:
     """After every step of a sample game, the facts its events told (the engine's record,
     as the panel folds them) are the game's own: phase, seat on turn, round, who opened
-    in the round on (by turns that ended), rounds scored."""
+    (the seats with a valid turn that laid, in the round on), rounds scored."""
     scenario = load_scenario(SCENARIOS / f"{name}.json")
     game = Game(scenario.variant, scenario.players, EventBus(), options=game_options(scenario))
     checked = 0
@@ -312,7 +338,7 @@ def _assert_told(game: Game) -> None:
         assert (told.turn.seat, told.turn.turn) == (game.seat, game.state.turn)
         assert told.round == game.state.round
     if game.phase != "over":
-        assert set(told.opened) == game.state.opened
+        assert set(told.opened) == {seat for seat, turns in game.state.lay_turns.items() if turns}
     assert told.rounds_played == game.match.rounds_played
 
 
