@@ -18,12 +18,12 @@ from pydantic import (
     model_validator,
 )
 
-from tabletop.engine.events import EVENT_TYPES, EventError, event_from_json
+from tabletop.engine.events import EVENT_TYPES, EventError
 from tabletop.engine.items import parse_items
 from tabletop.engine.rounds import MAX_HAND_POINTS
 from tabletop.engine.variants import VARIANTS, find_variant
 from tabletop.live.actions import ActionKind
-from tabletop.panel.state import PANEL_KINDS
+from tabletop.panel.state import PANEL_KINDS, posted_event
 
 _TRIMMED = r"^\S(.*\S)?$"
 """No space at either end, so the schema promises exactly what the panel takes."""
@@ -323,10 +323,9 @@ class EventIn(BaseModel):
             _Message.validate_python(extra.get("message"))
         if self.type in EVENT_TYPES:
             # what the panel folds must read as the game's event (seq and t may be left out)
-            raw = {"seq": self.seq or 1, "t": 0.0 if self.t is None else self.t,
-                   "type": self.type, "seat": self.seat, **extra}
             try:
-                event_from_json(raw)
+                posted_event({"seq": self.seq, "t": self.t, "type": self.type,
+                              "seat": self.seat, **extra}, 1)
             except EventError as error:
                 raise ValueError(str(error)) from None
         return self

@@ -59,7 +59,7 @@ its ``round_scored`` until the first turn of the next round ends.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,8 +200,14 @@ def game_event(stored: StoredEvent) -> Event:
     """A logged game event as the engine's value.  One posted from another process may
     leave out ``seq`` and ``t`` (the log's id and 0 stand in); anything else it lacks
     makes it unreadable (:class:`tabletop.engine.events.EventError`)."""
-    raw = dict(stored.event)
-    raw["seq"] = raw.get("seq") or stored.id
+    return posted_event(stored.event, stored.id)
+
+
+def posted_event(posted: Mapping[str, Any], seq: int) -> Event:
+    """A game event as a program posted it, read as the engine's value: ``seq`` (else the
+    one given) and ``t`` (else 0) may be left out; :class:`EventError` otherwise."""
+    raw = dict(posted)
+    raw["seq"] = raw.get("seq") or seq
     if raw.get("t") is None:
         raw["t"] = 0.0
     raw.setdefault("seat", None)
