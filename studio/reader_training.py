@@ -284,10 +284,11 @@ def _augment(stored: Any, generator: Any, train: bool) -> Any:
     torch = _torch()
     functional = torch.nn.functional
     n = stored.shape[0]
+    on = stored.device
     nominal = CONTEXT / STORED_CONTEXT
     if train:
         def uniform(low: float, high: float) -> Any:
-            return torch.rand(n, generator=generator) * (high - low) + low
+            return torch.rand(n, generator=generator, device=on) * (high - low) + low
 
         scale = nominal * uniform(0.85, 1.2)
         turn = uniform(-12, 12) * math.pi / 180
@@ -295,10 +296,10 @@ def _augment(stored: Any, generator: Any, train: bool) -> Any:
         shift_y = uniform(-0.1, 0.1) * 2 / STORED_CONTEXT
         squeeze = uniform(0.9, 1.1)
     else:
-        scale = torch.full((n,), nominal)
-        turn = torch.zeros(n)
-        shift_x = shift_y = torch.zeros(n)
-        squeeze = torch.ones(n)
+        scale = torch.full((n,), nominal, device=on)
+        turn = torch.zeros(n, device=on)
+        shift_x = shift_y = torch.zeros(n, device=on)
+        squeeze = torch.ones(n, device=on)
     cos, sin = torch.cos(turn), torch.sin(turn)
     theta = torch.stack([
         torch.stack([cos * scale * squeeze, -sin * scale, shift_x], 1),
@@ -310,15 +311,15 @@ def _augment(stored: Any, generator: Any, train: bool) -> Any:
     if train:
         contrast = uniform(0.7, 1.3).view(n, 1, 1, 1)
         brightness = uniform(-0.15, 0.15).view(n, 1, 1, 1)
-        cast = (1 + (torch.rand(n, 3, 1, 1, generator=generator) - 0.5) * 0.1)
+        cast = (1 + (torch.rand(n, 3, 1, 1, generator=generator, device=on) - 0.5) * 0.1)
         mean = out.mean(dim=(1, 2, 3), keepdim=True)
         out = (out - mean) * contrast + mean + brightness
         out = out * cast
         blurred = functional.avg_pool2d(out, 3, 1, 1, count_include_pad=False)
-        blur = (torch.rand(n, 1, 1, 1, generator=generator) < 0.3).float()
+        blur = (torch.rand(n, 1, 1, 1, generator=generator, device=on) < 0.3).float()
         out = blur * blurred + (1 - blur) * out
-        out = out + torch.randn(out.shape, generator=generator) * uniform(0, 0.04).view(
-            n, 1, 1, 1)
+        out = out + torch.randn(out.shape, generator=generator, device=on) * uniform(
+            0, 0.04).view(n, 1, 1, 1)
     return out.clamp(0, 1)
 
 
@@ -332,11 +333,13 @@ def accuracy(net: Any, images: npt.NDArray[np.uint8], labels: npt.NDArray[np.int
              batch: int = 512) -> float:
     torch = _torch()
     net.eval()
+    on = next(net.parameters()).device
     right = 0
     with torch.no_grad():
         for start in range(0, len(images), batch):
-            x = _augment(_as_tensor(images[start : start + batch]), None, train=False)
-            right += int((net(x).argmax(1).numpy() == labels[start : start + batch]).sum())
+            x = _augment(_as_tensor(images[start : start + batch]).to(on), None, train=False)
+            right += int((net(x).argmax(1).cpu().numpy() == labels[start : start + batch]
+                          ).sum())
     return right / max(len(images), 1)
 
 
@@ -389,7 +392,8 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
                  out: str | Path,
                  epochs: int = 10, batch: int = 256, lr: float = 3e-3, seed: int = 0,
                  threads: int | None = None, init: str | Path | None = None,
-                 widths: Sequence[int] | None = None,
+                 widths: Sequence[int] | None = None, device: str | None = None,
+                 seconds: float | None = None,
                  log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)
                  ) -> Path:
     """Train (resuming from OUT/last.pt if there) and export OUT/reader.onnx.
@@ -401,10 +405,16 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
     first's result.
     ``widths``: the blocks' channels of a net started afresh (default
     :data:`READER_WIDTHS`); a run from ``init`` keeps ``init``'s, and other
-    ``widths`` are refused (ValueError)."""
+    ``widths`` are refused (ValueError).
+    ``device``: where to train (default CUDA when there, else the CPU); the
+    stored crops are moved there once and re-cut there.
+    ``seconds``: a budget for the training steps of a run started afresh: the
+    pace of a few timed steps decides how many of the ``epochs`` fit, so the
+    one-cycle schedule runs whole within it."""
     torch = _torch()
     if threads:
         torch.set_num_threads(threads)
+    on = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files = [crops_file] if isinstance(crops_file, (str, Path)) else list(crops_file)
@@ -414,17 +424,18 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
     images = np.concatenate([part["images"] for part in parts])
     labels = np.concatenate([part["labels"] for part in parts]).astype(np.int64)
     log(f"{len(images)} training crops from {len(files)} file(s)")
+    log(f"training on {on}")
     held = np.load(held_file) if held_file else None
     torch.manual_seed(seed)
     last = out / "last.pt"
-    resumed = torch.load(last, weights_only=False) if last.is_file() else None
+    resumed = torch.load(last, weights_only=False, map_location="cpu") if last.is_file() else None
     if resumed is not None:
         net = build_net(widths=net_widths(resumed["net"]))
     elif init is not None:
         if Path(init).suffix == ".onnx":
             net = net_from_onnx(init, images[:: max(1, len(images) // 4096)])
         else:
-            start = torch.load(init)
+            start = torch.load(init, map_location="cpu")
             net = build_net(widths=net_widths(start))
             net.load_state_dict(start)
         start_widths = net_widths(net.state_dict())
@@ -433,8 +444,44 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
                              f"{tuple(widths)}")
     else:
         net = build_net(widths=widths if widths is not None else READER_WIDTHS)
-    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    net.to(on)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    generator = torch.Generator(device=on).manual_seed(seed)
+    stored = torch.from_numpy(np.ascontiguousarray(images[..., ::-1].transpose(0, 3, 1, 2))
+                              ).to(on)
+    target = torch.from_numpy(labels).to(on)
     steps_per_epoch = math.ceil(len(images) / batch)
+
+    def step(pick: Any, optimiser: Any) -> Any:
+        x = _augment(stored[pick].float() / 255.0, generator, train=True)
+        loss = loss_fn(net(x), target[pick])
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        return loss
+
+    if seconds is not None and resumed is None:
+        # the pace of a few steps on a copy, so the real run starts untouched
+        saved = {key: value.clone() for key, value in net.state_dict().items()}
+        probe = torch.optim.AdamW(net.parameters(), lr=0.0)
+        net.train()
+        probes = min(steps_per_epoch, 12)
+        for k in range(probes + 2):
+            if k == 2:
+                if on.type == "cuda":
+                    torch.cuda.synchronize()
+                begun = time.monotonic()
+            step(torch.randint(len(images), (min(batch, len(images)),), device=on,
+                               generator=generator), probe)
+        if on.type == "cuda":
+            torch.cuda.synchronize()
+        pace = (time.monotonic() - begun) / probes
+        net.load_state_dict(saved)
+        fitting = max(1, int(seconds / (pace * steps_per_epoch * 1.08)))
+        log(f"{pace * 1000:.1f} ms a step: {min(epochs, fitting)} of {epochs} epochs fit "
+            f"in {seconds:.0f} s")
+        epochs = min(epochs, fitting)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, lr, total_steps=epochs
                                                    * steps_per_epoch, pct_start=0.15)
     start_epoch, best = 0, -1.0
@@ -444,30 +491,25 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
         schedule.load_state_dict(resumed["schedule"])
         start_epoch, best = resumed["epoch"] + 1, resumed["best"]
         log(f"resuming after epoch {start_epoch}")
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    generator = torch.Generator().manual_seed(seed)
-    stored = torch.from_numpy(np.ascontiguousarray(images[..., ::-1].transpose(0, 3, 1, 2)))
-    target = torch.from_numpy(labels)
+
+    def on_cpu(state: dict[str, Any]) -> dict[str, Any]:
+        return {key: value.detach().cpu() for key, value in state.items()}
+
     for epoch in range(start_epoch, epochs):
         net.train()
-        order = torch.randperm(len(images), generator=generator)
-        started, total = time.monotonic(), 0.0
-        for step in range(steps_per_epoch):
-            pick = order[step * batch : (step + 1) * batch]
-            x = _augment(stored[pick].float() / 255.0, generator, train=True)
-            loss = loss_fn(net(x), target[pick])
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
+        order = torch.randperm(len(images), generator=generator, device=on)
+        started, total = time.monotonic(), torch.zeros((), device=on)
+        for k in range(steps_per_epoch):
+            total += step(order[k * batch : (k + 1) * batch], optimiser).detach()
             schedule.step()
-            total += loss.item()
         score = accuracy(net, held["images"], held["labels"]) if held is not None else 0.0
-        log(f"epoch {epoch + 1}/{epochs} loss {total / steps_per_epoch:.4f} "
+        log(f"epoch {epoch + 1}/{epochs} loss {float(total) / steps_per_epoch:.4f} "
             f"held-out accuracy {score:.4f} ({time.monotonic() - started:.0f} s)")
         if score >= best:
             best = score
-            torch.save(net.state_dict(), out / "best.pt")
-        torch.save({"net": net.state_dict(), "optimiser": optimiser.state_dict(),
+            torch.save(on_cpu(net.state_dict()), out / "best.pt")
+        torch.save({"net": on_cpu(net.state_dict()), "optimiser": optimiser.state_dict(),
                     "schedule": schedule.state_dict(), "epoch": epoch, "best": best}, last)
-    net.load_state_dict(torch.load(out / "best.pt"))
+    net.cpu()
+    net.load_state_dict(torch.load(out / "best.pt", map_location="cpu"))
     return export_onnx(net, out / "reader.onnx")

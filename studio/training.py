@@ -134,7 +134,8 @@ def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int 
           imgsz: int = 960, model: str | None = None, resume: bool = False,
           val: str | Path | None = None, batch: int = 16, workers: int | None = None,
           device: str | None = None, seed: int = 0, patience: int = 50, finder: bool = False,
-          cache: bool = False, scale: float = 1.0, warmup_epochs: float | None = None) -> Path:
+          cache: bool = False, scale: float = 1.0, warmup_epochs: float | None = None,
+          hours: float | None = None, amp: bool | None = None) -> Path:
     """Train (or resume) a detector; returns the best weights' path.
 
     ``finder`` trains the two-class finder of the two-stage model (its reader is
@@ -153,6 +154,13 @@ def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int 
     bias learning rate starts at 0.1: right for a net that starts from
     nothing, but in a short fine-tune of trained weights it unsettles their
     confidences (0 or a fraction of an epoch there).
+
+    ``hours`` bounds the training's time: ultralytics times the first epoch and
+    fits the number of epochs (and the mosaic-free last ones) into it.
+
+    ``amp``: mixed precision (default: on any device but the CPU).  Its check
+    in ultralytics downloads a model, so a machine that cannot reach the
+    network trains in full precision (False).
     """
     import json
 
@@ -210,10 +218,11 @@ def train(data: str | Path | Sequence[str | Path], out: str | Path, epochs: int 
             project=str(out), name="train", exist_ok=True, plots=False, seed=seed,
             deterministic=True, fliplr=0.0, flipud=0.0, cache="ram" if cache else False,
             workers=workers if workers is not None else min(8, os.cpu_count() or 1),
-            patience=patience, amp=device != "cpu", verbose=True,
+            patience=patience, amp=device != "cpu" if amp is None else amp, verbose=True,
             # the last third without mosaic, as the camera sees whole frames
             close_mosaic=min(10, max(1, epochs // 3)),
             **({} if warmup_epochs is None else {"warmup_epochs": warmup_epochs}),
+            **({} if hours is None else {"time": hours}),
         )
     best = run_dir / "weights" / "best.pt"
     stamp = out / "inference.json"

@@ -232,6 +232,31 @@ def _stroke_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     return out[ys.min() : ys.max() + 1]
 
 
+_STAND_INS = {"sans": "liberation-sans", "uni": "dejavu-sans", "italic": "serif-italic"}
+"""Where OpenCV is older than 5 (no built-in faces, no FontFace: a training machine
+with OpenCV 4), a TrueType face of the same kind stands in for each built-in one."""
+
+
+def _stand_in(font: str, weight: int) -> Path:
+    path = _truetype_file(_STAND_INS[font], weight)
+    if path is None:
+        raise ValueError(f"OpenCV {cv2.__version__} has no built-in face {font!r} and its "
+                         f"stand-in {_STAND_INS[font]!r} is not installed")
+    return path
+
+
+def _pillow_ink(text: str, path: Path, size: int, shape: tuple[int, ...]
+                ) -> npt.NDArray[np.uint8]:
+    """``text`` drawn with Pillow in the TrueType face at ``path``, its baseline where
+    OpenCV's putText puts it, on a canvas of ``shape``."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (shape[1], shape[0]), 0)
+    ImageDraw.Draw(image).text((size // 4, int(size * 1.4)), text, fill=255,
+                               font=ImageFont.truetype(str(path), size), anchor="ls")
+    return np.asarray(image, np.uint8).copy()
+
+
 @lru_cache(maxsize=32)
 def _face(name: str) -> cv2.FontFace:
     return cv2.FontFace(name)
@@ -250,9 +275,12 @@ def _glyph_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
     if font in TRUETYPE_FONTS and truetype is None:
         raise ValueError(f"font {font!r} is not installed (its file {TRUETYPE_FONTS[font]!r} "
                          "comes with a Debian fonts-* package that .ci/run installs)")
-    face = _face(str(truetype) if truetype is not None else font)
-    cv2.putText(canvas, text, (size // 4, int(size * 1.4)), 255, face, size,
-                400 if truetype is not None else weight)
+    if hasattr(cv2, "FontFace"):
+        face = _face(str(truetype) if truetype is not None else font)
+        cv2.putText(canvas, text, (size // 4, int(size * 1.4)), 255, face, size,
+                    400 if truetype is not None else weight)
+    else:
+        canvas = _pillow_ink(text, truetype or _stand_in(font, weight), size, canvas.shape)
     if font == "uni" and weight > 450:
         # The plain face has one weight: embolden it by growing the strokes.
         grow = max(1, round((weight - 400) / 600 * size * 0.09))

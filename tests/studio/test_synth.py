@@ -607,3 +607,50 @@ def test_tiles_standing_on_a_rack_are_boxed_by_their_slanted_face_above_the_lip(
         assert plane.visible_share(entity) >= TILE_MIN_VISIBLE
         middle = plane.image[int((low[1] + high[1]) / 2), int((low[0] + high[0]) / 2)]
         assert np.abs(middle - 90.0).max() > 20  # a tile's face, not the bare plane
+
+
+@pytest.mark.parametrize(("text", "font", "weight"), [
+    ("7", "serif", 700),     # a TrueType face, drawn by Pillow from its file
+    ("K", "sans", 600),      # a built-in face, drawn by its TrueType stand-in
+    ("10", "uni", 800),
+    ("Q", "italic", 500),
+])
+def test_faces_are_drawn_where_opencv_has_no_fontface(monkeypatch: pytest.MonkeyPatch,
+                                                      text: str, font: str,
+                                                      weight: int) -> None:
+    import cv2
+
+    from tabletop.studio.synth import shapes
+
+    shapes._glyph_ink.cache_clear()
+    shapes._ink.cache_clear()
+    with_opencv = shapes._ink(text, font, weight)
+    monkeypatch.delattr(cv2, "FontFace")
+    shapes._glyph_ink.cache_clear()
+    shapes._ink.cache_clear()
+    try:
+        with_pillow = shapes._ink(text, font, weight)
+    finally:
+        shapes._glyph_ink.cache_clear()
+        shapes._ink.cache_clear()
+    assert with_pillow.dtype == np.uint8 and with_pillow.max() > 200
+
+    def overlap(ink: np.ndarray, other: np.ndarray) -> float:
+        resized = cv2.resize(other, ink.shape[::-1], interpolation=cv2.INTER_AREA)
+        a, b = ink > 128, resized > 128
+        return float((a & b).sum() / (a | b).sum())
+
+    # the very glyph from the same file; from a stand-in face, the same character:
+    # closer to OpenCV's drawing of it than to OpenCV's drawing of any other
+    if font == "serif":
+        assert overlap(with_opencv, with_pillow) > 0.9
+    others = [t for t in ("7", "K", "A", "J", "Q", "4", "10", "2") if t != text]
+    monkeypatch.undo()
+    try:
+        drawn = {t: shapes._ink(t, font, weight) for t in others}
+    finally:
+        shapes._glyph_ink.cache_clear()
+        shapes._ink.cache_clear()
+    own = overlap(with_opencv, with_pillow)
+    assert all(own > overlap(ink, with_pillow) for ink in drawn.values()), (
+        own, {t: round(overlap(ink, with_pillow), 3) for t, ink in drawn.items()})

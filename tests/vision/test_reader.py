@@ -570,3 +570,24 @@ def test_an_exported_reader_outputs_its_features(tmp_path: Path) -> None:
     assert features.shape == (4, 24)
     assert np.allclose(logits, expected, atol=1e-4)
     assert np.allclose(recomputed, logits, atol=1e-5)
+
+
+def test_reader_training_fits_its_epochs_into_a_time_budget(tmp_path: Path) -> None:
+    need("torch")
+    need("onnx")
+    from tabletop.studio.reader_training import extract, train_reader
+    from tabletop.studio.synth import generate_dataset
+
+    data = generate_dataset(tmp_path / "data", 2, seed=3, kind="tiles", size=(320, 192),
+                            workers=1)
+    crops_file = extract(data, tmp_path / "crops.npz", seed=3, workers=1)
+    said: list[str] = []
+    train_reader(crops_file, None, tmp_path / "tight", epochs=50, batch=32, seconds=0.01,
+                 log=said.append)
+    assert any("1 of 50 epochs fit in 0 s" in line for line in said), said
+    assert sum(line.startswith("epoch ") for line in said) == 1
+    roomy: list[str] = []
+    train_reader(crops_file, None, tmp_path / "roomy", epochs=2, batch=32, seconds=3600,
+                 log=roomy.append)
+    assert any("2 of 2 epochs fit" in line for line in roomy), roomy
+    assert sum(line.startswith("epoch ") for line in roomy) == 2
