@@ -229,9 +229,12 @@ def run(
         from tabletop.live.sources import open_source
 
         frames = open_source(source, on_status=on_status, reconnect_for_s=reconnect_for_s)
-        if isinstance(frames, Opening):
-            frames.open()  # a camera that is not there fails now, before the model loads
+        # closed on every way out, a failed open too: its threads stop and release
+        # the capture before the process ends (an OpenCV call that returns while the
+        # interpreter finalises aborts the process)
         try:
+            if isinstance(frames, Opening):
+                frames.open()  # a camera that is not there fails now, before the model loads
             if detector is None:
                 from tabletop.vision.detector import Detector as ModelDetector
                 from tabletop.vision.incremental import IncrementalDetector

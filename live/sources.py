@@ -361,54 +361,80 @@ class _QuietOpenCv:
 _quiet_opencv = _QuietOpenCv()
 
 
-class _BackendCalls:
-    """OpenCV calls (opens, reads) now running in the sources' daemon threads.
+class _BackendUser:
+    """One daemon thread that may call OpenCV, from before its first call until it has
+    released its capture (:meth:`_BackendCalls.user`)."""
 
-    Such a call runs without the GIL.  When it returns while the interpreter is
-    finalising, CPython ends its thread by unwinding through OpenCV's C++ frames,
-    which aborts the process ("terminate called without an active exception",
-    status 134) after the command has already said why it stops.  So at exit
-    the process waits for the calls still running: until each is due back (a
-    stream's FFmpeg timeouts bound its open and reads), plus a grace.  A call
-    stuck past that may still return while the interpreter finalises: the
-    command line then ends the process at once with its status (``os._exit`` in
-    tabletop/cli.py, after :func:`backend_calls_returned`).
-    """
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._running: dict[int, float | None] = {}
-        self._ids = 0
+    def __init__(self, calls: _BackendCalls) -> None:
+        self._calls = calls
+        self.due: float | None = None
+        """When the call it is in returns by itself (None: in none, or in one with no
+        timeout of its own)."""
 
     @contextlib.contextmanager
     def call(self, within_s: float | None) -> Iterator[None]:
         """Around one backend call that returns by itself within ``within_s`` (None: unknown)."""
-        with self._cond:
-            self._ids += 1
-            key = self._ids
-            self._running[key] = None if within_s is None else time.monotonic() + within_s
+        with self._calls._cond:
+            self.due = None if within_s is None else time.monotonic() + within_s
         try:
             yield
         finally:
-            with self._cond:
-                del self._running[key]
-                self._cond.notify_all()
+            with self._calls._cond:
+                self.due = None
+
+    def done(self) -> None:
+        """The thread calls OpenCV no more: its capture is released (or it had none)."""
+        with self._calls._cond:
+            self._calls._users.discard(self)
+            self._calls._cond.notify_all()
+
+
+class _BackendCalls:
+    """The sources' daemon threads that may still call OpenCV (opens, reads, releases).
+
+    An OpenCV call runs without the GIL.  When it returns while the interpreter is
+    finalising, CPython ends its thread by unwinding through OpenCV's C++ frames,
+    which aborts the process ("terminate called without an active exception",
+    status 134) after the command has already said why it stops.  Watching the calls
+    one by one is not enough: between a read that returned and the ``release()`` after
+    it, no call runs, yet the thread is about to make one, and a release closes
+    FFmpeg's connection and threads, long enough to be running when finalising
+    begins.  So a thread counts (a *user*) from before it starts until it has released
+    its capture, and at exit the process waits for the users: each until the call it is
+    in is due back (a stream's FFmpeg timeouts bound its open and reads; a thread
+    between calls, or in a call without a timeout, gets ``_UNBOUNDED_CALL_WAIT_S``),
+    plus a grace.  A thread still in OpenCV past that may return while the interpreter
+    finalises: the command line then ends the process at once with its status
+    (``os._exit`` in tabletop/cli.py, after :func:`backend_calls_returned`).
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._users: set[_BackendUser] = set()
+
+    def user(self) -> _BackendUser:
+        """A new user, counted until its ``done()``: made by the thread that starts the
+        one that will call OpenCV, so that none is ever uncounted."""
+        user = _BackendUser(self)
+        with self._cond:
+            self._users.add(user)
+        return user
 
     def wait(self) -> bool:
-        """Waits for the running calls until they are due back; True when none runs now."""
+        """Waits for the users until each is due back; True when none is left."""
         now = time.monotonic()
         with self._cond:
-            dues = [now + _UNBOUNDED_CALL_WAIT_S if due is None else due
-                    for due in self._running.values()]
-            if not dues:
+            if not self._users:
                 return True
+            dues = [now + _UNBOUNDED_CALL_WAIT_S if user.due is None else user.due
+                    for user in self._users]
             give_up_at = max(dues) + _HUNG_GRACE_S
-            while self._running:
+            while self._users:
                 left = give_up_at - time.monotonic()
                 if left <= 0:
                     break
                 self._cond.wait(left)
-            return not self._running
+            return not self._users
 
 
 _backend_calls = _BackendCalls()
@@ -430,9 +456,10 @@ class _OpenAttempt:
 
     The caller waits up to its deadline (``wait``); a backend that hangs past it
     is abandoned, and the thread releases whatever it opened once the backend
-    returns, so nothing stays open and nothing waits forever.  ``open_within_s``
-    and ``read_within_s``: how soon the backend's open and reads return by
-    themselves (None: it has no timeout), for the wait at exit.
+    returns, so nothing stays open and nothing waits forever (its ``thread`` ends
+    then).  ``open_within_s`` and ``read_within_s``: how soon the
+    backend's open and reads return by themselves (None: it has no timeout), for
+    the wait at exit.
     """
 
     def __init__(self, open_capture: Callable[[], Capture], first_frame_by: float,
@@ -451,8 +478,15 @@ class _OpenAttempt:
         self.explain_by = first_frame_by
         self._open_within_s = open_within_s
         self._read_within_s = read_within_s
-        threading.Thread(target=self._run, args=(open_capture, first_frame_by),
-                         name=name, daemon=True).start()
+        self._backend = _backend_calls.user()
+        self.thread = threading.Thread(target=self._run, args=(open_capture, first_frame_by),
+                                       name=name, daemon=True)
+        """Ends once whatever it opened is released, or handed over."""
+        try:
+            self.thread.start()
+        except BaseException:
+            self._backend.done()
+            raise
 
     def wait(self, deadline: float, stop: threading.Event) -> bool:
         """True when the capture opened and gave a frame before ``deadline`` (and no stop)."""
@@ -471,13 +505,19 @@ class _OpenAttempt:
             return self.capture is not None
 
     def _run(self, open_capture: Callable[[], Capture], first_frame_by: float) -> None:
+        try:
+            self._open_and_read(open_capture, first_frame_by)
+        finally:
+            self._backend.done()
+
+    def _open_and_read(self, open_capture: Callable[[], Capture], first_frame_by: float) -> None:
         capture: Capture | None = None
         image: Image | None = None
         grabbed_at = 0.0
         failure: OpenFailure = "not_opened"
         try:
             started = time.monotonic()
-            with _quiet_opencv(), _backend_calls.call(self._open_within_s):
+            with _quiet_opencv(), self._backend.call(self._open_within_s):
                 capture = open_capture()
             opened = capture is not None and capture.isOpened()
             if (not opened and self._open_within_s is not None
@@ -489,7 +529,7 @@ class _OpenAttempt:
                 # A camera's first reads may fail while it starts up; the stream's
                 # first frame may still be on its way.
                 while time.monotonic() < first_frame_by and not self._abandoned:
-                    with _backend_calls.call(self._read_within_s):
+                    with self._backend.call(self._read_within_s):
                         ok, image = capture.read()
                     if ok and image is not None and image.size:
                         grabbed_at = time.monotonic()
@@ -500,12 +540,16 @@ class _OpenAttempt:
             failure, self.error = "error", _one_line(str(error))[:200]
         with self._lock:
             if image is not None and not self._abandoned:
+                # handed over: whoever waits for this attempt releases it
                 self.capture, self.image, self.grabbed_at = capture, image, grabbed_at
+                capture = None
             else:
                 self.failure = failure
-                if capture is not None:
-                    capture.release()
             self._done.set()
+        if capture is not None:
+            # still counted as a user (``_run``): the release is an OpenCV call too, and
+            # closing FFmpeg's connection takes a while
+            capture.release()
 
 
 class LiveSource:
@@ -526,10 +570,12 @@ class LiveSource:
     from the grabber thread (from the caller's thread for ``opening``, a failed
     start and ``ended``).
 
-    ``close()`` stops the grabber (joined for at most ``close_timeout_s``) and
-    releases the capture.  ``open_capture(target)`` replaces OpenCV (tests pass
-    fakes; no checks of device files or GStreamer support are made then), and
-    ``sleep`` the pause between attempts.
+    ``close()`` stops the grabber and the opens still running, and waits (for at
+    most ``close_timeout_s`` in all) until each has released its capture: a
+    program that closes its source before it ends leaves no thread inside OpenCV.
+    ``open_capture(target)`` replaces OpenCV (tests pass fakes; no checks of device
+    files or GStreamer support are made then), and ``sleep`` the pause between
+    attempts.
     """
 
     def __init__(self, target: int | str, *, backoff: Backoff | None = None,
@@ -571,7 +617,8 @@ class LiveSource:
         self._newest: Frame | None = None
         self._generation = 0
         self._reading_since: tuple[int, float] | None = None
-        self._grabber: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        """The opens and grabbers started, the abandoned ones too: close() waits for them."""
         self._status = SourceStatus("opening", f"{self.label} is not open yet", time.time())
 
     # --- public ----------------------------------------------------------------------
@@ -640,15 +687,23 @@ class LiveSource:
             yield frame
 
     def close(self) -> None:
-        """Stops the grabber and releases the capture; iteration ends.  Bounded, repeatable."""
+        """Stops the grabber and the opens, and waits until each has released its capture;
+        iteration ends.  Bounded (``close_timeout_s`` in all), repeatable."""
         self._stop.set()
         with self._cond:
             self._newest = None
-            grabber = self._grabber
             self._cond.notify_all()
         self._set_status("ended", f"{self.label} closed")
-        if grabber is not None and grabber is not threading.current_thread():
-            grabber.join(self.close_timeout_s)
+        # The grabber, the opens (abandoned ones too) and any grabber given up as hung:
+        # each stops after the OpenCV call it is in and releases what it opened.
+        until = time.monotonic() + self.close_timeout_s
+        with self._cond:
+            threads = [thread for thread in self._threads
+                       if thread is not threading.current_thread()]
+        for thread in threads:
+            thread.join(max(0.0, until - time.monotonic()))
+        with self._cond:
+            self._threads = [thread for thread in self._threads if thread.is_alive()]
 
     def __enter__(self) -> LiveSource:
         return self
@@ -703,9 +758,16 @@ class LiveSource:
         attempt = _OpenAttempt(lambda: self._open_capture(open_within_s or timeout_s), deadline,
                                name=f"open {self.label}"[:60], open_within_s=open_within_s,
                                read_within_s=read_within_s)
+        self._keep(attempt.thread)
         attempt.explain_by = explain_by
         attempt.wait(deadline, self._stop)
         return attempt
+
+    def _keep(self, thread: threading.Thread) -> None:
+        """Remember ``thread`` (an open or a grabber) for close() to wait for."""
+        with self._cond:
+            self._threads = [t for t in self._threads if t.is_alive()]
+            self._threads.append(thread)
 
     def _pause(self, seconds: float) -> None:
         if self._sleep is not None:
@@ -828,20 +890,28 @@ class LiveSource:
         return not self._stop.is_set() and generation == self._generation
 
     def _start_grabber(self, generation: int, capture: Capture | None, reason: str) -> None:
-        grabber = threading.Thread(target=self._grab, args=(generation, capture, reason),
+        backend = _backend_calls.user()
+        grabber = threading.Thread(target=self._grab,
+                                   args=(generation, capture, reason, backend),
                                    name=f"grab {self.label}"[:60], daemon=True)
-        self._grabber = grabber
-        grabber.start()
+        self._keep(grabber)
+        try:
+            grabber.start()
+        except BaseException:
+            backend.done()
+            raise
 
-    def _grab(self, generation: int, capture: Capture | None, reason: str) -> None:
-        """The grabber thread: reads into the newest-frame slot, reopens after drop-outs."""
+    def _grab(self, generation: int, capture: Capture | None, reason: str,
+              backend: _BackendUser) -> None:
+        """The grabber thread: reads into the newest-frame slot, reopens after drop-outs.
+        It counts as a user of OpenCV (``backend``) until its capture is released."""
         try:
             while self._current(generation):
                 if capture is None:
                     capture = self._reconnect(generation, reason)
                     if capture is None:
                         return
-                drop = self._read_until_drop(generation, capture)
+                drop = self._read_until_drop(generation, capture, backend)
                 capture.release()
                 capture = None
                 if drop is None:
@@ -851,20 +921,23 @@ class LiveSource:
             log.exception("%s: the grabber failed", self.label)
             self._set_status("lost", f"{self.label} failed; see the log", generation)
         finally:
-            if capture is not None:
-                capture.release()
-            with self._cond:
-                self._cond.notify_all()
+            try:
+                if capture is not None:
+                    capture.release()
+            finally:
+                backend.done()
+                with self._cond:
+                    self._cond.notify_all()
 
-    def _read_until_drop(self, generation: int, capture: Capture) -> str | None:
+    def _read_until_drop(self, generation: int, capture: Capture,
+                         backend: _BackendUser) -> str | None:
         """Reads until the source drops out (the reason) or this grabber should stop (None)."""
         failed = 0
         last_frame_at = time.monotonic()
         while self._current(generation):
             self._reading_since = (generation, time.monotonic())
             try:
-                with _backend_calls.call(
-                        self.read_timeout_s if self._bounded_by_ffmpeg() else None):
+                with backend.call(self.read_timeout_s if self._bounded_by_ffmpeg() else None):
                     ok, image = capture.read()
             except cv2.error:
                 ok, image = False, None

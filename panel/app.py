@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
 from tabletop.panel.guards import RequestGuard
-from tabletop.panel.hints import HintPool, HintsBusy
+from tabletop.panel.hints import HintPool, HintsBusy, start_workers
 from tabletop.panel.routers import about, changes, live, matches, pages, players, rounds, rules
 from tabletop.panel.schemas import Unprocessable, refusal
 from tabletop.panel.service import PanelService, RoundConflict
@@ -29,7 +29,9 @@ _optimiser_warmed = threading.Event()
 def _warm_optimiser() -> None:
     """Import the hint's integer programme in the background, once per process: until it
     is imported a hint's short budget cannot hold the import's half second, and hard
-    positions are searched without it."""
+    positions are searched without it.  The hints search in worker processes
+    (panel/hints.py): the server process they are forked from is started too, and
+    imports it once for all of them."""
     if _optimiser_warmed.is_set():
         return
     _optimiser_warmed.set()
@@ -38,6 +40,7 @@ def _warm_optimiser() -> None:
         from tabletop.engine.rearrange_ilp import prepare
 
         prepare()
+        start_workers()
 
     threading.Thread(target=warm, name="optimiser-warm-up", daemon=True).start()
 

@@ -23,6 +23,14 @@
  *
  * The firmware sleeps when idle and simavr's raw sleep callback sleeps the
  * same amount of real time, so simulated time follows the wall clock.
+ *
+ * A pin driven low from here (a button held to ground) stays low until it is let
+ * go: simavr sets an input pin to the value the firmware writes into its PORT bit
+ * (turning the pull-up on drives it high), which would cut the press short (and
+ * lose it) where a real button keeps the input at ground.  So when the firmware's
+ * write raises a held pin, the runner pulls it low again at once: the firmware
+ * never reads it high (its boot, which turns the pull-ups on, races the first
+ * presses of a test whose clock runs ahead of the simulation on a loaded machine).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -58,9 +66,30 @@ static volatile int quit;
 #define PRESS_GAP_MS 30
 static avr_cycle_count_t pin_busy_until[3][8];
 
+/* Pins held low from here (PRESS until its release, SET 0 until SET 1). */
+static uint8_t held[3][8];
+
+static avr_irq_t *pin_irq(char port, int bit);
+
+static avr_cycle_count_t hold_pin(struct avr_t *a, avr_cycle_count_t when, void *param) {
+    (void)a;
+    (void)when;
+    int port = (int)((intptr_t)param >> 8), bit = (int)((intptr_t)param & 7);
+    if (held[port - 'B'][bit]) avr_raise_irq(pin_irq((char)port, bit), 0);
+    return 0;
+}
+
 static void pin_changed(struct avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
     int port = (int)((intptr_t)param >> 8), bit = (int)((intptr_t)param & 7);
+    if (value && held[port - 'B'][bit]) {
+        /* the firmware wrote the pin's PORT bit (its pull-up): the button still holds
+         * it at ground.  Not raised from inside this notification (simavr skips a
+         * hook that is already running); the timer fires at the end of the writing
+         * instruction, before the firmware's next one can read the pin. */
+        avr_cycle_timer_register(avr, 1, hold_pin, param);
+        return;
+    }
     uint8_t *last = &last_pin[port - 'B'][bit];
     if (*last == (uint8_t)value) return;
     *last = (uint8_t)value;
@@ -83,6 +112,7 @@ static avr_cycle_count_t release_pin(struct avr_t *a, avr_cycle_count_t when, vo
     (void)a;
     (void)when;
     int port = (int)((intptr_t)param >> 8), bit = (int)((intptr_t)param & 7);
+    held[port - 'B'][bit] = 0;
     avr_raise_irq(pin_irq((char)port, bit), 1);
     return 0;
 }
@@ -100,12 +130,14 @@ static void apply(const char *command) {
     int bit, value;
     if (sscanf(command, "SET %c%d %d", &port, &bit, &value) == 3 && port >= 'B' && port <= 'D' &&
         bit >= 0 && bit < 8) {
+        held[port - 'B'][bit] = !value;
         avr_raise_irq(pin_irq(port, bit), value ? 1 : 0);
     } else if (sscanf(command, "PRESS %c%d %d", &port, &bit, &value) == 3 && port >= 'B' &&
                port <= 'D' && bit >= 0 && bit < 8 && value > 0) {
         pin_busy_until[port - 'B'][bit] =
             avr->cycle +
             (avr_cycle_count_t)avr->frequency * (uint32_t)(value + PRESS_GAP_MS) / 1000u;
+        held[port - 'B'][bit] = 1;
         avr_raise_irq(pin_irq(port, bit), 0);
         avr_cycle_timer_register_usec(avr, (uint32_t)value * 1000u, release_pin,
                                       (void *)(intptr_t)((port << 8) | bit));

@@ -1,9 +1,9 @@
 """Help with the rules: the best play for a rack on the match's table (a hint), and each
 variant's options and warnings explained in the players' language.
 
-The hint runs the exact optimiser (:func:`tabletop.engine.solver.solve`) on the table as
-the panel's state has it, within the time the request allows, waiting for a worker
-included (panel/hints.py); nothing is stored.  Whether
+The hint runs the exact optimiser (:func:`tabletop.engine.solver.solve`, in one of the
+hint pool's worker processes) on the table as the panel's state has it, within the time
+the request allows, waiting for a worker included (panel/hints.py); nothing is stored.  Whether
 the seat's player still has to open is the replay's (``state["opened"]``, panel/state.py).
 """
 
@@ -16,10 +16,8 @@ from fastapi import APIRouter, HTTPException, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from tabletop.engine.items import Item, format_items, parse_items
-from tabletop.engine.solver import solve
 from tabletop.engine.variants import VARIANTS, Variant, find_variant
 from tabletop.panel.dependencies import MatchId, ReaderDep, ServiceDep
-from tabletop.panel.hints import left
 from tabletop.panel.schemas import refusal
 from tabletop.panel.texts import Language, rule_texts
 
@@ -135,9 +133,10 @@ def hint(match_id: MatchId, body: HintIn, service: ServiceDep,
         else:
             initial = body.seat not in state["opened"]
         try:
-            play = solve(
-                variant, rack, table, initial=initial, objective=body.objective,
-                keep=body.keep, budget_s=left(deadline),
+            # in a worker process: the search holds no lock of the server's threads
+            play = service.hints.solve(
+                deadline, variant, rack, table, initial=initial, objective=body.objective,
+                keep=body.keep,
             )
         except ValueError as error:  # SolveError: a rack or table no game can hold
             _refuse(str(error))

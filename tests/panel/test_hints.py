@@ -16,7 +16,14 @@ from typing import Any
 
 import pytest
 
-from tabletop.panel.hints import LEAST_SECONDS, SEARCH_SHARE, HintPool, HintsBusy, left
+from tabletop.panel.hints import (
+    LEAST_SECONDS,
+    SEARCH_SHARE,
+    HintPool,
+    HintsBusy,
+    left,
+    start_workers,
+)
 from tests.panel.test_hint import RAEUBER_TABLE
 from tests.panel.test_viewers import serve
 from tests.shared import scaled
@@ -161,14 +168,35 @@ def _ask(base: str, match_id: int, budget_s: float, answers: list[Any]) -> None:
         answers.append((error.code, time.monotonic() - started, json.loads(error.read())))
 
 
+class _Watched(HintPool):
+    """A pool that notes the most hints it held at once."""
+
+    def __init__(self, workers: int, waiting: int) -> None:
+        self.most_in_hand = 0
+        super().__init__(workers, waiting)
+
+    @property
+    def in_hand(self) -> int:
+        return self._in_hand
+
+    @in_hand.setter
+    def in_hand(self, value: int) -> None:
+        self._in_hand = value
+        self.most_in_hand = max(self.most_in_hand, value)
+
+
 def test_many_phones_asking_at_once_are_each_answered_within_the_budget_or_refused(
     tmp_path: Path,
 ) -> None:
     # Räuber-Rommé's table whose exact rebuild takes a tenth of a second or more: twelve
     # at once on two workers with a line of four
     budget = 0.6
+    pool = _Watched(2, 4)
     with serve(tmp_path) as served:
-        served.app.state.service.hints = HintPool(2, 4)
+        served.app.state.service.hints = pool
+        # a panel up for a moment: its hint workers have started (in its first second
+        # hints search in the server's own threads)
+        assert start_workers(pool.workers, wait_s=scaled(30))
         served.post(f"/api/matches/{served.match_id}/setup",
                     {"who": "Ana", "variant": "raeuber", "players": ["Ana", "Ben"]})
         served.post(f"/api/matches/{served.match_id}/events",
@@ -179,7 +207,8 @@ def test_many_phones_asking_at_once_are_each_answered_within_the_budget_or_refus
                                                        answers)) for _ in range(12)]
         for thread in threads:
             thread.start()
-        # meanwhile the pages are answered: the searches leave the server its time
+        # meanwhile the pages are answered: the searches (in the hint workers' processes)
+        # leave the server its time, not queued behind them
         started = time.monotonic()
         state = served.state()
         assert state["setup"]["variant"] == "raeuber"
@@ -190,7 +219,11 @@ def test_many_phones_asking_at_once_are_each_answered_within_the_budget_or_refus
     assert len(answers) == 12 and set(statuses) <= {200, 503}
     answered = [(took, body) for status, took, body in answers if status == 200]
     refused = [(took, body) for status, took, body in answers if status == 503]
-    assert len(answered) >= 2 and len(refused) >= 12 - 2 - 4
+    # never more in hand than the workers and the line; how many of the twelve find the
+    # pool full depends on how close together their requests are taken up (on a busy
+    # machine the first answers can come before the last requests), so that is not counted
+    assert len(answered) >= 2 and pool.most_in_hand <= 2 + 4
+    assert len(refused) == 12 - len(answered)
     for took, body in answered:
         # the budget, a twentieth more for the fallback, and the request around it
         assert took < budget * 1.05 + scaled(0.5), took
