@@ -53,8 +53,8 @@ from tabletop.vision.detector import Detector
 WAYS = ("shipped", "adapted")
 
 
-def adapt_on_layout(bank: CropBank, out: Path, seed: int, layout_height: int
-                    ) -> tuple[Path, dict[str, Any]]:
+def adapt_on_layout(bank: CropBank, out: Path, seed: int, layout_height: int,
+                    base_model: Path | None = None) -> tuple[Path, dict[str, Any]]:
     """The layout photo of ``bank``'s deck and its labels in ``out``, and the model adapted
     on it (its ``tabletop.onnx``), with what the adapt reports."""
     image, labelled = compose_deck_layout(bank, np.random.default_rng([seed, 5]),
@@ -67,7 +67,8 @@ def adapt_on_layout(bank: CropBank, out: Path, seed: int, layout_height: int
     annotations = out / "layout.jsonl"
     annotations.write_text(json.dumps(record) + "\n", encoding="utf-8")
     labels = len({item["label"] for item in labelled})
-    result = adapt_light([annotations], out / "model", head_min_labels=labels)
+    result = adapt_light([annotations], out / "model", base_model=base_model,
+                         head_min_labels=labels)
     return adapted_model(out / "model"), {"labels": labels, "indices": len(labelled),
                                           "head": (result.head or {}).get("card_reader")}
 
@@ -87,13 +88,14 @@ def read_cards(detector: Detector, replay: Replay) -> list[tuple[str, bool, bool
 
 
 def run(realdata: str | None, games: int, seed: int, card_height: float, layout_height: int,
-        keep: Path | None) -> dict[str, Any]:
+        keep: Path | None, base_model: Path | None = None) -> dict[str, Any]:
     adapt_bank = load_card_bank(realdata, use_images=CARD_SPLIT["adapt"])
     measure_bank = load_card_bank(realdata, use_images=CARD_SPLIT["measure"])
     scratch = Path(tempfile.mkdtemp(prefix="card-adapt-")) if keep is None else keep
     try:
-        model, adapted = adapt_on_layout(adapt_bank, scratch, seed, layout_height)
-        detectors = {"shipped": Detector(), "adapted": Detector(model)}
+        model, adapted = adapt_on_layout(adapt_bank, scratch, seed, layout_height,
+                                         base_model)
+        detectors = {"shipped": Detector(base_model), "adapted": Detector(model)}
         readings: dict[str, list[tuple[str, bool, bool]]] = {way: [] for way in WAYS}
         for index in range(games):
             replay = compose_random_card_game(seed=1000 * seed + index, bank=measure_bank,
@@ -106,6 +108,7 @@ def run(realdata: str | None, games: int, seed: int, card_height: float, layout_
     result: dict[str, Any] = {"adapt_photos": list(CARD_SPLIT["adapt"]),
                               "measure_photos": list(CARD_SPLIT["measure"]),
                               "games": games, "card_height": card_height, "layout": adapted,
+                              "model": str(base_model) if base_model else "shipped",
                               "cards": len(readings["shipped"])}
     for way in WAYS:
         cards = readings[way]
@@ -151,14 +154,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layout-height", type=int, default=150)
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the layout photo, its labels and the adapted model here")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="the base model's tabletop.onnx (default: the shipped one); "
+                             "'shipped' below means this one, and it is the one adapted")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.games < 1 or not 60 <= args.layout_height <= 400:
         print("--games must be 1 or more and --layout-height 60 to 400 pixels",
               file=sys.stderr)
         return 2
+    if args.model is not None and not args.model.is_file():
+        print(f"--model {str(args.model)!r} is not a model file", file=sys.stderr)
+        return 2
     result = run(args.realdata, args.games, args.seed, args.card_height, args.layout_height,
-                 args.keep)
+                 args.keep, args.model)
     print(json.dumps(result) if args.json else report(result))
     return 0
 

@@ -331,12 +331,16 @@ class BenchSetup:
     the real indices of ``bridge-cards``, studio.card_replay)."""
     card_height: float | None = None
     """Card games: a card's height in pixels (None: studio.card_replay's table distance)."""
+    suit_colour: str = "on"
+    """The detector's ``suit_colour`` setting (``off``: card suits by the reader alone)."""
 
     @property
     def tag(self) -> str:
         """The results' folder name: the model's tag, ``-incremental`` for the incremental
         detector, and the label after a dash."""
         tag = model_tag(self.model) + ("-incremental" if self.incremental else "")
+        if self.suit_colour != "on":
+            tag += f"-suit-colour-{self.suit_colour}"
         return f"{tag}-{self.label}" if self.label else tag
 
     @property
@@ -353,8 +357,9 @@ class BenchSetup:
     def detections_path(self, index: int) -> Path:
         """Where the model's detections of replay ``index`` are kept (by model, not
         label: see :class:`CachedDetections`)."""
-        return (self.out / "detections" / model_tag(self.model) / self.set_name
-                / f"{index:03d}.jsonl.gz")
+        model = model_tag(self.model) + ("" if self.suit_colour == "on"
+                                         else f"-suit-colour-{self.suit_colour}")
+        return self.out / "detections" / model / self.set_name / f"{index:03d}.jsonl.gz"
 
 
 def composed(setup: BenchSetup, index: int) -> Path:
@@ -394,15 +399,16 @@ def composed(setup: BenchSetup, index: int) -> Path:
     return folder
 
 
-_DETECTORS: dict[str | None, Any] = {}
+_DETECTORS: dict[tuple[str | None, str], Any] = {}
 
 
-def _detector(model: str | None) -> Any:
-    if model not in _DETECTORS:
-        from tabletop.vision.detector import Detector
+def _detector(model: str | None, suit_colour: str = "on") -> Any:
+    if (model, suit_colour) not in _DETECTORS:
+        from tabletop.vision.detector import Detector, DetectorSettings
 
-        _DETECTORS[model] = Detector(model)
-    return _DETECTORS[model]
+        _DETECTORS[model, suit_colour] = Detector(
+            model, settings=DetectorSettings(suit_colour=suit_colour))
+    return _DETECTORS[model, suit_colour]
 
 
 class CachedDetections:
@@ -470,12 +476,12 @@ def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
     events_path = result_path.with_suffix(".events.jsonl")
     start = time.monotonic()
     detections = CachedDetections(setup.detections_path(index),
-                                  lambda: _detector(setup.model))
+                                  lambda: _detector(setup.model, setup.suit_colour))
     detector: Any = detections
     if setup.incremental:
         from tabletop.vision.incremental import IncrementalDetector
 
-        detector = IncrementalDetector(_detector(setup.model))
+        detector = IncrementalDetector(_detector(setup.model, setup.suit_colour))
     summary = run(str(folder / "video.mp4"), find_variant(setup.game), players,
                   events_jsonl=events_path, detector=detector,
                   table=TableSetup(zones=folder / "zones.json", find_markers=False))
@@ -626,6 +632,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--card-height", type=float, default=None,
                    help="card games: a card's height in pixels at the table's near edge "
                         "(default 125 at 720: a 90 cm table in view)")
+    p.add_argument("--suit-colour", default="on", choices=("on", "off"),
+                   help="judge card indices' suit colour by their ink too (on, as the "
+                        "detector does by default) or by the reader alone (off)")
     p.add_argument("--size", type=_size_arg, default=(1280, 720))
     p.add_argument("--realdata", default=None)
     p.add_argument("--verbose", action="store_true", help="a line per replay")
@@ -648,7 +657,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     setup = BenchSetup(args.out, args.seed, args.players, photos, args.size, args.model,
                        args.realdata, args.label, args.incremental, args.game,
-                       args.card_height)
+                       args.card_height, args.suit_colour)
     started = time.monotonic()
 
     def progress(result: Mapping[str, Any]) -> None:

@@ -32,7 +32,15 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                         help="name card indices with the model's card reader "
                              "(NAME.cards.reader.onnx; default: on when the file is there) "
                              "or with the reader that names tiles (off)")
+    parser.add_argument("--suit-colour", dest="suit_colour", default=None,
+                        choices=SUIT_COLOUR_CHOICES,
+                        help="judge each card index's suit colour, red or black, by its ink "
+                             "as well as by the reader (on, the default) or by the reader "
+                             "alone (off)")
 
+
+SUIT_COLOUR_CHOICES = ("on", "off")
+"""``vision.detector.SUIT_COLOUR_WAYS``, kept here for the same reason."""
 
 PALETTE_CHOICES = ("auto", "on", "off")
 """``vision.detector.PALETTE_WAYS``, kept here for the same reason."""
@@ -117,7 +125,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 DETECTOR_OPTIONS = ("imgsz", "confidence", "views", "zoom", "zoom_out", "card_turns",
-                    "card_finder", "card_reader", "palette")
+                    "card_finder", "card_reader", "palette", "suit_colour")
 """The ``vision.detector.DetectorSettings`` fields that model options set (each option's
 ``dest`` is its field's name)."""
 

@@ -43,6 +43,7 @@ from tabletop.vision.reader import (
     decide,
 )
 from tabletop.vision.reader_head import HEAD_FILE, HeadPart, load_head, reader_digest
+from tabletop.vision.suit_colour import judge_suit_colours, suit_inks
 
 SHIPPED_MODELS = Path(__file__).resolve().parent.parent / "models"
 """The package ``tabletop.models``: ``models/`` in a checkout, ``tabletop/models`` installed."""
@@ -231,6 +232,16 @@ runs: tables of small tiles, the usual live view, never pay for it."""
 ZOOM_OUT_TILE_FLOOR = 48
 """The zoomed-out pass keeps tile boxes this many of its input pixels long or longer:
 smaller ones are the base pass's to find."""
+
+
+SUIT_COLOUR_WAYS = ("on", "off")
+
+
+def check_suit_colour(way: str) -> str:
+    if way not in SUIT_COLOUR_WAYS:
+        raise ValueError(f"suit colour must be one of {', '.join(SUIT_COLOUR_WAYS)}, "
+                         f"not {way!r}")
+    return way
 
 
 def check_zoom_out(zoom_out: float) -> float:
@@ -432,6 +443,9 @@ class DetectorSettings:
     palette: str = "auto"
     """How tile colours are judged beyond the reader (:data:`PALETTE_WAYS`,
     :class:`tabletop.vision.palette.TablePalette`)."""
+    suit_colour: str = "on"
+    """``on`` to judge each card index's suit colour (red or black) by its ink as well as
+    by the reader (:mod:`tabletop.vision.suit_colour`), ``off`` for the reader alone."""
     device: str | None = None
     """The torch device a ``.pt`` model runs on (None: the CPU); ONNX Runtime runs on
     the CPU."""
@@ -446,6 +460,7 @@ class DetectorSettings:
         if self.card_reader is not None:
             check_card_reader(self.card_reader)
         check_palette(self.palette)
+        check_suit_colour(self.suit_colour)
 
 
 class Detector:
@@ -594,18 +609,22 @@ class Detector:
         ``shifts``: the views read (:data:`vision.reader.VIEW_SHIFTS`), instead of the
         detector's ``views`` first ones."""
         kinds = list(found.kinds)
+        is_card = np.array([kind == "card" for kind in kinds], bool)
         if self.card_reader is None:
-            return self.reader.probabilities(  # type: ignore[no-any-return]
+            probabilities = np.asarray(self.reader.probabilities(
                 image, found.boxes, kinds, self.settings.views, self.settings.card_turns,
-                shifts)
-        is_card = np.array([kind == "card" for kind in kinds])
-        probabilities = np.zeros((len(kinds), len(READER_CLASSES)))
-        for reader, rows in ((self.reader, ~is_card), (self.card_reader, is_card)):
-            if rows.any():
-                probabilities[rows] = reader.probabilities(
-                    image, found.boxes[rows], [k for k, r in zip(kinds, rows, strict=True)
-                                               if r], self.settings.views,
-                    self.settings.card_turns, shifts)
+                shifts), np.float64)
+        else:
+            probabilities = np.zeros((len(kinds), len(READER_CLASSES)))
+            for reader, rows in ((self.reader, ~is_card), (self.card_reader, is_card)):
+                if rows.any():
+                    probabilities[rows] = reader.probabilities(
+                        image, found.boxes[rows], [k for k, r in zip(kinds, rows, strict=True)
+                                                   if r], self.settings.views,
+                        self.settings.card_turns, shifts)
+        if self.settings.suit_colour == "on" and is_card.any():
+            probabilities[is_card] = judge_suit_colours(
+                probabilities[is_card], suit_inks(image, found.boxes[is_card]))
         return probabilities
 
     def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:

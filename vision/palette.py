@@ -116,11 +116,13 @@ _COLOUR_ROWS = np.array([[TILE_LABELS.index(f"{colour}{number}") for number in r
 """Reader class indices of each colour's tiles: row c holds colour c's 1..13."""
 
 
-def ink_features(image: npt.NDArray[np.uint8], boxes: Any
+def ink_features(image: npt.NDArray[np.uint8], boxes: Any, ink_inset: float = FACE_INSET
                  ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
     """(N, 3) ink features of each tile box and whether one was measured: lightness of
     the ink as a percentage of the face's, and its a* and b* less the face's.  A box
-    with too few pixels unlike its face (a blank, a glare) has none."""
+    with too few pixels unlike its face (a blank, a glare) has none.  ``ink_inset``: the
+    margin of the window the ink is looked for in, as a share of the box's sides (a
+    tile's numeral lies in its middle; a card index fills its box: :data:`RIM_INSET`)."""
     import cv2
 
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
@@ -135,7 +137,7 @@ def ink_features(image: npt.NDArray[np.uint8], boxes: Any
     lab = cv2.cvtColor(patches.reshape(-1, INK_CROP, 3).astype(np.float32) / 255.0,
                        cv2.COLOR_BGR2LAB).reshape(len(boxes), INK_CROP, INK_CROP, 3)
     # the ink's window within the face's, as a share of the face's side
-    centre = (FACE_INSET - RIM_INSET) / (1 - 2 * RIM_INSET)
+    centre = max(0.0, ink_inset - RIM_INSET) / (1 - 2 * RIM_INSET)
     for i in range(len(boxes)):
         sides = np.array([widths[i], heights[i]]) * (1 - 2 * RIM_INSET)
         cols, rows = np.maximum(4, np.round(INK_CROP * sides / max(sides.max(), 1e-9))

@@ -68,11 +68,16 @@ def test_an_unknown_way_is_refused_quoting_it(way: str) -> None:
 
 
 def test_the_command_line_offers_the_detector_s_ways() -> None:
-    from tabletop.commands_vision import CARD_READER_CHOICES, PALETTE_CHOICES
-    from tabletop.vision.detector import PALETTE_WAYS
+    from tabletop.commands_vision import (
+        CARD_READER_CHOICES,
+        PALETTE_CHOICES,
+        SUIT_COLOUR_CHOICES,
+    )
+    from tabletop.vision.detector import PALETTE_WAYS, SUIT_COLOUR_WAYS
 
     assert CARD_READER_CHOICES == CARD_READER_WAYS
     assert PALETTE_CHOICES == PALETTE_WAYS
+    assert SUIT_COLOUR_CHOICES == SUIT_COLOUR_WAYS
 
 
 @pytest.mark.parametrize("finder", ["m/x.onnx", "m/x.pt"])
