@@ -218,7 +218,7 @@ class _Workers:
     def give(self, worker: _Worker) -> None:
         with self._lock:
             self._idle.append(worker)
-            self._lock.notify()
+            self._lock.notify_all()
 
     def lost(self, worker: _Worker, why: str) -> None:
         log.warning("a hint worker was lost (%s); another is started", why)
@@ -229,11 +229,11 @@ class _Workers:
             self._grow(self._count + 1)
 
     def start(self, size: int, wait_s: float) -> bool:
-        """Start workers until there are ``size``; True once they have started, within
-        ``wait_s``."""
+        """Start workers until there are ``size``; True once ``size`` of them are started
+        and idle (none still searching for an earlier hint), within ``wait_s``."""
         with self._lock:
             self._grow(size)
-            return self._lock.wait_for(lambda: self._ready >= size or self._failed,
+            return self._lock.wait_for(lambda: len(self._idle) >= size or self._failed,
                                        wait_s) and not self._failed
 
     def _grow(self, size: int) -> None:
@@ -279,8 +279,8 @@ def _workers_context() -> ForkServerContext | SpawnContext:
 
 def start_workers(size: int | None = None, wait_s: float = 0.0) -> bool:
     """Start the hint workers (one a core, or ``size``) in the background now, rather than
-    at the first hint: a panel calls this when it starts.  True once they have started,
-    within ``wait_s``."""
+    at the first hint: a panel calls this when it starts.  True once ``size`` of them have
+    started and are idle, within ``wait_s``."""
     return _WORKERS.start(size or os.cpu_count() or 2, wait_s)
 
 
