@@ -118,12 +118,15 @@ class HintPool:
         worker = _WORKERS.take(self.workers)
         if worker is not None:
             try:
-                play = worker.search(arguments, deadline)
+                refused, answer = worker.search(arguments, deadline)
             except _WorkerLost as lost:
                 _WORKERS.lost(worker, str(lost))
             else:
+                # a refusal is an answer too: the worker is free again either way
                 _WORKERS.give(worker)
-                return play
+                if refused:
+                    raise answer
+                return cast("Play", answer)
         return _search(*arguments)
 
 
@@ -154,7 +157,8 @@ class _Worker:
         there.close()
         self.connection = here
 
-    def search(self, arguments: tuple[Any, ...], deadline: float) -> Play:
+    def search(self, arguments: tuple[Any, ...], deadline: float) -> tuple[bool, Any]:
+        """(whether the solver refused, its play or its error), the answer read whole."""
         try:
             self.connection.send(arguments)
             if not self.connection.poll(max(0.0, deadline - time.monotonic())
@@ -163,9 +167,7 @@ class _Worker:
             failed, answer = self.connection.recv()
         except (EOFError, OSError) as error:
             raise _WorkerLost(f"the worker died ({error or type(error).__name__})") from None
-        if failed:
-            raise answer
-        return cast("Play", answer)
+        return bool(failed), answer
 
     def stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):

@@ -78,6 +78,24 @@ def test_the_pool_admits_its_workers_and_line_and_refuses_the_rest_at_once(
     assert all(isinstance(o, float) for o in outcomes[answered + refused:])
 
 
+def test_a_refused_search_gives_its_worker_back() -> None:
+    from tabletop.engine.items import parse_items
+    from tabletop.engine.solver import SolveError
+    from tabletop.engine.variants import find_variant
+
+    pool = HintPool(2, 0)
+    assert start_workers(pool.workers, wait_s=scaled(30))
+    sabra = find_variant("sabra")
+    for _ in range(pool.workers + 1):  # more refusals than workers
+        with pool.slot(1.0) as deadline, pytest.raises(SolveError, match="5H"):
+            pool.solve(deadline, sabra, parse_items("R1 5H"), [])
+    # every worker is idle again, and the next hint is searched by one of them
+    assert start_workers(pool.workers, wait_s=scaled(5))
+    with pool.slot(1.0) as deadline:
+        play = pool.solve(deadline, sabra, parse_items("R1 R2 R3 B9"), [])
+    assert sorted(str(item) for item in play.placed) == ["R1", "R2", "R3"]
+
+
 def test_a_hint_that_waited_searches_for_what_is_left_of_its_budget() -> None:
     pool = HintPool(1, 1)
     release = threading.Event()
