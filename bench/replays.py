@@ -333,14 +333,23 @@ class BenchSetup:
     """Card games: a card's height in pixels (None: studio.card_replay's table distance)."""
     suit_colour: str = "on"
     """The detector's ``suit_colour`` setting (``off``: card suits by the reader alone)."""
+    spade_odds: float | None = None
+    """The detector's ``spade_odds`` setting (None: its default)."""
+
+    @property
+    def settings_tag(self) -> str:
+        """The detector settings that are not the defaults, as a name's suffix."""
+        tag = "" if self.suit_colour == "on" else f"-suit-colour-{self.suit_colour}"
+        if self.spade_odds is not None:
+            tag += f"-spade-odds-{self.spade_odds:g}"
+        return tag
 
     @property
     def tag(self) -> str:
         """The results' folder name: the model's tag, ``-incremental`` for the incremental
-        detector, and the label after a dash."""
-        tag = model_tag(self.model) + ("-incremental" if self.incremental else "")
-        if self.suit_colour != "on":
-            tag += f"-suit-colour-{self.suit_colour}"
+        detector, the settings that are not the defaults, and the label after a dash."""
+        tag = (model_tag(self.model) + ("-incremental" if self.incremental else "")
+               + self.settings_tag)
         return f"{tag}-{self.label}" if self.label else tag
 
     @property
@@ -357,8 +366,7 @@ class BenchSetup:
     def detections_path(self, index: int) -> Path:
         """Where the model's detections of replay ``index`` are kept (by model, not
         label: see :class:`CachedDetections`)."""
-        model = model_tag(self.model) + ("" if self.suit_colour == "on"
-                                         else f"-suit-colour-{self.suit_colour}")
+        model = model_tag(self.model) + self.settings_tag
         return self.out / "detections" / model / self.set_name / f"{index:03d}.jsonl.gz"
 
 
@@ -399,16 +407,19 @@ def composed(setup: BenchSetup, index: int) -> Path:
     return folder
 
 
-_DETECTORS: dict[tuple[str | None, str], Any] = {}
+_DETECTORS: dict[tuple[str | None, str, float | None], Any] = {}
 
 
-def _detector(model: str | None, suit_colour: str = "on") -> Any:
-    if (model, suit_colour) not in _DETECTORS:
+def _detector(model: str | None, suit_colour: str = "on",
+              spade_odds: float | None = None) -> Any:
+    key = (model, suit_colour, spade_odds)
+    if key not in _DETECTORS:
         from tabletop.vision.detector import Detector, DetectorSettings
 
-        _DETECTORS[model, suit_colour] = Detector(
-            model, settings=DetectorSettings(suit_colour=suit_colour))
-    return _DETECTORS[model, suit_colour]
+        odds = {} if spade_odds is None else {"spade_odds": spade_odds}
+        _DETECTORS[key] = Detector(
+            model, settings=DetectorSettings(suit_colour=suit_colour, **odds))
+    return _DETECTORS[key]
 
 
 class CachedDetections:
@@ -475,13 +486,14 @@ def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
     result_path.parent.mkdir(parents=True, exist_ok=True)
     events_path = result_path.with_suffix(".events.jsonl")
     start = time.monotonic()
-    detections = CachedDetections(setup.detections_path(index),
-                                  lambda: _detector(setup.model, setup.suit_colour))
+    detections = CachedDetections(
+        setup.detections_path(index),
+        lambda: _detector(setup.model, setup.suit_colour, setup.spade_odds))
     detector: Any = detections
     if setup.incremental:
         from tabletop.vision.incremental import IncrementalDetector
 
-        detector = IncrementalDetector(_detector(setup.model, setup.suit_colour))
+        detector = IncrementalDetector(_detector(setup.model, setup.suit_colour, setup.spade_odds))
     summary = run(str(folder / "video.mp4"), find_variant(setup.game), players,
                   events_jsonl=events_path, detector=detector,
                   table=TableSetup(zones=folder / "zones.json", find_markers=False))
@@ -635,6 +647,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--suit-colour", default="on", choices=("on", "off"),
                    help="judge card indices' suit colour by their ink too (on, as the "
                         "detector does by default) or by the reader alone (off)")
+    p.add_argument("--spade-odds", type=float, default=None,
+                   help="what the card reader's spade probabilities are multiplied by "
+                        "(default: the detector's; 1 for the reader's own)")
     p.add_argument("--size", type=_size_arg, default=(1280, 720))
     p.add_argument("--realdata", default=None)
     p.add_argument("--verbose", action="store_true", help="a line per replay")
@@ -657,7 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     setup = BenchSetup(args.out, args.seed, args.players, photos, args.size, args.model,
                        args.realdata, args.label, args.incremental, args.game,
-                       args.card_height, args.suit_colour)
+                       args.card_height, args.suit_colour, args.spade_odds)
     started = time.monotonic()
 
     def progress(result: Mapping[str, Any]) -> None:

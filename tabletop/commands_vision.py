@@ -37,6 +37,10 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                         help="judge each card index's suit colour, red or black, by its ink "
                              "as well as by the reader (on, the default) or by the reader "
                              "alone (off)")
+    parser.add_argument("--spade-odds", dest="spade_odds", type=float, default=None,
+                        help="what the card reader's spade probabilities are multiplied by "
+                             "before an index is named (0.25..8, default 3: the reader leans "
+                             "to clubs where a real spade is small; 1 for the reader's own)")
 
 
 SUIT_COLOUR_CHOICES = ("on", "off")
@@ -125,7 +129,8 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 DETECTOR_OPTIONS = ("imgsz", "confidence", "views", "zoom", "zoom_out", "card_turns",
-                    "card_finder", "card_reader", "palette", "suit_colour")
+                    "card_finder", "card_reader", "palette", "suit_colour",
+                    "spade_odds")
 """The ``vision.detector.DetectorSettings`` fields that model options set (each option's
 ``dest`` is its field's name)."""
 

@@ -53,6 +53,9 @@ UNDECIDED = 0
 
 _RED_CLASSES = np.array([len(TILE_LABELS) + i for i, label in enumerate(CARD_LABELS)
                          if label != JOKER and label[-1] in "HD"])
+_RANKS = sorted({label[:-1] for label in CARD_LABELS if label != JOKER})
+_SPADE_CLASSES = np.array([len(TILE_LABELS) + CARD_LABELS.index(rank + "S") for rank in _RANKS])
+_CLUB_CLASSES = np.array([len(TILE_LABELS) + CARD_LABELS.index(rank + "C") for rank in _RANKS])
 _BLACK_CLASSES = np.array([len(TILE_LABELS) + i for i, label in enumerate(CARD_LABELS)
                            if label != JOKER and label[-1] in "SC"])
 
@@ -87,3 +90,23 @@ def judge_suit_colours(probabilities: npt.NDArray[np.float64], inks: npt.NDArray
     normalised: npt.NDArray[np.float64] = np.divide(
         judged, totals, out=np.array(probabilities, np.float64, copy=True), where=totals > 0)
     return normalised
+
+
+
+def weigh_spades(probabilities: npt.NDArray[np.float64], odds: float
+                 ) -> npt.NDArray[np.float64]:
+    """Reader ``probabilities`` (rows over the reader's classes) of card indices with each
+    rank's spade-to-club odds multiplied by ``odds``: the probability of the rank's spade
+    and club together is shared out again, so no other label gains or loses (see
+    :data:`tabletop.vision.detector.DEFAULT_SPADE_ODDS`)."""
+    weighed = np.array(probabilities, np.float64, copy=True)
+    if not len(weighed) or odds == 1.0:
+        return weighed
+    spades, clubs = weighed[:, _SPADE_CLASSES], weighed[:, _CLUB_CLASSES]
+    together = spades + clubs
+    weighted_spades = spades * odds
+    share = np.divide(weighted_spades, weighted_spades + clubs,
+                      out=np.zeros_like(together), where=together > 0)
+    weighed[:, _SPADE_CLASSES] = together * share
+    weighed[:, _CLUB_CLASSES] = together * (1.0 - share)
+    return weighed

@@ -15,6 +15,7 @@ from tabletop.vision.suit_colour import (
     UNDECIDED,
     judge_suit_colours,
     suit_inks,
+    weigh_spades,
 )
 from tests.shared import needs
 
@@ -138,3 +139,31 @@ def test_the_detector_judges_card_rows_by_their_ink_and_leaves_tiles_alone() -> 
     assert (inks != UNDECIDED).any()
     assert np.allclose(judged[~cards], plain[~cards])
     assert np.allclose(judged[cards], judge_suit_colours(plain[cards], inks))
+
+
+@pytest.mark.parametrize(("spade", "club", "odds", "spade_after", "club_after"), [
+    (0.2, 0.6, 3.0, 0.4, 0.4),
+    (0.1, 0.7, 1.0, 0.1, 0.7),
+    (0.0, 0.8, 3.0, 0.0, 0.8),
+    (0.3, 0.3, 0.5, 0.2, 0.4),
+])
+def test_spade_odds_share_out_the_rank_s_black_suits_alone(
+        spade: float, club: float, odds: float, spade_after: float, club_after: float) -> None:
+    spade_at = class_id("7S", "card")
+    club_at = class_id("7C", "card")
+    heart_at = class_id("7H", "card")
+    row = np.zeros((1, len(READER_CLASSES)))
+    row[0, spade_at], row[0, club_at] = spade, club
+    row[0, heart_at] = 1.0 - spade - club
+    weighed = weigh_spades(row, odds)
+    assert weighed[0, spade_at] == pytest.approx(spade_after)
+    assert weighed[0, club_at] == pytest.approx(club_after)
+    assert weighed[0, heart_at] == pytest.approx(1.0 - spade - club)
+    assert weighed.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("odds", [0.1, 9.0, float("nan")])
+def test_spade_odds_out_of_range_are_refused(odds: float) -> None:
+    from tabletop.vision.detector import DetectorSettings
+    with pytest.raises(ValueError, match="spade odds must be between"):
+        DetectorSettings(spade_odds=odds)
