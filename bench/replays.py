@@ -648,7 +648,7 @@ def parser() -> argparse.ArgumentParser:
                    help="judge card indices' suit colour by their ink too (on, as the "
                         "detector does by default) or by the reader alone (off)")
     p.add_argument("--spade-odds", type=float, default=None,
-                   help="what the card reader's spade probabilities are multiplied by "
+                   help="what the card reader's odds of a spade against a club are multiplied by "
                         "(default: the detector's; 1 for the reader's own)")
     p.add_argument("--size", type=_size_arg, default=(1280, 720))
     p.add_argument("--realdata", default=None)

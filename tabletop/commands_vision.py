@@ -38,9 +38,10 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                              "as well as by the reader (on, the default) or by the reader "
                              "alone (off)")
     parser.add_argument("--spade-odds", dest="spade_odds", type=float, default=None,
-                        help="what the card reader's spade probabilities are multiplied by "
-                             "before an index is named (0.25..8, default 3: the reader leans "
-                             "to clubs where a real spade is small; 1 for the reader's own)")
+                        help="what the card reader's odds of a spade against a club are "
+                             "multiplied by before an index is named (0.25..8, default 3: "
+                             "the reader leans to clubs where a real spade is small; 1 for "
+                             "the reader's own)")
 
 
 SUIT_COLOUR_CHOICES = ("on", "off")

@@ -465,7 +465,7 @@ class DetectorSettings:
     """``on`` to judge each card index's suit colour (red or black) by its ink as well as
     by the reader (:mod:`tabletop.vision.suit_colour`), ``off`` for the reader alone."""
     spade_odds: float = DEFAULT_SPADE_ODDS
-    """What the card reader's spade probabilities are multiplied by
+    """What each rank's spade-to-club odds from the card reader are multiplied by
     (:data:`DEFAULT_SPADE_ODDS`; 1 for the reader's own)."""
     device: str | None = None
     """The torch device a ``.pt`` model runs on (None: the CPU); ONNX Runtime runs on
