@@ -477,7 +477,7 @@ def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
     """Compose (or reuse) replay ``index``, watch it with the pipeline, score it, and
     write ``<index>.json`` (returned) beside its events."""
     from tabletop.engine.variants import find_variant
-    from tabletop.live.run import TableSetup, run
+    from tabletop.live.run import Listeners, Reading, TableSetup, run
 
     folder = composed(setup, index)
     header, truth = read_truth(folder / "truth.jsonl")
@@ -494,9 +494,10 @@ def run_replay(setup: BenchSetup, index: int, tag: str) -> dict[str, Any]:
         from tabletop.vision.incremental import IncrementalDetector
 
         detector = IncrementalDetector(_detector(setup.model, setup.suit_colour, setup.spade_odds))
+    reading = Reading(detector=detector,
+                      table=TableSetup(zones=folder / "zones.json", find_markers=False))
     summary = run(str(folder / "video.mp4"), find_variant(setup.game), players,
-                  events_jsonl=events_path, detector=detector,
-                  table=TableSetup(zones=folder / "zones.json", find_markers=False))
+                  reading=reading, listeners=Listeners(events_jsonl=events_path))
     if not setup.incremental:
         detections.save()
     run_s = time.monotonic() - start

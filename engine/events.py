@@ -38,7 +38,7 @@ def _number(value: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class _Codec:
+class Codec:
     describe: str
     read: Callable[[Any], Any]
     """The field's value from JSON (raises TypeError/ValueError when it is not one)."""
@@ -113,22 +113,22 @@ def _same(value: Any) -> Any:
     return value
 
 
-TEXT = _Codec("a string", _read_text, _same)
-TEXT_OR_NULL = _Codec("a string or null", _or_null(_read_text), _same)
-TEXTS = _Codec("a list of strings", _read_texts, list, tuple)
-WHOLE = _Codec("a whole number", _read_whole, _same)
-WHOLE_OR_NULL = _Codec("a whole number or null", _or_null(_read_whole), _same)
-FLAG = _Codec("true or false", _read_flag, _same)
-TALLY = _Codec("an object of names to whole numbers", _read_tally, dict)
-BOXES = _Codec("a list of [x1, y1, x2, y2] or null", _read_boxes,
+TEXT = Codec("a string", _read_text, _same)
+TEXT_OR_NULL = Codec("a string or null", _or_null(_read_text), _same)
+TEXTS = Codec("a list of strings", _read_texts, list, tuple)
+WHOLE = Codec("a whole number", _read_whole, _same)
+WHOLE_OR_NULL = Codec("a whole number or null", _or_null(_read_whole), _same)
+FLAG = Codec("true or false", _read_flag, _same)
+TALLY = Codec("an object of names to whole numbers", _read_tally, dict)
+BOXES = Codec("a list of [x1, y1, x2, y2] or null", _read_boxes,
                lambda boxes: [None if box is None else list(box) for box in boxes],
                lambda boxes: tuple(None if box is None else tuple(box) for box in boxes))
-ALTERNATIVES = _Codec('a list of {"meld", "odds"}', _read_alternatives,
+ALTERNATIVES = Codec('a list of {"meld", "odds"}', _read_alternatives,
                       lambda options: [{"meld": m, "odds": o} for m, o in options],
                       lambda options: tuple(tuple(option) for option in options))
 
 
-def _field(codec: _Codec, *, optional: bool = False, hashed: bool = True) -> Any:
+def event_field(codec: Codec, *, optional: bool = False, hashed: bool = True) -> Any:
     """A kind's field: ``optional`` ones default to None and are left out of the JSON then."""
     metadata = {"codec": codec, "optional": optional}
     if optional:
@@ -167,9 +167,9 @@ class Table(GameEvent):
     lies in the camera's frame (pixels, None for one not in view)."""
 
     kind: ClassVar[str] = "table"
-    melds: tuple[str, ...] = _field(TEXTS)
-    restored: bool | None = _field(FLAG, optional=True)
-    boxes: tuple[tuple[float, ...] | None, ...] | None = _field(BOXES, optional=True)
+    melds: tuple[str, ...] = event_field(TEXTS)
+    restored: bool | None = event_field(FLAG, optional=True)
+    boxes: tuple[tuple[float, ...] | None, ...] | None = event_field(BOXES, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,14 +181,14 @@ class GameWarning(GameEvent):
     sure (with their odds)."""
 
     kind: ClassVar[str] = "warning"
-    message: str = _field(TEXT)
-    items: tuple[str, ...] = _field(TEXTS)
-    code: str | None = _field(TEXT, optional=True)
-    missing: tuple[str, ...] | None = _field(TEXTS, optional=True)
-    penalty_draw: int | None = _field(WHOLE, optional=True)
-    back_to_rack: tuple[str, ...] | None = _field(TEXTS, optional=True)
-    table_before: tuple[str, ...] | None = _field(TEXTS, optional=True)
-    alternatives: tuple[tuple[str, float], ...] | None = _field(ALTERNATIVES, optional=True)
+    message: str = event_field(TEXT)
+    items: tuple[str, ...] = event_field(TEXTS)
+    code: str | None = event_field(TEXT, optional=True)
+    missing: tuple[str, ...] | None = event_field(TEXTS, optional=True)
+    penalty_draw: int | None = event_field(WHOLE, optional=True)
+    back_to_rack: tuple[str, ...] | None = event_field(TEXTS, optional=True)
+    table_before: tuple[str, ...] | None = event_field(TEXTS, optional=True)
+    alternatives: tuple[tuple[str, float], ...] | None = event_field(ALTERNATIVES, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,10 +197,10 @@ class RoundScored(GameEvent):
     totals after it where the game knows them."""
 
     kind: ClassVar[str] = "round_scored"
-    scores: Mapping[str, int] = _field(TALLY, hashed=False)
-    round: int | None = _field(WHOLE, optional=True)
-    winner: str | None = _field(TEXT_OR_NULL, optional=True)
-    totals: Mapping[str, int] | None = _field(TALLY, optional=True, hashed=False)
+    scores: Mapping[str, int] = event_field(TALLY, hashed=False)
+    round: int | None = event_field(WHOLE, optional=True)
+    winner: str | None = event_field(TEXT_OR_NULL, optional=True)
+    totals: Mapping[str, int] | None = event_field(TALLY, optional=True, hashed=False)
 
     def _leaves_out(self, name: str) -> bool:
         # the contract's own round_scored has the scores alone: a winner of None is
@@ -213,8 +213,8 @@ class RoundScored(GameEvent):
 @dataclass(frozen=True, kw_only=True)
 class TurnStarted(GameEvent):
     kind: ClassVar[str] = "turn_started"
-    round: int = _field(WHOLE)
-    turn: int = _field(WHOLE)
+    round: int = event_field(WHOLE)
+    turn: int = event_field(WHOLE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,22 +222,22 @@ class TurnEnded(GameEvent):
     """``laid``: the items the turn placed (none for an invalid turn, which is taken back)."""
 
     kind: ClassVar[str] = "turn_ended"
-    valid: bool = _field(FLAG)
-    laid: tuple[str, ...] = _field(TEXTS)
+    valid: bool = event_field(FLAG)
+    laid: tuple[str, ...] = event_field(TEXTS)
 
 
 @dataclass(frozen=True, kw_only=True)
 class MeldLaid(GameEvent):
     kind: ClassVar[str] = "meld_laid"
-    meld: str = _field(TEXT)
+    meld: str = event_field(TEXT)
 
 
 @dataclass(frozen=True, kw_only=True)
 class _MeldChanged(GameEvent):
     """``items`` went into a meld on the table, which reads ``meld`` now."""
 
-    meld: str = _field(TEXT)
-    items: tuple[str, ...] = _field(TEXTS)
+    meld: str = event_field(TEXT)
+    items: tuple[str, ...] = event_field(TEXTS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -257,20 +257,20 @@ class JokerExchanged(_MeldChanged):
 @dataclass(frozen=True, kw_only=True)
 class TableRearranged(GameEvent):
     kind: ClassVar[str] = "table_rearranged"
-    before: tuple[str, ...] = _field(TEXTS)
-    after: tuple[str, ...] = _field(TEXTS)
+    before: tuple[str, ...] = event_field(TEXTS)
+    after: tuple[str, ...] = event_field(TEXTS)
 
 
 @dataclass(frozen=True, kw_only=True)
 class DiscardTaken(GameEvent):
     kind: ClassVar[str] = "discard_taken"
-    items: tuple[str, ...] = _field(TEXTS)
+    items: tuple[str, ...] = event_field(TEXTS)
 
 
 @dataclass(frozen=True, kw_only=True)
 class ItemDiscarded(GameEvent):
     kind: ClassVar[str] = "item_discarded"
-    item: str = _field(TEXT)
+    item: str = event_field(TEXT)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -279,10 +279,10 @@ class InitialMeldProgress(GameEvent):
     what else stops an opening whose value is enough."""
 
     kind: ClassVar[str] = "initial_meld_progress"
-    value: int = _field(WHOLE)
-    required: int = _field(WHOLE)
-    meets: bool = _field(FLAG)
-    problems: tuple[str, ...] | None = _field(TEXTS, optional=True)
+    value: int = event_field(WHOLE)
+    required: int = event_field(WHOLE)
+    meets: bool = event_field(FLAG)
+    problems: tuple[str, ...] | None = event_field(TEXTS, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -290,7 +290,15 @@ class PlayerOut(GameEvent):
     """``all_at_once``: the seat laid its whole hand in one turn."""
 
     kind: ClassVar[str] = "player_out"
-    all_at_once: bool | None = _field(FLAG, optional=True)
+    all_at_once: bool | None = event_field(FLAG, optional=True)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PoolExhausted(GameEvent):
+    """The stock or pool is used up and no one can go on: the round ends with no one out,
+    and the hands are counted."""
+
+    kind: ClassVar[str] = "pool_exhausted"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -299,17 +307,17 @@ class HandShown(GameEvent):
     ``who``: the person, where known."""
 
     kind: ClassVar[str] = "hand_shown"
-    items: tuple[str, ...] = _field(TEXTS)
-    value: int = _field(WHOLE)
-    typed: bool | None = _field(FLAG, optional=True)
-    who: str | None = _field(TEXT, optional=True)
+    items: tuple[str, ...] = event_field(TEXTS)
+    value: int = event_field(WHOLE)
+    typed: bool | None = event_field(FLAG, optional=True)
+    who: str | None = event_field(TEXT, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
 class MatchOver(GameEvent):
     kind: ClassVar[str] = "match_over"
-    winner: str | None = _field(TEXT_OR_NULL)
-    totals: Mapping[str, int] = _field(TALLY, hashed=False)
+    winner: str | None = event_field(TEXT_OR_NULL)
+    totals: Mapping[str, int] = event_field(TALLY, hashed=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -318,9 +326,9 @@ class Undo(GameEvent):
     played."""
 
     kind: ClassVar[str] = "undo"
-    melds: tuple[str, ...] = _field(TEXTS)
-    phase: str | None = _field(TEXT, optional=True)
-    rounds: int | None = _field(WHOLE, optional=True)
+    melds: tuple[str, ...] = event_field(TEXTS)
+    phase: str | None = event_field(TEXT, optional=True)
+    rounds: int | None = event_field(WHOLE, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -332,11 +340,11 @@ class ReadingCorrected(GameEvent):
     known; ``seat``: who laid the item (or holds it)."""
 
     kind: ClassVar[str] = "reading_corrected"
-    item: str = _field(TEXT)
-    was: str = _field(TEXT)
-    meld: str | None = _field(TEXT_OR_NULL)
-    who: str | None = _field(TEXT, optional=True)
-    value: int | None = _field(WHOLE_OR_NULL, optional=True)
+    item: str = event_field(TEXT)
+    was: str = event_field(TEXT)
+    meld: str | None = event_field(TEXT_OR_NULL)
+    who: str | None = event_field(TEXT, optional=True)
+    value: int | None = event_field(WHOLE_OR_NULL, optional=True)
 
     def _leaves_out(self, name: str) -> bool:
         if name == "value":
@@ -349,19 +357,20 @@ class TimerPaused(GameEvent):
     """The turn timer stopped (from the panel or the keys; ``who``: the person)."""
 
     kind: ClassVar[str] = "timer_paused"
-    who: str | None = _field(TEXT, optional=True)
+    who: str | None = event_field(TEXT, optional=True)
 
 
 @dataclass(frozen=True, kw_only=True)
 class TimerResumed(GameEvent):
     kind: ClassVar[str] = "timer_resumed"
-    who: str | None = _field(TEXT, optional=True)
+    who: str | None = event_field(TEXT, optional=True)
 
 
 Event: TypeAlias = (
     Table | GameWarning | RoundScored | TurnStarted | TurnEnded | MeldLaid | ItemAdded
     | JokerExchanged | TableRearranged | DiscardTaken | ItemDiscarded | InitialMeldProgress
-    | PlayerOut | HandShown | MatchOver | Undo | ReadingCorrected | TimerPaused | TimerResumed
+    | PlayerOut | PoolExhausted | HandShown | MatchOver | Undo | ReadingCorrected | TimerPaused
+    | TimerResumed
 )
 """Any event the game makes."""
 
@@ -369,8 +378,8 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
     cls.kind: cls
     for cls in (Table, GameWarning, RoundScored, TurnStarted, TurnEnded, MeldLaid, ItemAdded,
                 JokerExchanged, TableRearranged, DiscardTaken, ItemDiscarded,
-                InitialMeldProgress, PlayerOut, HandShown, MatchOver, Undo, ReadingCorrected,
-                TimerPaused, TimerResumed)
+                InitialMeldProgress, PlayerOut, PoolExhausted, HandShown, MatchOver, Undo,
+                ReadingCorrected, TimerPaused, TimerResumed)
 }
 """Each kind's class, by its JSON ``type``."""
 
@@ -426,7 +435,7 @@ def event_from_json(raw: Any) -> Event:
     for spec in own:
         if spec.name not in raw:
             continue
-        codec: _Codec = spec.metadata["codec"]
+        codec: Codec = spec.metadata["codec"]
         try:
             values[spec.name] = codec.read(raw[spec.name])
         except (TypeError, ValueError):

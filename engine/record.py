@@ -12,8 +12,9 @@ The game's own :class:`~tabletop.engine.events.Undo` event is a step like any ot
 it names the table, the phase, the rounds played and the seat on turn that the game went
 back to, and the record goes back to the latest facts on the game's own line that match
 them (a state an undo went back to stands in for the one it replaced, so undo after undo
-walks on back; a seat that opened in a turn taken back has not opened), then takes the
-undo's own time and table.
+walks on back; a seat that opened in a turn taken back has not opened; a state inside a
+change, after a ``meld_laid`` that its ``table`` event follows, is passed over), then
+takes the undo's own time and table.
 
 Which seats have opened: a seat whose valid turn laid items (``turn_ended`` with
 ``valid`` and ``laid``) has opened for the rest of the round; in its turn now on, a seat
@@ -32,11 +33,15 @@ from tabletop.engine.events import (
     Event,
     HandShown,
     InitialMeldProgress,
+    ItemAdded,
+    JokerExchanged,
     MatchOver,
     MeldLaid,
     PlayerOut,
+    PoolExhausted,
     RoundScored,
     Table,
+    TableRearranged,
     TimerPaused,
     TimerResumed,
     TurnEnded,
@@ -77,6 +82,11 @@ class GameFacts:
 
     phase: Phase = "play"
     turn: TurnOn | None = None
+    """The turn being played (None between turns, in the counting phase and at the end)."""
+    last_turn: TurnOn | None = None
+    """The turn that started last, kept after it ends: the seat on turn in play, the one
+    whose turn ended the round in the counting phase (the live game asks it whose turn,
+    which round and which turn it is)."""
     round: int | None = None
     """The round of the last ``turn_started`` (None before any)."""
     table: tuple[str, ...] = ()
@@ -124,9 +134,11 @@ def _leaving_counting(facts: GameFacts, phase: Phase) -> GameFacts:
 def _turn_on(facts: GameFacts, seat: int | None, t: float, round_: int | None,
              turn: int | None) -> GameFacts:
     new_round = round_ is not None and round_ != facts.round
+    on = TurnOn(seat, round_ if round_ is not None else facts.round, turn, t)
     facts = replace(
         facts,
-        turn=TurnOn(seat, round_ if round_ is not None else facts.round, turn, t),
+        turn=on,
+        last_turn=on,
         round=round_ if round_ is not None else facts.round,
         progress=None,
         paused=False,
@@ -165,6 +177,8 @@ def fold(facts: GameFacts, event: Step) -> GameFacts:
             return replace(facts, paused=False)
         case PlayerOut(seat=seat):
             return replace(facts, phase="counting", out_seat=seat, turn=None)
+        case PoolExhausted():
+            return replace(facts, phase="counting", out_seat=None, turn=None)
         case HandShown(seat=seat) if seat is not None:
             return replace(facts, hands={**facts.hands, seat: event})
         case RoundScored():
@@ -192,6 +206,12 @@ def fold(facts: GameFacts, event: Step) -> GameFacts:
     return facts
 
 
+_ANNOUNCING = (MeldLaid, ItemAdded, JokerExchanged, TableRearranged)
+"""Events the game sends before the ``table`` event of the same change: the table in the
+facts after them is still the one before the change, but the change has begun (a meld
+laid counts toward opening), so it is no place an undo goes back to."""
+
+
 class GameRecord:
     """A game's facts, event by event, with each step undoable (see the module)."""
 
@@ -200,6 +220,9 @@ class GameRecord:
         self._before: list[int] = [-1]
         """For each state, the one before it on the game's own line (an undo's state stands
         in for the state it went back to, so a later undo looks past both)."""
+        self._mid_change: list[bool] = [False]
+        """For each state, whether the event that made it announces a change of the table
+        that the game's ``table`` event then gives: no undo goes back to such a state."""
         for event in events:
             self.apply(event)
 
@@ -218,6 +241,7 @@ class GameRecord:
         facts = fold(self._stack[base], event)
         self._stack.append(facts)
         self._before.append(before)
+        self._mid_change.append(isinstance(event, _ANNOUNCING))
         return facts
 
     def _went_back_to(self, undo: Undo) -> int | None:
@@ -228,7 +252,8 @@ class GameRecord:
         while index >= 0:
             facts = self._stack[index]
             if (
-                facts.table == undo.melds
+                not self._mid_change[index]
+                and facts.table == undo.melds
                 and facts.phase == undo.phase
                 and (undo.rounds is None or facts.rounds_played == undo.rounds)
                 and (undo.phase != "play" or (facts.turn is not None
@@ -244,6 +269,7 @@ class GameRecord:
         if len(self._stack) > 1:
             self._stack.pop()
             self._before.pop()
+            self._mid_change.pop()
         return self._stack[-1]
 
     def __len__(self) -> int:

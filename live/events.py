@@ -143,6 +143,8 @@ def describe_event(event: Event, players: Sequence[str]) -> str | None:
             return f"{who} discards {item}"
         case ev.PlayerOut():
             return f"{who} goes out"
+        case ev.PoolExhausted():
+            return "the pool has run out: the hands are counted"
         case ev.RoundScored(scores=scores, winner=winner, round=number):
             tally = ", ".join(f"{n} {v:+d}" for n, v in scores.items())
             won = f", {winner} wins" if winner else ""

@@ -7,6 +7,11 @@ the panel press buttons (:meth:`Game.end_turn`, :meth:`Game.out`,
 :meth:`Game.resume_timer`; the panel's go through :mod:`tabletop.live.actions`).  Every
 committed change becomes events on the bus (see :mod:`tabletop.live.events`), and the
 engine judges each turn when it ends with :func:`tabletop.engine.turns.check_turn`.
+Where the game stands (whose turn, which round and turn, the phase, who has opened, a
+paused timer) is what those events told: the game asks its record
+(:class:`tabletop.engine.record.GameRecord`, :attr:`Game.record`), which the panel folds
+a stored match's events through too, and keeps beside it only what no event tells (the
+table at the turn's start, who laid what, the hands, a table it waits for).
 
 What the game can and cannot see, and the choices made for it:
 
@@ -41,7 +46,9 @@ What the game can and cannot see, and the choices made for it:
   (who laid what, who went out, the hands laid open) and the match totals carry
   on in :class:`tabletop.engine.match.Match`.  A rack the camera cannot see is typed on
   the panel (:meth:`Game.set_hand`); for the rest of that round it stands for
-  the seat's hand, whatever the camera sees in that seat's area.  The next
+  the seat's hand, whatever the camera sees in that seat's area.  A stock or
+  pool used up with no one out (:meth:`Game.exhausted`) ends the round too
+  (``pool_exhausted``) and the hands are counted.  The next
   round starts with the player the match names (the dealer, in Rommé "Der
   Geber ist als erster Spieler am Zug"; in the Rummikub games the player who
   begins) once the table is clear.
@@ -65,7 +72,7 @@ from tabletop.engine import events as ev
 from tabletop.engine.base import RoundResult
 from tabletop.engine.items import JOKER, Item, Joker, format_items, parse_item
 from tabletop.engine.match import Match
-from tabletop.engine.record import GameRecord
+from tabletop.engine.record import GameFacts, GameRecord, Phase
 from tabletop.engine.rounds import MeldContribution, PlayerRound, RoundInput, score_round
 from tabletop.engine.state import Problem, TableState
 from tabletop.engine.turns import check_turn
@@ -246,13 +253,9 @@ def same_table(a: Sequence[Sequence[Item]], b: Sequence[Sequence[Item]]) -> bool
 
 @dataclass
 class _State:
-    """Everything undo must put back; deep-copied before each change."""
+    """Everything undo must put back beside what the game's events told (whose turn,
+    the phase: the record's); deep-copied before each change."""
 
-    round: int
-    seat: int
-    turn: int = 1
-    phase: str = "play"
-    """play, counting (hands laid open, waiting for score) or over."""
     shared: tuple[Meld, ...] = ()
     seat_melds: dict[int, tuple[Meld, ...]] = field(default_factory=dict)
     discards: tuple[Item, ...] = ()
@@ -315,10 +318,9 @@ class Game:
         self.end_on_discard = variant.has_discard_pile if end is None else end
         for earlier in self.options.earlier_rounds:
             self.match.record(earlier)
-        self.state = _State(
-            round=len(self.options.earlier_rounds) + 1, seat=self.match.current_dealer
-        )
-        self._history: list[tuple[_State, int]] = []
+        self.state = _State()
+        self._history: list[tuple[_State, int, GameFacts]] = []
+        """Before each change: the state, the rounds scored and what the events had told."""
         self._started = False
         self._t = 0.0
         self._last_bad: tuple[Any, ...] | None = None
@@ -327,8 +329,6 @@ class Game:
         self._boxes: dict[tuple[str, ...], list[Box]] = {}
         """Where each meld of the last snapshot taken lies in the camera's frame (pixels),
         by its items as the camera reads them; not undoable state, only what is seen."""
-        # not part of the undoable state: a pause is no play (see the module's notes)
-        self.timer_paused = False
 
     # --- public state --------------------------------------------------------
     @property
@@ -337,11 +337,34 @@ class Game:
 
     @property
     def seat(self) -> int:
-        return self.state.seat
+        """Whose turn it is; in the counting phase and at the end, whose turn ended the
+        round; before the first turn, the first dealer's."""
+        last = self.record.facts.last_turn
+        return self.match.current_dealer if last is None or last.seat is None else last.seat
 
     @property
-    def phase(self) -> str:
-        return self.state.phase
+    def turn_number(self) -> int:
+        """The number of the turn on (or that ended the round) in its round, from 1."""
+        last = self.record.facts.last_turn
+        return 1 if last is None or last.turn is None else last.turn
+
+    @property
+    def round_number(self) -> int:
+        """The round being played (or just ended), counting earlier rounds, from 1."""
+        last = self.record.facts.last_turn
+        if last is None or last.round is None:
+            return self.match.rounds_played + 1
+        return last.round
+
+    @property
+    def phase(self) -> Phase:
+        """play, counting (hands laid open, waiting for score) or over."""
+        return self.record.facts.phase
+
+    @property
+    def timer_paused(self) -> bool:
+        """Whether the turn's timer is paused (a pause is no play: undo does not keep it)."""
+        return self.record.facts.paused
 
     @property
     def record(self) -> GameRecord:
@@ -353,7 +376,7 @@ class Game:
         if not self._started:
             self._started = True
             self._t = t
-            self._turn_started(t)
+            self._turn_started(t, self.seat, self.round_number, 1)
 
     def update(self, snapshot: TableSnapshot) -> None:
         """Take a committed snapshot: every change to the table becomes events."""
@@ -361,10 +384,10 @@ class Game:
         self.start(t)
         self._t = t
         state = self.state
-        if state.phase == "over":
+        if self.phase == "over":
             return
         self._warn_doubts(snapshot)
-        if state.phase == "counting":
+        if self.phase == "counting":
             self._update_hands(snapshot)
             return
         # where melds lie in the middle, what a seat's area shows during play is a rack seen
@@ -395,7 +418,7 @@ class Game:
             return
         self._push()
         taken, discarded = self._discard_change(state.discards, discards)
-        seat = state.seat
+        seat = self.seat
         if taken:
             state.taken.extend(taken)
             self.events.emit(ev.DiscardTaken(t=t, seat=seat, items=items_json(taken)))
@@ -418,16 +441,16 @@ class Game:
         t = self._now(t)
         self.start(t)
         state = self.state
-        if state.phase != "play" or state.waiting_for is not None:
+        if self.phase != "play" or state.waiting_for is not None:
             why = "the table must be put back first" if state.waiting_for else "no turn is on"
-            self._warn(t, state.seat, "end_turn_ignored", f"end of turn ignored: {why}", ())
+            self._warn(t, self.seat, "end_turn_ignored", f"end of turn ignored: {why}", ())
             return
-        if seat is not None and seat != state.seat:
+        if seat is not None and seat != self.seat:
             self._warn(
                 t,
                 seat,
                 "not_your_turn",
-                f"it is {self.players[state.seat]}'s turn, not {self.players[seat]}'s",
+                f"it is {self.players[self.seat]}'s turn, not {self.players[seat]}'s",
                 (),
             )
             return
@@ -441,14 +464,14 @@ class Game:
         state = self.state
         if not 0 <= seat < len(self.players):
             raise GameError(f"seat {seat!r} is not a seat of {self.players!r}")
-        if state.phase == "play" and state.waiting_for is not None:
+        if self.phase == "play" and state.waiting_for is not None:
             self._warn(
                 t, seat, "out_refused",
                 f"{self.players[seat]} cannot go out yet: the table must be put back as it was"
                 f" first ({_table_words(state.waiting_for)})", (),
             )
             return
-        if state.phase == "play" and seat == state.seat:
+        if self.phase == "play" and seat == self.seat:
             self._push()
             state.going_out = True
             self._end_turn(t)
@@ -459,7 +482,7 @@ class Game:
             and not state.taken
             and state.discarded is None
         )
-        if state.phase == "play" and last is not None and last[0] == seat and untouched:
+        if self.phase == "play" and last is not None and last[0] == seat and untouched:
             if not last[2]:
                 self._warn(t, seat, "out_refused",
                            f"{self.players[seat]}'s last turn was invalid: an invalid turn"
@@ -474,16 +497,16 @@ class Game:
         """The camera's view changed in a way that is no move (a reconnected stream, a
         covered lens: :mod:`tabletop.live.permanence`): a warning, and nothing else changes."""
         self.start(t)
-        self._warn(t, self.state.seat, CAMERA_EVENT_CODE, message, ())
+        self._warn(t, self.seat, CAMERA_EVENT_CODE, message, ())
 
     def _why_not_out(self, seat: int) -> str:
         """Why ``seat`` cannot go out now, as the player would put it."""
         state, name = self.state, self.players[seat]
-        if state.phase == "counting":
+        if self.phase == "counting":
             return f"{name} cannot go out now: the round has ended, the racks are being counted"
-        if state.phase == "over":
+        if self.phase == "over":
             return f"{name} cannot go out now: the match is over"
-        on_turn = self.players[state.seat]
+        on_turn = self.players[self.seat]
         last = state.last_turn
         if last is not None and last[0] == seat:
             return (f"{name} cannot go out now: {on_turn} has played since {name}'s turn"
@@ -517,7 +540,7 @@ class Game:
             todo = " and ".join(step for step in steps if step)
         else:
             todo = "lay the melds as they were"
-        self._warn(t, state.seat, "put_table_back",
+        self._warn(t, self.seat, "put_table_back",
                    f"the table is not back as it was yet: {todo}"
                    f" ({_table_words(state.waiting_for)})",
                    [parse_item(token) for token in extra],
@@ -527,17 +550,17 @@ class Game:
         """The stock or pool is used up and no one can go on: the round ends unwon."""
         t = self._now(t)
         self.start(t)
-        if self.state.phase != "play":
+        if self.phase != "play":
             return
         self._push()
         self.state.pool_exhausted = True
-        self.state.phase = "counting"
+        self.events.emit(ev.PoolExhausted(t=t, seat=None))
 
     def score(self, t: float | None = None) -> None:
         """The hands lie open: score the round, carry the match on."""
         t = self._now(t)
         state = self.state
-        if state.phase != "counting":
+        if self.phase != "counting":
             self._warn(t, None, "score_refused", "the round has not ended: no one went out", ())
             return
         self._push()
@@ -549,21 +572,21 @@ class Game:
                 )
         result = score_round(round_input)
         self.match.record(result)
+        number = self.round_number
         self.events.emit(ev.RoundScored(
-            t=t, seat=None, scores=dict(result.scores), round=state.round,
+            t=t, seat=None, scores=dict(result.scores), round=number,
             winner=result.winner, totals=self.match.totals,
         ))
         for problem in result.problems:
             self._warn(t, None, "scoring", problem, ())
         if self.match.over:
-            state.phase = "over"
             match = self.match
             self.events.emit(ev.MatchOver(t=t, seat=None, winner=match.winner, totals=match.totals))
             return
         table = state.table()
-        self.state = _State(round=state.round + 1, seat=self.match.current_dealer)
+        self.state = _State()
         self.state.waiting_for = () if table else None
-        self._turn_started(t)
+        self._turn_started(t, self.match.current_dealer, number + 1, 1)
 
     def undo(self, t: float | None = None) -> None:
         """Take back the last committed change or button press.  The ``undo`` event
@@ -573,16 +596,17 @@ class Game:
         if not self._history:
             self._warn(t, None, "undo_refused", "nothing to undo", ())
             return
-        state, rounds = self._history.pop()
+        state, rounds, told = self._history.pop()
         while self.match.rounds_played > rounds:
             self.match.undo()
         self.state = state
-        self.timer_paused = False
+        last = told.last_turn
+        seat = self.match.current_dealer if last is None or last.seat is None else last.seat
         self.events.emit(ev.Undo(
-            t=t, seat=state.seat, melds=melds_json(state.table()), phase=state.phase,
+            t=t, seat=seat, melds=melds_json(state.table()), phase=told.phase,
             rounds=self.match.rounds_played,
         ))
-        if state.phase == "counting":
+        if told.phase == "counting":
             # whoever follows the events learns the hands of the round taken back to
             for seat in sorted(state.hands):
                 self._hand_shown(t, seat)
@@ -592,25 +616,21 @@ class Game:
         :meth:`resume_timer` or the end of the turn."""
         t = self._now(t)
         self.start(t)
-        state = self.state
-        if state.phase != "play":
+        if self.phase != "play":
             self._warn(t, None, "timer_refused", "no turn is on: there is no timer to pause", ())
             return
         if self.timer_paused:
-            self._warn(t, state.seat, "timer_refused", "the timer is already paused", ())
+            self._warn(t, self.seat, "timer_refused", "the timer is already paused", ())
             return
-        self.timer_paused = True
-        self.events.emit(ev.TimerPaused(t=t, seat=state.seat, who=who))
+        self.events.emit(ev.TimerPaused(t=t, seat=self.seat, who=who))
 
     def resume_timer(self, t: float | None = None, *, who: str | None = None) -> None:
         """Run the paused turn timer on from where it stopped."""
         t = self._now(t)
-        state = self.state
         if not self.timer_paused:
-            self._warn(t, state.seat, "timer_refused", "the timer is not paused", ())
+            self._warn(t, self.seat, "timer_refused", "the timer is not paused", ())
             return
-        self.timer_paused = False
-        self.events.emit(ev.TimerResumed(t=t, seat=state.seat, who=who))
+        self.events.emit(ev.TimerResumed(t=t, seat=self.seat, who=who))
 
     def set_hand(
         self, seat: int, items: Sequence[Item], t: float | None = None, *, who: str | None = None
@@ -625,7 +645,7 @@ class Game:
         if not 0 <= seat < len(self.players):
             raise GameError(f"seat {seat!r} is not a seat of {self.players!r}")
         name = self.players[seat]
-        if state.phase != "counting":
+        if self.phase != "counting":
             self._warn(
                 t, seat, "hand_refused", "a rack is counted once someone went out, not now", ()
             )
@@ -681,7 +701,7 @@ class Game:
         # a joker declared to stand for an item (JK -> JK=R11) is a change too: the meld
         # is judged as the players mean it
         fixes = [fix for fix in fixes if fix.before != fix.after]
-        if not fixes or state.phase == "over":
+        if not fixes or self.phase == "over":
             return 0
         self._push()
         table_before, hands_before = state.table(), dict(state.hands)
@@ -700,11 +720,11 @@ class Game:
                 value=None if fixed.meld is None else self._meld_value(fixed.meld),
             ))
         if state.table() != table_before:
-            self._table_event(t, state.seat)
+            self._table_event(t, self.seat)
         for seat, hand in sorted(state.hands.items()):
             if hand != hands_before.get(seat):
                 self._hand_shown(t, seat)
-        if state.phase == "play" and state.waiting_for is None:
+        if self.phase == "play" and state.waiting_for is None:
             self._progress(t)
         return len(done)
 
@@ -741,7 +761,8 @@ class Game:
         return self._t
 
     def _push(self) -> None:
-        self._history.append((copy.deepcopy(self.state), self.match.rounds_played))
+        self._history.append(
+            (copy.deepcopy(self.state), self.match.rounds_played, self.record.facts))
 
     @staticmethod
     def _where(snapshot: TableSnapshot, shared: tuple[Meld, ...],
@@ -795,17 +816,18 @@ class Game:
             return
         self._last_doubts = key
         for problem in doubts:
-            self._warn(snapshot.t, self.state.seat, "unreadable_meld", problem.message,
+            self._warn(snapshot.t, self.seat, "unreadable_meld", problem.message,
                        [parse_item(label) for label in problem.items],
                        alternatives=tuple((meld, round(odds, 1))
                                           for meld, odds in problem.alternatives))
 
-    def _turn_started(self, t: float) -> None:
+    def _turn_started(self, t: float, seat: int, round_number: int, turn_number: int) -> None:
+        """``seat``'s turn begins: the record learns whose turn, which round and which turn
+        it is (and that the timer runs) from this event."""
         state = self.state
         state.start_shared, state.start_seat_melds = state.shared, dict(state.seat_melds)
         state.taken, state.discarded, state.progress, state.going_out = [], None, None, False
-        self.timer_paused = False
-        self.events.emit(ev.TurnStarted(t=t, seat=state.seat, round=state.round, turn=state.turn))
+        self.events.emit(ev.TurnStarted(t=t, seat=seat, round=round_number, turn=turn_number))
 
     def _material_ok(
         self,
@@ -825,7 +847,7 @@ class Game:
             for problem in problems:
                 self._warn(
                     t,
-                    self.state.seat,
+                    self.seat,
                     problem.code,
                     f"{problem.message}: the reading is not taken",
                     problem.items,
@@ -940,9 +962,9 @@ class Game:
         meld = state.table()[place[0]]
         # laid in an ended turn (on the table at this one's start, or the round is over):
         # the seat that laid it is credited with the right item
-        if at_start is not None or state.phase == "counting":
+        if at_start is not None or self.phase == "counting":
             return _Fixed(self._credit(fix, area), meld)
-        return _Fixed(state.seat, meld)  # laid this turn, by the player on turn
+        return _Fixed(self.seat, meld)  # laid this turn, by the player on turn
 
     @staticmethod
     def _place_now(table: Sequence[Meld], fix: ItemFix) -> tuple[int, int] | None:
@@ -1037,7 +1059,7 @@ class Game:
     def _progress(self, t: float) -> None:
         """The initial meld's value, shown live while a player who has not opened lays."""
         state = self.state
-        if state.seat in self.record.facts.opened or self.variant.initial_meld_required <= 0:
+        if self.seat in self.record.facts.opened or self.variant.initial_meld_required <= 0:
             return
         melds = self._new_melds()
         if not melds and state.progress is None:
@@ -1047,7 +1069,7 @@ class Game:
         if progress != state.progress:
             state.progress = progress
             self.events.emit(ev.InitialMeldProgress(
-                t=t, seat=state.seat, value=check.value, required=check.required,
+                t=t, seat=self.seat, value=check.value, required=check.required,
                 meets=check.meets,
                 # the value is enough, so the words must say what else stops the opening
                 problems=(check.meld_problems
@@ -1056,7 +1078,7 @@ class Game:
 
     def _end_turn(self, t: float) -> None:
         state = self.state
-        seat = state.seat
+        seat, turn = self.seat, self.turn_number
         before, after = state.turn_start_table(), state.table()
         laid = self._laid()
         valid = True
@@ -1109,18 +1131,17 @@ class Game:
             elif laid:
                 # the seat has opened from now on: the turn_ended below tells the record
                 state.laid_by.setdefault(seat, []).extend(laid)
-                state.lay_turns.setdefault(seat, []).append(state.turn)
+                state.lay_turns.setdefault(seat, []).append(turn)
         self.events.emit(ev.TurnEnded(t=t, seat=seat, valid=valid,
                                        laid=items_json(laid if valid else [])))
-        state.last_turn = (seat, state.turn, valid, state.discarded)
+        state.last_turn = (seat, turn, valid, state.discarded)
         if state.going_out:
             if valid:
-                self._player_out(t, seat, state.turn, state.discarded)
+                self._player_out(t, seat, turn, state.discarded)
                 return
             self._warn(t, seat, "out_refused", "an invalid turn cannot end the round", ())
-        state.seat = (seat + self.variant.deal_direction) % len(self.players)
-        state.turn += 1
-        self._turn_started(t)
+        following = (seat + self.variant.deal_direction) % len(self.players)
+        self._turn_started(t, following, self.round_number, turn + 1)
 
     def _hand_meld_allowed(self, seat: int) -> bool:
         others = [s for s, turns in self.state.lay_turns.items() if turns and s != seat]
@@ -1133,7 +1154,6 @@ class Game:
         if self.variant.hand_meld_waives_minimum:
             at_once = at_once and self._hand_meld_allowed(seat)
         state.out_seat, state.all_at_once, state.last_discard = seat, at_once, discard
-        state.phase = "counting"
         self.events.emit(ev.PlayerOut(t=t, seat=seat, all_at_once=at_once))
 
     def _update_hands(self, snapshot: TableSnapshot) -> None:

@@ -29,6 +29,7 @@ from tabletop.live.stages import Attaching, CameraEvents, Clocked, Detector, Set
 
 if TYPE_CHECKING:
     from tabletop.live.watcher import Corrected
+    from tabletop.vision.detections import Detections
 
 _log = logging.getLogger(__name__)
 
@@ -57,7 +58,8 @@ class Pipeline:
 
     ``presses``: button presses (``engine.scenario.Press``) pressed at their video times,
     after the frame that reaches them.  ``between_frames(game, t)`` runs after each frame.
-    ``on_frame(t, image)`` sees each frame first, ``on_snapshot`` each committed table
+    ``on_frame(t, image)`` sees each frame first, ``on_detections`` what the detector
+    found in it (the status line counts them), ``on_snapshot`` each committed table
     just before the game takes it.  ``corrections``: the inbox whose corrections and
     actions are applied between frames (default: the one that goes with the game's bus,
     if the panel or the keys made one); it is closed when the frames end.
@@ -73,6 +75,7 @@ class Pipeline:
     presses: Sequence[Press] = ()
     between_frames: Callable[[Game, float], object] | None = None
     on_frame: Callable[[float, Any], object] | None = None
+    on_detections: Callable[[Detections], object] | None = None
     on_snapshot: Callable[[TableSnapshot], object] | None = None
     corrections: Inbox | None = None
     keep_corrections: Path | None = None
@@ -112,7 +115,10 @@ class Pipeline:
                     self.on_frame(t, image)
                 if clocked is not None:
                     clocked.set_time(t)
-                snapshot = watcher.update(t, image, detector(image))
+                detections = detector(image)
+                if self.on_detections is not None:
+                    self.on_detections(detections)
+                snapshot = watcher.update(t, image, detections)
                 if camera is not None:
                     for message in camera.take_camera_events():
                         game.camera_event(t, message)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tabletop.engine.scenario import TableStep
 from tabletop.engine.variants import Variant
 from tabletop.live.bus import Event, EventBus
 from tabletop.live.corrections import Inbox, find_inbox
@@ -36,7 +37,6 @@ from tabletop.live.stages import Detector, Opening, Watcher
 from tabletop.live.status import StatusLine
 
 if TYPE_CHECKING:
-    from tabletop.vision.detections import Detections
     from tabletop.vision.detector import DetectorSettings
 
 SCENARIO_PREFIX = "scenario:"
@@ -113,21 +113,45 @@ class TableSetup:
                          notice=notice)
 
 
-class _Counted:
-    """A detector that tells the status line how many items each frame held; the
-    detector's other parts (``set_time``, ``look_again``) pass through."""
+@dataclass(frozen=True)
+class Reading:
+    """How a camera's or video's frames become a table: the stages before the game.
 
-    def __init__(self, detector: Detector, status: StatusLine) -> None:
-        self.detector = detector
-        self.status = status
+    ``detector`` and ``watcher`` may be given (tests, benches), else the project's model
+    (``model``, run as ``settings`` say; None: the shipped model and its defaults) and
+    a :class:`tabletop.live.table_view.TableView` made from ``table`` (default: look for
+    the markers, else the whole frame) are used.  The model looks only where the table
+    changed (:class:`tabletop.vision.incremental.IncrementalDetector`); ``every_frame``
+    runs it on every whole frame instead.  ``reconnect_for_s``: how long a camera or
+    stream that dropped out is tried again before the run ends."""
 
-    def __call__(self, image: Any) -> Detections:
-        detections = self.detector(image)
-        self.status.on_frame(len(detections))
-        return detections
+    model: str | Path | None = None
+    settings: DetectorSettings | None = None
+    detector: Detector | None = None
+    watcher: Watcher | None = None
+    table: TableSetup | None = None
+    every_frame: bool = False
+    reconnect_for_s: float = 120.0
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.detector, name)
+
+@dataclass(frozen=True)
+class Listeners:
+    """Who hears the game and sees the camera: the stages after it.
+
+    ``bus``: the game's events go there (default: a bus of the run's own) and from it to
+    ``on_event``, the JSON-lines file ``events_jsonl``, the terminal's ``status`` line
+    (told of every frame, event, notice and the camera's state too) and the scoring
+    board at ``board_url``; ``frame_path``: the panel's camera view, written at most
+    twice a second; ``on_source``: told each change of the camera's state
+    (``live.sources.SourceStatus``, from the camera's thread), as the panel shows it."""
+
+    bus: EventBus | None = None
+    on_event: Callable[[Event], None] | None = None
+    events_jsonl: str | Path | None = None
+    status: StatusLine | None = None
+    board_url: str | None = None
+    frame_path: str | Path | None = None
+    on_source: Callable[[Any], object] | None = None
 
 
 def run(
@@ -135,43 +159,28 @@ def run(
     variant: Variant,
     players: Sequence[str],
     *,
-    events_jsonl: str | Path | None = None,
-    model: str | Path | None = None,
-    detector_settings: DetectorSettings | None = None,
-    bus: EventBus | None = None,
+    reading: Reading | None = None,
+    listeners: Listeners | None = None,
     options: GameOptions | None = None,
-    detector: Detector | None = None,
-    watcher: Watcher | None = None,
-    on_event: Callable[[Event], None] | None = None,
-    board_url: str | None = None,
-    frame_path: str | Path | None = None,
     corrections: Inbox | None = None,
-    table: TableSetup | None = None,
-    status: StatusLine | None = None,
-    reconnect_for_s: float = 120.0,
-    on_source: Callable[[Any], object] | None = None,
     keep_corrections: Path | None = None,
-    every_frame: bool = False,
     events_after: int = 0,
 ) -> RunSummary:
-    """Watch ``source`` until it ends (headless); ``detector`` and ``watcher`` may be
-    injected (tests), else the project's model and TableWatcher are used.
-    ``corrections``: the panel's (default: the inbox ``start_panel`` made for ``bus``).
-    ``detector_settings``: how the project's model runs (None: its defaults).
-    ``table``: the calibration, zones and marker search the watcher is built with
-    (:class:`tabletop.live.table_view.TableView`; default: look for the markers, else the whole
-    frame).  ``status``: the terminal's status line, told of
-    every frame, event, notice and the camera's state.  The source is opened before the
-    model is loaded, so a camera that is not there fails at once; ``reconnect_for_s``:
-    how long a camera or stream that dropped out is tried again before the run ends;
-    ``on_source``: told each change of the camera's state (``live.sources.SourceStatus``,
-    from the camera's thread), as the panel shows it; ``keep_corrections``: the
-    annotations file the panel's corrections are kept in for ``tabletop adapt``
-    (:func:`keep_correction`).  The project's model looks only where the table changed
-    (:class:`tabletop.vision.incremental.IncrementalDetector`); ``every_frame`` runs it on every
-    whole frame instead.  ``events_after``: the ``seq`` of the last event of the match
-    a resumed run goes on with; its events are numbered on from there."""
-    bus = bus or EventBus()
+    """Watch ``source`` until it ends (headless): its frames read as ``reading`` says, the
+    game played by ``options``, its events told to ``listeners``.  The source is opened
+    before the model is loaded, so a camera that is not there fails at once.
+    ``corrections``: the panel's (default: the inbox ``start_panel`` made for the bus);
+    ``keep_corrections``: the annotations file the panel's corrections are kept in for
+    ``tabletop adapt`` (:func:`keep_correction`).  ``events_after``: the ``seq`` of the
+    last event of the match a resumed run goes on with; its events are numbered on from
+    there."""
+    reading = reading or Reading()
+    listeners = listeners or Listeners()
+    detector, watcher = reading.detector, reading.watcher
+    status, on_event, on_source = listeners.status, listeners.on_event, listeners.on_source
+    events_jsonl, board_url, frame_path = (
+        listeners.events_jsonl, listeners.board_url, listeners.frame_path)
+    bus = listeners.bus or EventBus()
     published: list[int] = [0]
 
     def count(event: Event) -> None:
@@ -217,18 +226,19 @@ def run(
             for step in scenario.steps:
                 apply_step(game, step)
                 between_frames(game, step.t)
-            snapshots = sum(1 for s in scenario.steps if hasattr(s, "melds"))
+            snapshots = sum(1 for s in scenario.steps if isinstance(s, TableStep))
             return RunSummary(published[0], 0, snapshots)
-        listeners = [f for f in (status.on_source if status else None, on_source) if f]
+        told = [f for f in (status.on_source if status else None, on_source) if f]
 
         def on_status(source_status: Any) -> None:
-            for listener in listeners:
+            for listener in told:
                 listener(source_status)
 
         # OpenCV and the model load only when a camera or video is watched
         from tabletop.live.sources import open_source
 
-        frames = open_source(source, on_status=on_status, reconnect_for_s=reconnect_for_s)
+        frames = open_source(source, on_status=on_status,
+                             reconnect_for_s=reading.reconnect_for_s)
         # closed on every way out, a failed open too: its threads stop and release
         # the capture before the process ends (an OpenCV call that returns while the
         # interpreter finalises aborts the process)
@@ -240,19 +250,18 @@ def run(
                 from tabletop.vision.incremental import IncrementalDetector
 
                 # fails with ModelError (one line, exit 2) while no trained model exists
-                found = ModelDetector(model, detector_settings)
-                detector = (found if every_frame or found.reader is None
+                found = ModelDetector(reading.model, reading.settings)
+                detector = (found if reading.every_frame or found.reader is None
                             else IncrementalDetector(found))
-            if status is not None:
-                detector = _Counted(detector, status)
             if watcher is None:
-                watcher = (table or TableSetup()).view(
+                watcher = (reading.table or TableSetup()).view(
                     variant, len(players), status.notice if status is not None else None)
             game = Game(variant, players, bus, options=options)
             game.events.seq = events_after
             watched = Pipeline(
                 frames, detector, watcher, game, between_frames=between_frames,
                 on_frame=write_frame, corrections=corrections, keep_corrections=keep_corrections,
+                on_detections=(lambda found: status.on_frame(len(found))) if status else None,
             ).run()
         finally:
             frames.close()

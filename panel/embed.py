@@ -30,6 +30,7 @@ from typing import Any
 
 from tabletop.live.bus import EventBus
 from tabletop.live.corrections import Inbox, inbox_for
+from tabletop.panel.events import MatchSetUp
 from tabletop.panel.join import UNSPECIFIED
 from tabletop.panel.settings import PanelSettings
 
@@ -126,18 +127,11 @@ def start_panel(
     # the match is made once the panel serves, so a panel that fails leaves none behind
     if match_id is None:
         match_id = service.store.create_match(name).id
-        ends = {"rounds_limit": rounds_limit, "target": target}
-        service.correction(
-            match_id,
-            "setup",
-            "tabletop",
-            variant=variant_id,
-            options=dict(options),
-            players=list(players),
-            dealer=0,
+        service.log(match_id, MatchSetUp(
+            who="tabletop", variant=variant_id, options=dict(options), players=tuple(players),
+            dealer=0, rounds_limit=rounds_limit, target=target,
             turn_seconds=settings.turn_seconds,
-            **{key: value for key, value in ends.items() if value is not None},
-        )
+        ))
     # the pages opened without ?match= show the match this table plays
     app.state.settings = settings.model_copy(update={"match_id": match_id})
     unsubscribe = service.attach(bus, match_id)

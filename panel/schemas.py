@@ -23,7 +23,8 @@ from tabletop.engine.items import parse_items
 from tabletop.engine.rounds import MAX_HAND_POINTS
 from tabletop.engine.variants import VARIANTS, find_variant
 from tabletop.live.actions import ActionKind
-from tabletop.panel.state import PANEL_KINDS, posted_event
+from tabletop.panel.events import PANEL_KINDS
+from tabletop.panel.state import posted_event
 
 _TRIMMED = r"^\S(.*\S)?$"
 """No space at either end, so the schema promises exactly what the panel takes."""

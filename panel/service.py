@@ -31,7 +31,7 @@ import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tabletop.engine.base import ROUND_FLAGS, RoundInput, RoundResult
@@ -40,6 +40,14 @@ from tabletop.engine.match import Match, MatchError
 from tabletop.engine.rounds import round_from_json, score_round
 from tabletop.live.bus import EventBus
 from tabletop.live.corrections import Inbox
+from tabletop.panel.events import (
+    LogUndone,
+    MatchClosedOnPanel,
+    MatchSetUp,
+    PanelEvent,
+    ScoreEdited,
+    panel_event_to_json,
+)
 from tabletop.panel.hints import HintPool
 from tabletop.panel.hub import Hub
 from tabletop.panel.state import last_undoable, match_for, replay
@@ -114,16 +122,17 @@ class PanelService:
             self.hub.notify(match_id, stored.id)
         return stored
 
-    def correction(self, match_id: int, kind: str, who: str, **fields: Any) -> StoredEvent:
-        """A panel event: who made it and when are part of it."""
-        event = {"type": kind, "seat": None, "who": who, "at": time.time(), **fields}
-        return self.record(match_id, event)
+    def log(self, match_id: int, event: PanelEvent, *, key: str | None = None) -> StoredEvent:
+        """Log one of the panel's own events, stamped with the time now unless it has one."""
+        if event.at is None:
+            event = replace(event, at=time.time())
+        return self.record(match_id, panel_event_to_json(event), key=key)
 
     def undo_last(self, match_id: int, who: str) -> StoredEvent:
         target = last_undoable(self.store.events(match_id))
         if target is None:
             raise StoreError(f"match {match_id} has nothing to undo")
-        return self.correction(match_id, "undo", who, target=target.id, undone_type=target.type)
+        return self.log(match_id, LogUndone(who=who, target=target.id, undone_type=target.type))
 
     def state(self, match_id: int) -> dict[str, Any]:
         info = self.store.match(match_id)
@@ -149,7 +158,7 @@ class PanelService:
             _refuse_if_over(match_id, state)
             result, match = self._scored(state, entry, None)
             number = len(state["rounds"]) + 1
-            event = _round_event("round_scored", entry, number, result)
+            event = _hand_scored_round(entry, number, result)
             event["totals"] = match.totals
             stored = self.record(match_id, event, key=key)
             return stored, number, result_json(stored.event)
@@ -174,9 +183,13 @@ class PanelService:
             if not 1 <= number <= played:
                 raise RoundConflict(f"round {number} has not been played ({played} so far)")
             result, _ = self._scored(state, entry, number - 1)
-            return self.record(
-                match_id, _round_event("score_edited", entry, number, result), key=key
+            edit = ScoreEdited(
+                who=entry["who"], round=number, scores=dict(result.scores), manual=True,
+                winner=result.winner, details=result.details, doubled=result.doubled,
+                problems=tuple(result.problems), extras=dict(result.extras),
+                input=_entry_input(entry),
             )
+            return self.log(match_id, edit, key=key)
 
     def _scored(
         self, state: dict[str, Any], entry: Mapping[str, Any], rounds: int | None
@@ -247,7 +260,7 @@ class PanelService:
             raise RoundConflict(
                 f"match {match_id} is being played at a watched table: end it there"
             )
-        return self.correction(match_id, "match_closed", who)
+        return self.log(match_id, MatchClosedOnPanel(who=who))
 
     def delete_match(self, match_id: int, who: str) -> MatchInfo:
         """Take the match out of the panel; one a live table plays now is refused."""
@@ -269,18 +282,16 @@ class PanelService:
         match = match_for(state)
         dealer = match.current_dealer if match is not None else int(setup["dealer"])
         info = self.store.create_match(_next_name(self.store.match(match_id).name))
-        self.correction(
-            info.id,
-            "setup",
-            who,
+        self.log(info.id, MatchSetUp(
+            who=who,
             variant=setup["variant"],
             options=dict(setup["options"]),
-            players=list(setup["players"]),
+            players=tuple(setup["players"]),
             dealer=dealer,
             rounds_limit=setup["rounds_limit"],
             target=setup["target"],
             turn_seconds=setup["turn_seconds"],
-        )
+        ))
         return info
 
     # --- the match list and the players ------------------------------------------
@@ -482,11 +493,18 @@ def _round_input(match: Match, entry: Mapping[str, Any]) -> RoundInput:
     return round_from_json(data, match.variant)
 
 
-def _round_event(
-    kind: str, entry: Mapping[str, Any], number: int, result: RoundResult
+def _entry_input(entry: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in entry.items() if key != "who"}
+
+
+def _hand_scored_round(
+    entry: Mapping[str, Any], number: int, result: RoundResult
 ) -> dict[str, Any]:
+    """A round scored on the panel, logged as the game's ``round_scored`` (read back as
+    :class:`~tabletop.engine.events.RoundScored`) with who entered it, the engine's whole
+    result and the entry it was scored from."""
     return {
-        "type": kind,
+        "type": "round_scored",
         "seat": None,
         "who": entry["who"],
         "at": time.time(),
@@ -498,7 +516,7 @@ def _round_event(
         "doubled": result.doubled,
         "problems": list(result.problems),
         "extras": dict(result.extras),
-        "input": {key: value for key, value in entry.items() if key != "who"},
+        "input": _entry_input(entry),
     }
 
 

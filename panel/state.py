@@ -3,8 +3,9 @@
 Nothing here is stored: :func:`replay` reads the events in log order and
 builds what the panel shows.  The game's events are those of CONTRACT.md
 (``table``, ``warning``, ``round_scored``) and the live game's (``turn_started``,
-``initial_meld_progress``, ``match_over``, ...).  The panel adds its own, each
-with ``who`` and ``at`` (wall-clock seconds):
+``initial_meld_progress``, ``match_over``, ...).  The panel adds its own
+(:mod:`tabletop.panel.events`), each with ``who`` and ``at`` (wall-clock seconds);
+every logged event is read back into its value (:func:`logged_event`) and folded:
 
 * ``setup``: variant, options, players (seat order), dealer, rounds_limit,
   target, turn_seconds; a later setup replaces an earlier one.
@@ -36,7 +37,8 @@ Feed entries carry what a sentence about them needs: ``player`` (the seat's name
 for ``meld_laid``, ``item_added`` and ``joker_exchanged`` the meld's ``value`` as
 the variant counts it (null for an illegal meld), and for a ``meld_laid`` of a seat
 that has not opened in this round, ``opening``: the value laid toward the initial
-meld in this turn so far and the ``required`` minimum.
+meld in this turn so far and the ``required`` minimum.  A panel event that its kind's
+shape does not fit is skipped and named among the problems, like a game event.
 
 Where the live game stands is what its events tell, folded by the engine's
 :class:`tabletop.engine.record.GameRecord` as the live game folds them too
@@ -83,25 +85,30 @@ from tabletop.engine.match import Match
 from tabletop.engine.record import GameFacts, GameRecord, MatchClosed
 from tabletop.engine.rounds import RoundResult
 from tabletop.engine.variants import find_variant
+from tabletop.panel.events import (
+    CalibrationNoted,
+    ItemCorrected,
+    MatchClosedOnPanel,
+    MatchSetUp,
+    PanelEvent,
+    PanelEventValue,
+    ScoreEdited,
+    is_panel_event,
+    panel_event_from_json,
+)
 from tabletop.panel.store import StoredEvent
 
 DEFAULT_VARIANT = "sabra"
 DEFAULT_TURN_SECONDS = 120
 """Sabra's usual limit: "Jeder Spieler hat pro Zug ... zwei Minuten" as players keep it."""
 FEED_LENGTH = 12
-PANEL_KINDS = frozenset(("setup", "calibration", "item_corrected", "score_edited",
-                         "match_closed", "undo"))
-"""The panel's own events (an ``undo`` naming its ``target``); the rest are the game's."""
-CORRECTION_TYPES = (
-    "setup", "calibration", "item_corrected", "score_edited", "match_closed", "undo"
-)
 
 
 @dataclass
 class _Replay:
     record: GameRecord = field(default_factory=GameRecord)
     """The game's facts (phase, turn, who opened, hands, rounds, end), folded by the engine."""
-    setup: dict[str, Any] = field(default_factory=dict)
+    setup: MatchSetUp = field(default_factory=lambda: MatchSetUp(players=()))
     calibration: dict[str, Any] = field(default_factory=lambda: {"status": "none"})
     melds: list[str] = field(default_factory=list)
     table_t: float | None = None
@@ -133,12 +140,21 @@ class _Replay:
 
 
 def undone_ids(events: Iterable[StoredEvent]) -> set[int]:
-    """The log ids taken back by ``undo`` events."""
+    """The log ids taken back on the panel (:class:`LogUndone`)."""
     undone: set[int] = set()
     for stored in events:
         if stored.type == "undo" and isinstance(stored.event.get("target"), int):
             undone.add(int(stored.event["target"]))
     return undone
+
+
+def logged_event(stored: StoredEvent) -> Event | PanelEventValue:
+    """A logged event as its value: one of the panel's own, else the game's
+    (:func:`game_event`); :class:`~tabletop.engine.events.EventError` when it has
+    neither shape."""
+    if is_panel_event(stored.event):
+        return panel_event_from_json(stored.event)
+    return game_event(stored)
 
 
 def last_undoable(events: list[StoredEvent]) -> StoredEvent | None:
@@ -173,21 +189,16 @@ def replay(
 def _apply(state: _Replay, stored: StoredEvent) -> None:
     event = stored.event
     kind = stored.type
-    # the game's own undo (a button press, logged through the bus) names no target
-    game_undo = kind == "undo" and "target" not in event
-    if kind in CORRECTION_TYPES and not game_undo:
-        state.corrections.append(
-            {
-                "id": stored.id,
-                "type": kind,
-                "who": event.get("who"),
-                "at": event.get("at", stored.recorded_at),
-            }
-        )
-    if kind in PANEL_KINDS and not game_undo:
-        _apply_panel(state, stored)
-    elif kind in EVENT_TYPES:
-        _apply_game(state, stored, game_event(stored))
+    if is_panel_event(event) or kind in EVENT_TYPES:
+        match logged_event(stored):
+            case PanelEvent() as panel_event:
+                state.corrections.append({
+                    "id": stored.id, "type": kind, "who": panel_event.who,
+                    "at": stored.recorded_at if panel_event.at is None else panel_event.at,
+                })
+                _apply_panel(state, panel_event, stored.recorded_at)
+            case game_event_:
+                _apply_game(state, stored, game_event_)
     if kind not in ("table", "turn_started", "turn_ended", "initial_meld_progress"):
         entry = {"id": stored.id, "recorded_at": stored.recorded_at, **event}
         if kind in ("meld_laid", "item_added", "joker_exchanged"):
@@ -214,21 +225,21 @@ def posted_event(posted: Mapping[str, Any], seq: int) -> Event:
     return event_from_json(raw)
 
 
-def _apply_panel(state: _Replay, stored: StoredEvent) -> None:
-    """One of the panel's own events (see the module)."""
-    event = stored.event
-    match stored.type:
-        case "setup":
-            state.setup = dict(event)
-            state.variant = _setup_variant(state.setup)
-        case "calibration":
-            state.calibration = {"status": event.get("status", "none"), "note": event.get("note")}
-        case "item_corrected":
+def _apply_panel(state: _Replay, event: PanelEvent, recorded_at: float) -> None:
+    """One of the panel's own events (see the module); a :class:`LogUndone` has done its
+    work already, in :func:`undone_ids`."""
+    match event:
+        case MatchSetUp():
+            state.setup = event
+            state.variant = _setup_variant(event)
+        case CalibrationNoted(status=status, note=note):
+            state.calibration = {"status": status, "note": note}
+        case ItemCorrected():
             _correct_item(state, event)
-        case "score_edited":
+        case ScoreEdited():
             _edit_score(state, event)
-        case "match_closed":
-            state.closed = {"who": event.get("who"), "at": event.get("at", stored.recorded_at)}
+        case MatchClosedOnPanel(who=who, at=at):
+            state.closed = {"who": who, "at": recorded_at if at is None else at}
             state.record.apply(MatchClosed())
 
 
@@ -284,21 +295,21 @@ def _round_entry(stored: StoredEvent) -> dict[str, Any]:
     }
 
 
-def _edit_score(state: _Replay, event: dict[str, Any]) -> None:
-    number = event.get("round")
-    if not (isinstance(number, int) and 1 <= number <= len(state.rounds)):
+def _edit_score(state: _Replay, event: ScoreEdited) -> None:
+    number = event.round
+    if not 1 <= number <= len(state.rounds):
         state.problems.append(f"score_edited names round {number!r}, which was not played")
         return
     edited = {
         **state.rounds[number - 1],
-        "scores": dict(event.get("scores", {})),
-        "edited_by": event.get("who"),
+        "scores": dict(event.scores),
+        "edited_by": event.who,
     }
-    if "winner" in event:  # scored again by the engine: its result replaces all
-        edited["winner"] = event.get("winner")
-        edited["details"] = _object_or_none(event.get("details"))
-        edited["input"] = _object_or_none(event.get("input"))
-        edited["extras"] = _object_or_none(event.get("extras")) or {}
+    if event.rescored:  # scored again by the engine: its result replaces all
+        edited["winner"] = event.winner
+        edited["details"] = _object_or_none(event.details)
+        edited["input"] = _object_or_none(event.input)
+        edited["extras"] = _object_or_none(event.extras) or {}
     else:  # numbers typed in: the engine's explanation no longer fits them
         edited.update(details=None, input=None, extras={})
     state.rounds[number - 1] = edited
@@ -314,9 +325,9 @@ def _object_or_none(value: Any) -> dict[str, Any] | None:
     return dict(value) if isinstance(value, dict) else None
 
 
-def _setup_variant(setup: dict[str, Any]) -> Variant | None:
+def _setup_variant(setup: MatchSetUp) -> Variant | None:
     try:
-        return find_variant(str(setup.get("variant", DEFAULT_VARIANT)), setup.get("options") or {})
+        return find_variant(setup.variant or DEFAULT_VARIANT, setup.options or {})
     except (ValueError, TypeError, AttributeError):
         return None  # reported by the summary
 
@@ -342,14 +353,14 @@ def _meld_play(state: _Replay, event: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-def _correct_item(state: _Replay, event: dict[str, Any]) -> None:
-    meld_index, item_index, token = event.get("meld"), event.get("index"), event.get("item")
+def _correct_item(state: _Replay, event: ItemCorrected) -> None:
+    meld_index, item_index, token = event.meld, event.index, event.item
     try:
         melds = [list(parse_items(meld)) for meld in state.melds]
-        replacement = parse_items(str(token))
+        replacement = parse_items(token)
         if len(replacement) != 1:
             raise ValueError(f"one item, not {token!r}")
-        melds[int(meld_index)][int(item_index)] = replacement[0]  # type: ignore[arg-type]
+        melds[meld_index][item_index] = replacement[0]
     except (ValueError, IndexError, TypeError) as error:
         state.problems.append(f"item correction {meld_index}/{item_index} -> {token!r}: {error}")
         return
@@ -502,18 +513,27 @@ def _sole_leader(match: Match | None) -> str | None:
 
 def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
     setup = state.setup
-    variant_id = str(setup.get("variant", DEFAULT_VARIANT))
     problems = list(state.problems)
     try:
-        variant = find_variant(variant_id, setup.get("options") or {})
+        variant = find_variant(setup.variant or DEFAULT_VARIANT, setup.options or {})
     except ValueError as error:
         problems.append(str(error))
         variant = find_variant(DEFAULT_VARIANT)
-    players = [str(name) for name in setup.get("players", [])]
+    players = list(setup.players)
     if not players:
         for played in state.rounds:
             players += [name for name in played["scores"] if name not in players]
-    match, match_problems, series = build_match(variant, setup, players, state.rounds)
+    setup_json = {
+        "variant": variant.id,
+        "variant_name": variant.name,
+        "options": variant.options.as_dict(),
+        "players": players,
+        "dealer": setup.dealer or 0,
+        "rounds_limit": setup.rounds_limit,
+        "target": setup.target,
+        "turn_seconds": setup.turn_seconds or default_turn_seconds,
+    }
+    match, match_problems, series = build_match(variant, setup_json, players, state.rounds)
     problems += match_problems
     result = _result(
         variant, match, state.match_over, players, len(state.rounds), state.closed
@@ -544,16 +564,7 @@ def _summarise(state: _Replay, default_turn_seconds: int) -> dict[str, Any]:
         if seat is not None:
             progress["player"] = players[seat] if 0 <= seat < len(players) else None
     return {
-        "setup": {
-            "variant": variant.id,
-            "variant_name": variant.name,
-            "options": variant.options.as_dict(),
-            "players": players,
-            "dealer": setup.get("dealer", 0),
-            "rounds_limit": setup.get("rounds_limit"),
-            "target": setup.get("target"),
-            "turn_seconds": int(setup.get("turn_seconds", default_turn_seconds)),
-        },
+        "setup": setup_json,
         "calibration": state.calibration,
         "table": {
             "t": state.table_t,

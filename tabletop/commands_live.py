@@ -60,7 +60,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from tabletop.engine.variants import find_variant, parse_option_args
     from tabletop.live.game import GameOptions
-    from tabletop.live.run import SCENARIO_PREFIX, TableSetup, parse_players, run
+    from tabletop.live.run import (
+        SCENARIO_PREFIX,
+        Listeners,
+        Reading,
+        TableSetup,
+        parse_players,
+        run,
+    )
     from tabletop.live.status import StatusLine
     from tabletop.paths import corrections_file
 
@@ -171,21 +178,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             args.source,
             variant,
             players,
-            events_jsonl=args.events_jsonl,
-            model=model,
+            reading=Reading(model=model, settings=model_settings, table=table,
+                            every_frame=args.every_frame, reconnect_for_s=args.reconnect_for),
+            listeners=Listeners(
+                bus=bus, on_event=show, events_jsonl=args.events_jsonl, status=status,
+                board_url=board, frame_path=frame_path,
+                on_source=panel.camera if panel is not None else None,
+            ),
+            options=options,
             # corrections come only from the panel, which a headless run has not
             keep_corrections=None if scripted or args.headless else corrections_file(),
-            detector_settings=model_settings,
-            options=options,
-            on_event=show,
-            board_url=board,
-            bus=bus,
-            frame_path=frame_path,
-            table=table,
-            status=status,
-            reconnect_for_s=args.reconnect_for,
-            on_source=panel.camera if panel is not None else None,
-            every_frame=args.every_frame,
             events_after=events_after,
         )
     except KeyboardInterrupt:

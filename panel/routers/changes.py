@@ -27,6 +27,7 @@ from fastapi import APIRouter, Header, HTTPException, status
 from tabletop.live.actions import Action
 from tabletop.live.corrections import Correction, Inbox, LiveTableGone, Request
 from tabletop.panel.dependencies import MatchId, ServiceDep, TokenDep
+from tabletop.panel.events import CalibrationNoted, ItemCorrected, MatchSetUp, ScoreEdited
 from tabletop.panel.schemas import (
     ActionDone,
     ActionIn,
@@ -107,14 +108,18 @@ def rematch(match_id: MatchId, body: UndoIn, service: ServiceDep) -> dict[str, A
 
 @router.post("/matches/{match_id}/setup", response_model=Appended, status_code=CREATED)
 def setup(match_id: MatchId, body: SetupIn, service: ServiceDep) -> dict[str, Any]:
-    fields = body.model_dump(exclude={"who"})
-    return _appended(service.correction(match_id, "setup", body.who, **fields))
+    setup = MatchSetUp(
+        who=body.who, variant=body.variant, options=body.options, players=tuple(body.players),
+        dealer=body.dealer, rounds_limit=body.rounds_limit, target=body.target,
+        turn_seconds=body.turn_seconds,
+    )
+    return _appended(service.log(match_id, setup))
 
 
 @router.post("/matches/{match_id}/calibration", response_model=Appended, status_code=CREATED)
 def calibration(match_id: MatchId, body: CalibrationIn, service: ServiceDep) -> dict[str, Any]:
-    fields = body.model_dump(exclude={"who"})
-    return _appended(service.correction(match_id, "calibration", body.who, **fields))
+    noted = CalibrationNoted(who=body.who, status=body.status, note=body.note)
+    return _appended(service.log(match_id, noted))
 
 
 def _ask_live_table(inbox: Inbox, request: Request) -> object:
@@ -157,11 +162,12 @@ def correct_item(match_id: MatchId, body: ItemFix, service: ServiceDep) -> dict[
         raise HTTPException(
             status.HTTP_409_CONFLICT, f"the table has no item {body.index} in meld {body.meld}"
         )
-    fields = body.model_dump(exclude={"who"})
-    fields["was"] = melds[body.meld]["meld"].split()[body.index]
-    correction = Correction(body.meld, body.index, body.item, body.who, fields["was"])
-    fields["live"] = _tell_live_table(service.live_inbox(match_id), correction)
-    return _appended(service.correction(match_id, "item_corrected", body.who, **fields))
+    was = melds[body.meld]["meld"].split()[body.index]
+    correction = Correction(body.meld, body.index, body.item, body.who, was)
+    live = _tell_live_table(service.live_inbox(match_id), correction)
+    corrected = ItemCorrected(who=body.who, meld=body.meld, index=body.index, item=body.item,
+                              was=was, live=live)
+    return _appended(service.log(match_id, corrected))
 
 
 @router.post("/matches/{match_id}/actions", response_model=ActionDone,
@@ -198,8 +204,8 @@ def edit_score(match_id: MatchId, body: ScoreEdit, service: ServiceDep) -> dict[
     unknown = sorted(set(body.scores) - set(state["setup"]["players"]))
     if unknown:
         raise HTTPException(status.HTTP_409_CONFLICT, f"not players of this match: {unknown}")
-    fields = body.model_dump(exclude={"who"})
-    return _appended(service.correction(match_id, "score_edited", body.who, **fields))
+    edit = ScoreEdited(who=body.who, round=body.round, scores=body.scores)
+    return _appended(service.log(match_id, edit))
 
 
 @router.post("/matches/{match_id}/undo", response_model=Appended, status_code=CREATED)

@@ -38,6 +38,7 @@ export function describe(e) {
     case "discard_taken": return t("feed.discard_taken", { ...vars, items: list(e.items) });
     case "item_discarded": return t("feed.item_discarded", { ...vars, item: e.item });
     case "player_out": return t(e.all_at_once ? "feed.player_out_all" : "feed.player_out", vars);
+    case "pool_exhausted": return t("feed.pool_exhausted", vars);
     case "hand_shown": {
       const line = (e.items || []).length ? t("feed.hand_shown", { ...vars, items: list(e.items), n: e.value ?? 0 })
         : t("feed.hand_empty", vars);

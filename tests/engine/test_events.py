@@ -49,6 +49,7 @@ LINES = [
     ('"type": "initial_meld_progress", "seat": 0, "value": 70, "required": 40,'
      ' "meets": false, "problems": ["AD AC: a meld needs three"]', ev.InitialMeldProgress),
     ('"type": "player_out", "seat": 2, "all_at_once": true', ev.PlayerOut),
+    ('"type": "pool_exhausted", "seat": null', ev.PoolExhausted),
     ('"type": "hand_shown", "seat": 1, "items": ["R3", "JK"], "value": 33, "typed": true,'
      ' "who": "Ben"', ev.HandShown),
     ('"type": "hand_shown", "seat": 1, "items": [], "value": 0', ev.HandShown),

@@ -247,12 +247,13 @@ def test_the_panel_and_the_loop_meet_through_the_bus() -> None:
 
 
 def test_a_scenario_run_has_no_camera_to_correct() -> None:
-    from tabletop.live.run import run
+    from tabletop.live.run import Listeners, run
 
     bus = EventBus()
     inbox = inbox_for(bus)
     scenario = SCENARIOS / "sabra.json"
-    run(f"scenario:{scenario}", find_variant("sabra"), ("Ana", "Ben", "Cem"), bus=bus)
+    run(f"scenario:{scenario}", find_variant("sabra"), ("Ana", "Ben", "Cem"),
+        listeners=Listeners(bus=bus))
     assert inbox.closed
     with pytest.raises(LiveTableGone):
         inbox.submit(FIX).result(timeout=1)

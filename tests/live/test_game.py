@@ -24,7 +24,7 @@ from tabletop.live.events import (
 )
 from tabletop.live.game import Game, GameOptions
 from tabletop.live.pipeline import Pipeline
-from tabletop.live.run import RunError, parse_players, run
+from tabletop.live.run import Listeners, Reading, RunError, parse_players, run
 from tabletop.live.scenario import (
     apply_step,
     game_options,
@@ -225,6 +225,26 @@ def test_new_round_waits_for_a_clear_table() -> None:
     assert isinstance(events[-1], ev.TurnStarted) and events[-1].round == 2
 
 
+def test_a_pool_used_up_ends_the_round_with_no_one_out() -> None:
+    # [sabra] "keine Spielsteine mehr im Pool ... endet das Spiel und die Spieler zählen den
+    # Gesamtwert der Spielsteine, die Sie noch in der Hand haben"
+    game, events = _game()
+    game.update(_snap(1, "R10 R11 R12"))
+    game.end_turn(0, t=2)
+    game.exhausted(t=3)
+    assert events[-1] == {"seq": events[-1]["seq"], "t": 3, "type": "pool_exhausted",
+                          "seat": None}
+    assert (game.phase, game.seat, game.turn_number) == ("counting", 1, 2)
+    game.end_turn(1, t=4)
+    assert events[-1]["code"] == "end_turn_ignored" and events[-1]["seat"] == 1
+    game.score(t=5)
+    scored = next(e for e in events if e["type"] == "round_scored")
+    assert scored["round"] == 1 and len(scored["scores"]) == 3
+    assert (game.phase, game.round_number, game.turn_number) == ("play", 2, 1)
+    game.undo(t=6)
+    assert (game.phase, game.round_number, game.match.rounds_played) == ("counting", 1, 0)
+
+
 # --- events and the JSONL file ------------------------------------------------------
 def test_jsonl_writer_flushes_each_event(tmp_path: Path) -> None:
     bus = EventBus()
@@ -297,9 +317,10 @@ def test_the_pipeline_wires_detector_watcher_and_game(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["sabra", "rommee"])
 def test_the_game_tells_what_it_holds(name: str) -> None:
-    """After every step of a sample game, the facts its events told (the engine's record,
-    as the panel folds them) are the game's own: phase, seat on turn, round, who opened
-    (the seats with a valid turn that laid, in the round on), rounds scored."""
+    """After every step of a sample game, what the game's events told (the engine's
+    record, as the panel folds them) agrees with what the game keeps beside it: who
+    opened (the seats with a valid turn that laid, in the round on) and the rounds the
+    match scored."""
     scenario = load_scenario(SCENARIOS / f"{name}.json")
     game = Game(scenario.variant, scenario.players, EventBus(), options=game_options(scenario))
     checked = 0
@@ -311,17 +332,20 @@ def test_the_game_tells_what_it_holds(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["sabra", "rommee"])
-def test_an_undo_tells_where_the_game_went_back_to(name: str) -> None:
-    """Each step of a sample game taken back with the Undo button and played again: the
-    facts told after the undo are the game's own again (a seat whose opening turn was
-    taken back has not opened, the turn is the one it went back to)."""
+def test_an_undo_goes_back_to_where_the_game_stood(name: str) -> None:
+    """Each step of a sample game that changed something, taken back with the Undo
+    button: the game stands where it stood before the step (phase, whose turn, which
+    turn and round, who opened, the table, the timer), and the step played again."""
     scenario = load_scenario(SCENARIOS / f"{name}.json")
     game = Game(scenario.variant, scenario.players, EventBus(), options=game_options(scenario))
+    game.start(0.0)
     undone = 0
     for step in scenario.steps:
+        before, changes = _where_it_stands(game), len(game._history)
         apply_step(game, step)
-        if game.phase != "over":
+        if game.phase != "over" and len(game._history) == changes + 1:
             game.undo()
+            assert _where_it_stands(game) == before
             _assert_told(game)
             assert game.record.facts.table == tuple(format_items(m) for m in game.table)
             undone += 1
@@ -330,13 +354,16 @@ def test_an_undo_tells_where_the_game_went_back_to(name: str) -> None:
     assert undone > 10
 
 
+def _where_it_stands(game: Game) -> tuple[object, ...]:
+    return (game.phase, game.seat, game.turn_number, game.round_number,
+            game.record.facts.opened_seats(), tuple(map(tuple, game.table)), game.timer_paused,
+            game.match.rounds_played)
+
+
 def _assert_told(game: Game) -> None:
     told = game.record.facts
-    assert told.phase == game.phase
     if game.phase == "play":
-        assert told.turn is not None
-        assert (told.turn.seat, told.turn.turn) == (game.seat, game.state.turn)
-        assert told.round == game.state.round
+        assert told.turn is not None and told.turn.seat == game.seat
     if game.phase != "over":
         assert set(told.opened) == {seat for seat, turns in game.state.lay_turns.items() if turns}
     assert told.rounds_played == game.match.rounds_played
@@ -401,9 +428,8 @@ def test_run_keeps_the_panels_camera_view_fresh(tmp_path: Path) -> None:
         str(folder),
         find_variant("sabra"),
         ("Ana", "Ben"),
-        detector=lambda image: None,
-        watcher=StillWatcher(),
-        frame_path=frame_path,
+        reading=Reading(detector=lambda image: None, watcher=StillWatcher()),
+        listeners=Listeners(frame_path=frame_path),
     )
     assert summary.frames == 6
     # 10 frames a second: frames 0 and 5 are 0.5 s apart, so the view shows frame 5

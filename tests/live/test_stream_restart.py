@@ -23,7 +23,7 @@ from tabletop.engine.events import Event, event_to_json
 from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
 from tabletop.live.events import CAMERA_EVENT_CODE
-from tabletop.live.run import TableSetup, run
+from tabletop.live.run import Listeners, Reading, TableSetup, run
 from tabletop.studio.replay import compose_game, sabra_round, table_key
 from tests.live.mjpeg_server import MjpegServer
 from tests.shared import REALDATA
@@ -82,8 +82,10 @@ def test_a_stream_that_restarts_its_picture_is_no_move(tmp_path: Any) -> None:
 
     def watch() -> None:
         try:
-            run(server.url, find_variant("sabra"), PLAYERS, bus=bus, on_event=keep,
-                reconnect_for_s=3.0, table=TableSetup(zones=zones, find_markers=False))
+            run(server.url, find_variant("sabra"), PLAYERS,
+                reading=Reading(reconnect_for_s=3.0,
+                                table=TableSetup(zones=zones, find_markers=False)),
+                listeners=Listeners(bus=bus, on_event=keep))
         except BaseException as error:  # the test thread reports it
             failure.append(error)
 

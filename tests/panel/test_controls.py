@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 
 from tabletop.live.bus import EventBus
 from tabletop.panel.app import create_app
+from tabletop.panel.events import MatchSetUp
 from tabletop.panel.routers import changes
 from tabletop.panel.service import PanelService
 from tabletop.panel.settings import PanelSettings
@@ -34,7 +35,7 @@ def _settings(tmp_path: Path, **more: Any) -> PanelSettings:
 
 def _match(service: PanelService, players: tuple[str, ...] = ("Ana", "Ben")) -> int:
     match_id = service.store.create_match("Friday").id
-    service.correction(match_id, "setup", "Ana", variant="sabra", players=list(players))
+    service.log(match_id, MatchSetUp(who="Ana", variant="sabra", players=tuple(players)))
     return match_id
 
 
@@ -138,7 +139,7 @@ def test_a_malformed_action_is_refused_before_the_live_table(
     answer = client.post(f"/api/matches/{match_id}/actions", json={"who": "Ana", **body})
     assert answer.status_code == 422
     assert [error["loc"][-1] for error in answer.json()["detail"]] == [where]
-    assert table.game.state.turn == 1 and "warning" not in _logged(client, match_id)
+    assert table.game.turn_number == 1 and "warning" not in _logged(client, match_id)
 
 
 @pytest.mark.parametrize(
@@ -224,7 +225,7 @@ def test_an_unanswered_action_is_503_and_never_made(
     table.start()
     time.sleep(0.3)
     table.stop()
-    assert table.game.state.turn == 1
+    assert table.game.turn_number == 1
     # the loop has ended: the table is no longer attached
     assert _state(client, match_id)["live"]["attached"] is False
     assert _act(client, match_id, "end_turn").status_code == 409

@@ -14,6 +14,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 
 from tabletop.panel.app import create_app
+from tabletop.panel.events import MatchSetUp
 from tabletop.panel.settings import PanelSettings
 
 _folder = Path(tempfile.mkdtemp(prefix="tabletop-fuzz-"))
@@ -23,7 +24,7 @@ _app = create_app(PanelSettings(database_url=f"sqlite:///{_folder / 'fuzz.db'}",
 # One match with a setup and a round, so that match ids 1 and the corrections have a target.
 _service = _app.state.service
 _match = _service.current_match()
-_service.correction(_match.id, "setup", "fuzz", variant="sabra", players=["Ana", "Ben"])
+_service.log(_match.id, MatchSetUp(who="fuzz", variant="sabra", players=("Ana", "Ben")))
 _service.record(
     _match.id, {"type": "round_scored", "seq": 1, "seat": None, "scores": {"Ana": 3, "Ben": -3}}
 )

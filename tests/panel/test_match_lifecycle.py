@@ -11,6 +11,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from tabletop.live.bus import EventBus
 from tabletop.live.corrections import inbox_for
+from tabletop.panel.events import MatchSetUp
 from tests.panel.clients import panel_client
 from tests.panel.test_matches_list import _match, _round, _state
 
@@ -158,8 +159,8 @@ def test_the_live_tables_match_is_the_one_its_pages_open(tmp_path: Path) -> None
                         name="camera", settings=PanelSettings(database_url=url, port=port))
     try:
         newer = panel.service.store.create_match("at another table").id
-        panel.service.correction(newer, "setup", "A", variant="sabra", options={},
-                                 players=["Ivo", "Jana"], dealer=0)
+        panel.service.log(newer, MatchSetUp(who="A", variant="sabra", options={},
+                                             players=("Ivo", "Jana"), dealer=0))
         with urllib.request.urlopen(f"{panel.url}api/matches/current", timeout=10) as answer:
             assert json.load(answer)["id"] == panel.match_id
     finally:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from playwright import sync_api
 
+from tabletop.panel.events import MatchSetUp
 from tabletop.panel.service import PanelService
 from tabletop.panel.store import EventStore
 from tests.panel.test_e2e import _post
@@ -52,8 +53,8 @@ def _leftover_camera_match(database: Path, players: list[str], *, scored: bool =
     service = PanelService(EventStore(f"sqlite:///{database}"))
     try:
         match_id = service.store.create_match("demo: Rummikub (Sabra)").id
-        service.correction(match_id, "setup", "tabletop", variant="sabra", options={},
-                           players=players, dealer=0, turn_seconds=120)
+        service.log(match_id, MatchSetUp(who="tabletop", variant="sabra", options={},
+                                         players=tuple(players), dealer=0, turn_seconds=120))
         if scored:
             service.record(match_id, {"type": "round_scored", "seat": None, "round": 1,
                                       "scores": {players[0]: 10, players[1]: -4, players[2]: -6},

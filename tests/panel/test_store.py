@@ -18,6 +18,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 
+from tabletop.panel.events import ItemCorrected, ScoreEdited
 from tabletop.panel.service import PanelService
 from tabletop.panel.state import replay
 from tabletop.panel.store import EventStore, StoreError, sqlite_url
@@ -208,7 +209,7 @@ def test_score_edit_replaces_a_round(store: EventStore) -> None:
     service.record(match.id, _setup(["Ana", "Ben"]))
     service.record(match.id, _round({"Ana": 10, "Ben": -10}))
     service.record(match.id, _round({"Ana": -5, "Ben": 5}, seq=2))
-    service.correction(match.id, "score_edited", "Ana", round=1, scores={"Ana": 12, "Ben": -12})
+    service.log(match.id, ScoreEdited(who="Ana", round=1, scores={"Ana": 12, "Ben": -12}))
     state = service.state(match.id)
     assert state["match"]["totals"] == {"Ana": 7, "Ben": -7}
     assert state["rounds"][0]["edited_by"] == "Ana"
@@ -221,7 +222,7 @@ def test_item_correction_fixes_the_table_until_the_camera_sends_a_new_one(
     match = store.create_match("m")
     service.record(match.id, {"type": "table", "seq": 1, "seat": 0, "melds": ["R3 R4 R6"]})
     assert service.state(match.id)["table"]["melds"][0]["valid"] is False
-    service.correction(match.id, "item_corrected", "Cem", meld=0, index=2, item="R5")
+    service.log(match.id, ItemCorrected(who="Cem", meld=0, index=2, item="R5"))
     meld = service.state(match.id)["table"]["melds"][0]
     assert (meld["meld"], meld["valid"], meld["value"]) == ("R3 R4 R5", True, 12)
     service.record(match.id, {"type": "table", "seq": 2, "seat": 0, "melds": ["K7 B7 O7"]})

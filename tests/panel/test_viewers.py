@@ -26,6 +26,7 @@ from websockets.sync.client import connect
 from tabletop.panel import patch, serving
 from tabletop.panel.app import create_app
 from tabletop.panel.embed import listen_socket
+from tabletop.panel.events import MatchSetUp
 from tabletop.panel.routers import live
 from tabletop.panel.settings import PanelSettings
 from tests.panel.clients import Follower, push_number
@@ -101,7 +102,7 @@ def serve(tmp_path: Path, send_buffer: int | None = None) -> Iterator[Served]:
 
     service.state = counted
     match_id = service.store.create_match("Friday").id
-    service.correction(match_id, "setup", "Ana", variant="sabra", players=PLAYERS)
+    service.log(match_id, MatchSetUp(who="Ana", variant="sabra", players=tuple(PLAYERS)))
     server = uvicorn.Server(serving.server_config(app, "127.0.0.1", port))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tabletop.engine.variants import find_variant
-from tabletop.live.run import TableSetup, run
+from tabletop.live.run import Listeners, Reading, TableSetup, run
 from tabletop.studio.replay import (
     CropBank,
     Replay,
@@ -196,9 +196,10 @@ def test_run_commits_the_same_tables_as_the_model_on_every_frame(
     tables = {}
     for every_frame in (False, True):
         events = tmp_path / f"{every_frame}.jsonl"
+        table = TableSetup(zones=tmp_path / "game" / "zones.json", find_markers=False)
         run(str(tmp_path / "game" / "video.mp4"), find_variant("sabra"), game.players,
-            events_jsonl=events, every_frame=every_frame,
-            table=TableSetup(zones=tmp_path / "game" / "zones.json", find_markers=False))
+            reading=Reading(every_frame=every_frame, table=table),
+            listeners=Listeners(events_jsonl=events))
         tables[every_frame] = [e["melds"] for e in map(json.loads, events.read_text()
                                                         .splitlines()) if e["type"] == "table"]
     assert tables[False] == tables[True]
