@@ -284,8 +284,6 @@ class Variant:
     """Copies of each natural item in play."""
     jokers: ClassVar[int] = 2
     ace_high: ClassVar[bool] = True
-    rearrangement: ClassVar[bool] = False
-    """Table melds may be taken apart and rebuilt (Sabra, Räuber-Rommé)."""
     initial_meld_minimum: ClassVar[int] = 0
     initial_meld_needs_run: ClassVar[bool] = False
     deal_direction: ClassVar[int] = 1

@@ -127,7 +127,6 @@ class Sabra(RummikubVariant):
     id = "sabra"
     name = "Rummikub (Sabra)"
     ace_high = False  # [sabra] "12-13-1 ist keine regelgerechte Folge"
-    rearrangement = True
     initial_meld_minimum = 30  # [sabra] "mindesten 30"
     Options = SabraOptions
     options: SabraOptions
@@ -502,7 +501,6 @@ class RaeuberRommee(Rommee):
 
     id = "raeuber"
     name = "Räuber-Rommé"
-    rearrangement = True
     Options = RaeuberOptions
     options: RaeuberOptions
 

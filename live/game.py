@@ -1090,7 +1090,7 @@ class Game:
                 after,
                 laid,
                 opened=opened,
-                discard_taken=None if self.variant.rearrangement else tuple(state.taken),
+                discard_taken=None if self.variant.table_rules.rearrange else tuple(state.taken),
             )
             problems = list(check.problems)
             # [rommee] Hand-Rommé: "bei Hand-Rommé ist das Mindesterfordernis ... aufgehoben"

@@ -63,7 +63,7 @@ def test_variant_facts(variant_id: str) -> None:
     assert (variant.copies_of_each, variant.joker_count) == (copies, jokers)
     assert variant.initial_meld_required == opening
     assert rules.opening is (opening > 0)
-    assert rules.rearrange is rearrange is variant.rearrangement
+    assert rules.rearrange is rearrange
     assert rules.discard_pile is discard is variant.has_discard_pile
     assert rules.lays_out is lays_out
     assert variant.penalty_scoring is penalty
