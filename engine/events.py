@@ -136,10 +136,68 @@ def event_field(codec: Codec, *, optional: bool = False, hashed: bool = True) ->
     return field(metadata=metadata, hash=hashed)
 
 
+_FIELDS_OF: dict[type, tuple[dataclasses.Field[Any], ...]] = {}
+
+
+def _own_fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
+    """A value class's own fields (those made by :func:`event_field`), in their JSON order."""
+    own = _FIELDS_OF.get(cls)
+    if own is None:
+        own = _FIELDS_OF[cls] = tuple(
+            spec for spec in dataclasses.fields(cls) if "codec" in spec.metadata)
+    return own
+
+
+class CodedFields:
+    """A frozen dataclass whose fields made by :func:`event_field` are read from JSON and
+    written back by their codecs (the game's events here, the panel's own in
+    :mod:`tabletop.panel.events`)."""
+
+    def __post_init__(self) -> None:
+        for spec in _own_fields(type(self)):
+            value = getattr(self, spec.name)
+            if value is not None:
+                object.__setattr__(self, spec.name, spec.metadata["codec"].freeze(value))
+
+    def _leaves_out(self, name: str) -> bool:
+        """Whether the JSON has no ``name`` (an optional field that is None)."""
+        spec = next(spec for spec in _own_fields(type(self)) if spec.name == name)
+        return bool(spec.metadata["optional"]) and getattr(self, name) is None
+
+    def own_json(self) -> dict[str, Any]:
+        """The value's own fields as JSON, in their order, those it leaves out left out."""
+        return {spec.name: spec.metadata["codec"].write(getattr(self, spec.name))
+                for spec in _own_fields(type(self)) if not self._leaves_out(spec.name)}
+
+    @classmethod
+    def read_own(cls, raw: Mapping[str, Any], what: str,
+                 base: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The class's own fields read from ``raw``, and the fields neither they nor
+        ``base`` name (kept as they came); :class:`EventError` starting with ``what``
+        where one is missing or is not what its codec reads."""
+        own = _own_fields(cls)
+        missing = [spec.name for spec in own
+                   if not spec.metadata["optional"] and spec.name not in raw]
+        if missing:
+            raise EventError(f"{what} lacks {', '.join(sorted(missing))}")
+        values: dict[str, Any] = {}
+        for spec in own:
+            if spec.name not in raw:
+                continue
+            codec: Codec = spec.metadata["codec"]
+            try:
+                values[spec.name] = codec.read(raw[spec.name])
+            except (TypeError, ValueError):
+                raise EventError(f"{what}: {spec.name} must be {codec.describe},"
+                                 f" not {raw[spec.name]!r}") from None
+        names = {spec.name for spec in own} | set(base)
+        return values, {key: value for key, value in raw.items() if key not in names}
+
+
 # --- the events ---------------------------------------------------------------------------
 
 @dataclass(frozen=True, kw_only=True)
-class GameEvent:
+class GameEvent(CodedFields):
     """What every event has; a kind adds its fields (see :data:`EVENT_TYPES`)."""
 
     kind: ClassVar[str] = ""
@@ -148,16 +206,6 @@ class GameEvent:
     seq: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
     """Fields the kind does not declare, as they came (written after the kind's own)."""
-
-    def __post_init__(self) -> None:
-        for spec in _OWN_FIELDS[type(self)]:
-            value = getattr(self, spec.name)
-            if value is not None:
-                object.__setattr__(self, spec.name, spec.metadata["codec"].freeze(value))
-
-    def _leaves_out(self, name: str) -> bool:
-        """Whether the JSON has no ``name`` (an optional field that is None)."""
-        return name in _OPTIONAL_FIELDS[type(self)] and getattr(self, name) is None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -386,24 +434,11 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
 BASE_FIELDS = ("seq", "t", "type", "seat")
 
 
-_OWN_FIELDS: dict[type[GameEvent], tuple[dataclasses.Field[Any], ...]] = {
-    cls: tuple(spec for spec in dataclasses.fields(cls) if "codec" in spec.metadata)
-    for cls in EVENT_TYPES.values()
-}
-"""Each kind's own fields (those with a codec), in their JSON order."""
-_OPTIONAL_FIELDS: dict[type[GameEvent], frozenset[str]] = {
-    cls: frozenset(spec.name for spec in own if spec.metadata["optional"])
-    for cls, own in _OWN_FIELDS.items()
-}
-
-
 def event_to_json(event: GameEvent) -> dict[str, Any]:
     """The event's JSON object, key for key as it is read (see the module's doc)."""
     data: dict[str, Any] = {"seq": event.seq, "t": event.t, "type": event.kind,
                             "seat": event.seat}
-    for spec in _OWN_FIELDS[type(event)]:
-        if not event._leaves_out(spec.name):
-            data[spec.name] = spec.metadata["codec"].write(getattr(event, spec.name))
+    data.update(event.own_json())
     data.update(event.extra)
     return data
 
@@ -426,22 +461,6 @@ def event_from_json(raw: Any) -> Event:
     if seat is not None and (not _whole(seat) or seat < 0):
         raise EventError(f"seat must be a seat index or null, not {seat!r}")
     cls = EVENT_TYPES[kind]
-    own = _OWN_FIELDS[cls]
-    missing = [spec.name for spec in own
-               if not spec.metadata["optional"] and spec.name not in raw]
-    if missing:
-        raise EventError(f"{kind} event {seq} lacks {', '.join(sorted(missing))}")
-    values: dict[str, Any] = {}
-    for spec in own:
-        if spec.name not in raw:
-            continue
-        codec: Codec = spec.metadata["codec"]
-        try:
-            values[spec.name] = codec.read(raw[spec.name])
-        except (TypeError, ValueError):
-            raise EventError(f"{kind} event {seq}: {spec.name} must be {codec.describe},"
-                             f" not {raw[spec.name]!r}") from None
-    names = {spec.name for spec in own} | set(BASE_FIELDS)
-    extra = {key: value for key, value in raw.items() if key not in names}
+    values, extra = cls.read_own(raw, f"{kind} event {seq}", BASE_FIELDS)
     event = cls(seq=seq, t=t, seat=seat, extra=extra, **values)
     return event  # type: ignore[return-value]  # EVENT_TYPES holds only Event's classes

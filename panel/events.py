@@ -19,7 +19,6 @@ as they always did.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from tabletop.engine.events import (
     WHOLE,
     WHOLE_OR_NULL,
     Codec,
+    CodedFields,
     EventError,
     event_field,
 )
@@ -51,7 +51,7 @@ OBJECT_OR_NULL = Codec("a JSON object or null",
 
 
 @dataclass(frozen=True, kw_only=True)
-class PanelEvent:
+class PanelEvent(CodedFields):
     """What every panel event has; a kind adds its fields (see :data:`PANEL_EVENT_TYPES`)."""
 
     kind: ClassVar[str] = ""
@@ -60,16 +60,6 @@ class PanelEvent:
     """When it was made (seconds since the epoch); None until the service stamps it."""
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
     """Fields the kind does not declare, as they came (written after the kind's own)."""
-
-    def __post_init__(self) -> None:
-        for spec in _OWN_FIELDS[type(self)]:
-            value = getattr(self, spec.name)
-            if value is not None:
-                object.__setattr__(self, spec.name, spec.metadata["codec"].freeze(value))
-
-    def _leaves_out(self, name: str) -> bool:
-        """Whether the JSON has no ``name`` (an optional field that is None)."""
-        return getattr(self, name) is None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,10 +168,6 @@ PANEL_KINDS = frozenset(PANEL_EVENT_TYPES)
 ``undo`` is the panel's only where it names its ``target``)."""
 
 _BASE_FIELDS = ("type", "seat", "who", "at")
-_OWN_FIELDS: dict[type[PanelEvent], tuple[dataclasses.Field[Any], ...]] = {
-    cls: tuple(spec for spec in dataclasses.fields(cls) if "codec" in spec.metadata)
-    for cls in PANEL_EVENT_TYPES.values()
-}
 
 
 def is_panel_event(raw: Mapping[str, Any]) -> bool:
@@ -195,11 +181,7 @@ def is_panel_event(raw: Mapping[str, Any]) -> bool:
 def panel_event_to_json(event: PanelEvent) -> dict[str, Any]:
     """The event's JSON object as the log holds it (see the module's doc)."""
     data: dict[str, Any] = {"type": event.kind, "seat": None, "who": event.who, "at": event.at}
-    for spec in _OWN_FIELDS[type(event)]:
-        value = getattr(event, spec.name)
-        if spec.metadata["optional"] and event._leaves_out(spec.name):
-            continue
-        data[spec.name] = None if value is None else spec.metadata["codec"].write(value)
+    data.update(event.own_json())
     data.update(event.extra)
     return data
 
@@ -219,21 +201,7 @@ def panel_event_from_json(raw: Any) -> PanelEventValue:
                            or not math.isfinite(at)):
         raise EventError(f"{kind} event: at must be seconds, not {at!r}")
     cls = PANEL_EVENT_TYPES[kind]
-    own = _OWN_FIELDS[cls]
-    values: dict[str, Any] = {}
-    for spec in own:
-        if spec.name not in raw:
-            if not spec.metadata["optional"] and spec.default is dataclasses.MISSING:
-                raise EventError(f"{kind} event {raw!r} lacks {spec.name}")
-            continue
-        codec: Codec = spec.metadata["codec"]
-        try:
-            values[spec.name] = codec.read(raw[spec.name])
-        except (TypeError, ValueError):
-            raise EventError(f"{kind} event: {spec.name} must be {codec.describe},"
-                             f" not {raw[spec.name]!r}") from None
-    names = {spec.name for spec in own} | set(_BASE_FIELDS)
-    extra = {key: value for key, value in raw.items() if key not in names}
+    values, extra = cls.read_own(raw, f"{kind} event", _BASE_FIELDS)
     event = cls(who=who, at=None if at is None else float(at), extra=extra, **values)
     return event  # type: ignore[return-value]  # PANEL_EVENT_TYPES holds only their classes
 
