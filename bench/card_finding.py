@@ -34,7 +34,9 @@ fine-tuned on real indices must not lose the rendered decks.
 Every share has its Wilson 95 % interval; models are compared card by card (boxed) with
 the exact McNemar test against the first ``--model``.  Models are named ``NAME=PATH``
 (``PATH`` a model folder's ``tabletop.onnx``; its reader, card finder and card reader
-are the files beside it); the default is the shipped model.
+are the files beside it, ``shipped`` the shipped model), ``@ODDS`` after the path runs it
+with those spade odds (``DetectorSettings.spade_odds``); the default is the shipped
+model.
 """
 
 from __future__ import annotations
@@ -56,7 +58,12 @@ from tabletop.studio.card_replay import (
 from tabletop.studio.evaluate import mcnemar_exact, wilson_interval
 from tabletop.studio.replay import Replay
 from tabletop.vision.detections import Detections, iou_matrix
-from tabletop.vision.detector import Detector
+from tabletop.vision.detector import (
+    DEFAULT_SPADE_ODDS,
+    Detector,
+    DetectorSettings,
+    check_spade_odds,
+)
 
 OUTCOMES = ("unboxed", "spade_club", "rank", "other", "right")
 OTHER_BLACK_SUIT = {"S": "C", "C": "S"}
@@ -243,19 +250,26 @@ def report(results: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _named_model(text: str) -> tuple[str, Path]:
-    name, _, path = text.rpartition("=")
-    if not name or not Path(path).is_file():
-        raise argparse.ArgumentTypeError(f"want NAME=PATH to a model file, not {text!r}")
-    return name, Path(path)
+def _named_model(text: str) -> tuple[str, tuple[Path | None, float]]:
+    """``NAME=PATH`` or ``NAME=PATH@ODDS`` (the detector's spade odds; default its own)."""
+    name, _, where = text.partition("=")
+    path, _, odds = where.partition("@")
+    if not name or not (Path(path).is_file() or path == "shipped"):
+        raise argparse.ArgumentTypeError(
+            f"want NAME=PATH[@SPADE_ODDS] (PATH a model file or 'shipped'), not {text!r}")
+    try:
+        spade_odds = check_spade_odds(float(odds)) if odds else DEFAULT_SPADE_ODDS
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"{text!r}: {error}") from None
+    return name, (None if path == "shipped" else Path(path), spade_odds)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.card_finding", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", type=_named_model, action="append", default=None,
-                        help="NAME=PATH of a model's tabletop.onnx (repeatable; default: "
-                             "the shipped model)")
+                        help="NAME=PATH[@SPADE_ODDS] of a model's tabletop.onnx, or "
+                             "NAME=shipped (repeatable; default: the shipped model)")
     parser.add_argument("--photos", choices=tuple(CARD_SPLIT), default="adapt")
     parser.add_argument("--card-height", type=float, action="append", default=None)
     parser.add_argument("--games", type=int, default=16)
@@ -269,13 +283,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games < 0 or args.rendered < 0:
         print("--games and --rendered must be 0 or more", file=sys.stderr)
         return 2
-    models = dict(args.model or [("shipped", None)])
+    models = dict(args.model or [("shipped", (None, DEFAULT_SPADE_ODDS))])
     if len(models) != len(args.model or [None]):
         print("two --model share a name", file=sys.stderr)
         return 2
-    detectors = {name: Detector(path) for name, path in models.items()}
+    detectors = {name: Detector(path, DetectorSettings(spade_odds=odds))
+                 for name, (path, odds) in models.items()}
     results: dict[str, Any] = {
-        "models": {name: str(path) if path else "shipped" for name, path in models.items()},
+        "models": {name: f"{path or 'shipped'}@{odds:g}"
+                   for name, (path, odds) in models.items()},
         "games": [measure_games(detectors, args.photos, height, args.games, args.seed,
                                 args.realdata)
                   for height in (args.card_height or [125.0]) if args.games]}

@@ -3,9 +3,12 @@ back), another rank, or anything else, judged by the most confident box on its i
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
-from bench.card_finding import outcome_of, summary
+from bench.card_finding import _named_model, outcome_of, summary
+from tabletop.vision.detector import DEFAULT_SPADE_ODDS
 
 
 @pytest.mark.parametrize(("label", "hits", "outcome"), [
@@ -28,3 +31,17 @@ def test_summary_counts_every_outcome_with_an_interval() -> None:
     assert figures["right"]["count"] == 2 and figures["spade_club"]["count"] == 0
     low, high = figures["unboxed"]["interval"]
     assert 0 < low < 0.25 < high < 1
+
+
+@pytest.mark.parametrize(("text", "parsed"), [
+    ("a=shipped", ("a", (None, DEFAULT_SPADE_ODDS))),
+    ("odds1=shipped@1", ("odds1", (None, 1.0))),
+])
+def test_a_model_is_named_with_its_spade_odds(text: str, parsed: object) -> None:
+    assert _named_model(text) == parsed
+
+
+@pytest.mark.parametrize("text", ["shipped", "a=nowhere.onnx", "a=shipped@9", "a=shipped@x"])
+def test_a_bad_model_name_is_refused(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        _named_model(text)
