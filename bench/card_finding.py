@@ -58,12 +58,7 @@ from tabletop.studio.card_replay import (
 from tabletop.studio.evaluate import mcnemar_exact, wilson_interval
 from tabletop.studio.replay import Replay
 from tabletop.vision.detections import Detections, iou_matrix
-from tabletop.vision.detector import (
-    DEFAULT_SPADE_ODDS,
-    Detector,
-    DetectorSettings,
-    check_spade_odds,
-)
+from tabletop.vision.detector import Detector, DetectorSettings, check_spade_odds
 
 OUTCOMES = ("unboxed", "spade_club", "rank", "other", "right")
 OTHER_BLACK_SUIT = {"S": "C", "C": "S"}
@@ -250,15 +245,15 @@ def report(results: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _named_model(text: str) -> tuple[str, tuple[Path | None, float]]:
-    """``NAME=PATH`` or ``NAME=PATH@ODDS`` (the detector's spade odds; default its own)."""
+def _named_model(text: str) -> tuple[str, tuple[Path | None, float | None]]:
+    """``NAME=PATH`` or ``NAME=PATH@ODDS`` (the detector's spade odds; None: its own)."""
     name, _, where = text.partition("=")
     path, _, odds = where.partition("@")
     if not name or not (Path(path).is_file() or path == "shipped"):
         raise argparse.ArgumentTypeError(
             f"want NAME=PATH[@SPADE_ODDS] (PATH a model file or 'shipped'), not {text!r}")
     try:
-        spade_odds = check_spade_odds(float(odds)) if odds else DEFAULT_SPADE_ODDS
+        spade_odds = check_spade_odds(float(odds)) if odds else None
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"{text!r}: {error}") from None
     return name, (None if path == "shipped" else Path(path), spade_odds)
@@ -283,15 +278,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games < 0 or args.rendered < 0:
         print("--games and --rendered must be 0 or more", file=sys.stderr)
         return 2
-    models = dict(args.model or [("shipped", (None, DEFAULT_SPADE_ODDS))])
+    models = dict(args.model or [("shipped", (None, None))])
     if len(models) != len(args.model or [None]):
         print("two --model share a name", file=sys.stderr)
         return 2
     detectors = {name: Detector(path, DetectorSettings(spade_odds=odds))
                  for name, (path, odds) in models.items()}
     results: dict[str, Any] = {
-        "models": {name: f"{path or 'shipped'}@{odds:g}"
-                   for name, (path, odds) in models.items()},
+        "models": {name: f"{path or 'shipped'}@{detectors[name].spade_odds:g}"
+                   for name, (path, _) in models.items()},
         "games": [measure_games(detectors, args.photos, height, args.games, args.seed,
                                 args.realdata)
                   for height in (args.card_height or [125.0]) if args.games]}

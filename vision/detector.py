@@ -251,7 +251,13 @@ rendered decks, leans to clubs where a real spade is small: on real indices of t
 adapt deck (bridge-cards' deal1) composed into Rommé games, spades read as clubs kept a
 spade probability of 0.13-0.62, clubs under 0.1.  Chosen on those games and on 80
 rendered card scenes: 3 is the most that leaves rendered indices as read (identity
-0.623 at 1, 0.622 at 3, 0.620 at 4, 0.613 at 6 of 1,012); figures in models/README."""
+0.623 at 1, 0.622 at 3, 0.620 at 4, 0.613 at 6 of 1,012); figures in models/README.
+A card reader adapted to the players' deck (its head fitted on their own spades and
+clubs, :mod:`tabletop.vision.reader_head`) takes :data:`ADAPTED_SPADE_ODDS` instead."""
+ADAPTED_SPADE_ODDS = 1.0
+"""The spade odds of a card reader with the deck's head: the head has learnt the deck's
+own spades, and the lean the default corrects is gone (on deal1's cards with the head,
+odds 1 read 2 and 8 more of 592 than 3, with the shipped and a fine-tuned card finder)."""
 SPADE_ODDS_RANGE = (0.25, 8.0)
 
 
@@ -464,9 +470,10 @@ class DetectorSettings:
     suit_colour: str = "on"
     """``on`` to judge each card index's suit colour (red or black) by its ink as well as
     by the reader (:mod:`tabletop.vision.suit_colour`), ``off`` for the reader alone."""
-    spade_odds: float = DEFAULT_SPADE_ODDS
-    """What each rank's spade-to-club odds from the card reader are multiplied by
-    (:data:`DEFAULT_SPADE_ODDS`; 1 for the reader's own)."""
+    spade_odds: float | None = None
+    """What each rank's spade-to-club odds from the card reader are multiplied by (1 for
+    the reader's own; None: :data:`DEFAULT_SPADE_ODDS`, or :data:`ADAPTED_SPADE_ODDS`
+    where the card reader has the deck's head)."""
     device: str | None = None
     """The torch device a ``.pt`` model runs on (None: the CPU); ONNX Runtime runs on
     the CPU."""
@@ -482,7 +489,8 @@ class DetectorSettings:
             check_card_reader(self.card_reader)
         check_palette(self.palette)
         check_suit_colour(self.suit_colour)
-        object.__setattr__(self, "spade_odds", check_spade_odds(self.spade_odds))
+        if self.spade_odds is not None:
+            object.__setattr__(self, "spade_odds", check_spade_odds(self.spade_odds))
 
 
 class Detector:
@@ -500,6 +508,9 @@ class Detector:
         if not self.path.is_file():
             raise ModelError(f"model file {str(self.path)!r} does not exist")
         self.settings = settings if settings is not None else DetectorSettings()
+        self.spade_odds = (DEFAULT_SPADE_ODDS if self.settings.spade_odds is None
+                           else self.settings.spade_odds)
+        """The spade odds card indices are named with (see the settings' ``spade_odds``)."""
         self._fixed_input = False
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
@@ -617,6 +628,8 @@ class Detector:
             raise ModelError(f"card reader {str(path)!r} is missing (or pass "
                              "--card-reader off)")
         head = self._head_for("card_reader", path)
+        if head is not None and self.settings.spade_odds is None:
+            self.spade_odds = ADAPTED_SPADE_ODDS
         try:
             self.card_reader = Reader(path, head)
         except Exception as error:
@@ -680,8 +693,8 @@ class Detector:
         ``none`` dropped.  The confidence is the finder's times the reader's, and must
         pass the same threshold as the finder's alone.  Each box's alternatives are the
         reader's alone (:func:`tabletop.vision.reader.alternatives`), without the finder's
-        confidence.  Card indices are named after :data:`DEFAULT_SPADE_ODDS` (the
-        settings' ``spade_odds``) has weighed their spades against their clubs, which
+        confidence.  Card indices are named after :attr:`spade_odds` (the settings'
+        ``spade_odds``) has weighed their spades against their clubs, which
         changes which black suit is named, never whether an index is kept: the confidence
         is the reader's before."""
         if len(found) == 0:
@@ -689,10 +702,9 @@ class Detector:
         kinds = list(found.kinds)
         _, scores = decide(probabilities, kinds)
         is_card = np.array([kind == "card" for kind in kinds], bool)
-        if is_card.any() and self.settings.spade_odds != 1.0:
+        if is_card.any() and self.spade_odds != 1.0:
             probabilities = np.array(probabilities, np.float64, copy=True)
-            probabilities[is_card] = weigh_spades(probabilities[is_card],
-                                                  self.settings.spade_odds)
+            probabilities[is_card] = weigh_spades(probabilities[is_card], self.spade_odds)
         labels, _ = decide(probabilities, kinds)
         confidences = found.confidences * scores
         keep = np.array([label is not None for label in labels]) & (

@@ -8,7 +8,6 @@ import argparse
 import pytest
 
 from bench.card_finding import _named_model, outcome_of, summary
-from tabletop.vision.detector import DEFAULT_SPADE_ODDS
 
 
 @pytest.mark.parametrize(("label", "hits", "outcome"), [
@@ -34,7 +33,7 @@ def test_summary_counts_every_outcome_with_an_interval() -> None:
 
 
 @pytest.mark.parametrize(("text", "parsed"), [
-    ("a=shipped", ("a", (None, DEFAULT_SPADE_ODDS))),
+    ("a=shipped", ("a", (None, None))),
     ("odds1=shipped@1", ("odds1", (None, 1.0))),
 ])
 def test_a_model_is_named_with_its_spade_odds(text: str, parsed: object) -> None:

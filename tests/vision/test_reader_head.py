@@ -18,7 +18,15 @@ from tabletop.studio.adapt import adapt_light, adapted_model
 from tabletop.studio.synth.scene import RenderOptions, render_layout, render_scene
 from tabletop.studio.synth.tiles import TileStyle, random_style
 from tabletop.vision.detections import ImageDetections, iou_matrix
-from tabletop.vision.detector import DEFAULT_MODELS, Detector, ModelError, head_path
+from tabletop.vision.detector import (
+    ADAPTED_SPADE_ODDS,
+    DEFAULT_MODELS,
+    DEFAULT_SPADE_ODDS,
+    Detector,
+    DetectorSettings,
+    ModelError,
+    head_path,
+)
 from tabletop.vision.labels import class_id
 from tabletop.vision.reader import NONE_INDEX, READER_CLASSES, Reader, decide
 from tabletop.vision.reader_head import (
@@ -277,6 +285,31 @@ def test_the_detector_adds_a_folder_s_head_to_its_reader(tmp_path: Path) -> None
     assert (read.argmax(axis=1) == class_id("R5", "tile")).all()
     assert not (Detector().probabilities(scene.image, tiles).argmax(axis=1)
                 == class_id("R5", "tile")).all()
+
+
+@pytest.mark.parametrize(("head", "asked", "odds"), [
+    (False, None, DEFAULT_SPADE_ODDS),
+    (True, None, ADAPTED_SPADE_ODDS),
+    (True, 2.0, 2.0),
+    (False, 1.0, 1.0),
+], ids=["shipped", "the deck's head", "asked for, with a head", "asked for"])
+def test_a_card_reader_with_the_deck_s_head_takes_its_spades_as_read(
+    tmp_path: Path, head: bool, asked: float | None, odds: float
+) -> None:
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("tabletop.onnx", "tabletop.reader.onnx", "tabletop.cards.onnx",
+                 "tabletop.cards.reader.onnx"):
+        (folder / name).write_bytes((SHIPPED.parent / name).read_bytes())
+    if head:
+        card_reader = folder / "tabletop.cards.reader.onnx"
+        weight = np.zeros((len(READER_CLASSES), 256), np.float32)
+        save_head(head_path(folder / "tabletop.onnx"), {"card_reader": HeadPart(
+            ("card",), weight, np.zeros(len(READER_CLASSES), np.float32),
+            reader_digest(card_reader), ("QS", "QC"))})
+    detector = Detector(folder / "tabletop.onnx", DetectorSettings(spade_odds=asked))
+    assert (detector.card_reader.head is not None) is head
+    assert detector.spade_odds == odds
 
 
 def test_a_head_fitted_on_another_reader_is_refused(tmp_path: Path) -> None:
