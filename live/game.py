@@ -274,10 +274,9 @@ class _State:
     going_out: bool = False
     last_turn: tuple[int, int, bool, Item | None] | None = None
     """(seat, turn, valid, discard) of the turn that ended last."""
-    out_seat: int | None = None
     all_at_once: bool = False
+    """Whether the seat that went out laid its whole hand in one turn."""
     last_discard: Item | None = None
-    pool_exhausted: bool = False
     hands: dict[int, tuple[Item, ...]] = field(default_factory=dict)
     typed: set[int] = field(default_factory=set)
     """Seats whose rack was typed on the panel this round: their area is not read."""
@@ -360,6 +359,12 @@ class Game:
     def phase(self) -> Phase:
         """play, counting (hands laid open, waiting for score) or over."""
         return self.record.facts.phase
+
+    @property
+    def out_seat(self) -> int | None:
+        """The seat that went out, in the counting phase (None: no one, or the pool was
+        used up)."""
+        return self.record.facts.out_seat
 
     @property
     def timer_paused(self) -> bool:
@@ -553,7 +558,6 @@ class Game:
         if self.phase != "play":
             return
         self._push()
-        self.state.pool_exhausted = True
         self.events.emit(ev.PoolExhausted(t=t, seat=None))
 
     def score(self, t: float | None = None) -> None:
@@ -566,7 +570,7 @@ class Game:
         self._push()
         round_input = self.round_input()
         for seat, name in enumerate(self.players):
-            if seat != state.out_seat and not state.hands.get(seat):
+            if seat != self.out_seat and not state.hands.get(seat):
                 self._warn(
                     t, seat, "hand_not_seen", f"no items seen in {name}'s area: counted as 0", ()
                 )
@@ -650,7 +654,7 @@ class Game:
                 t, seat, "hand_refused", "a rack is counted once someone went out, not now", ()
             )
             return
-        if seat == state.out_seat:
+        if seat == self.out_seat:
             self._warn(t, seat, "hand_refused", f"{name} went out: there is no rack to count", ())
             return
         hand = tuple(items)
@@ -741,18 +745,20 @@ class Game:
                 own = _take(meld, remaining.get(seat, Counter()))
                 if own:
                     contributions[seat].append(MeldContribution(meld, tuple(own)))
+        out_seat = self.out_seat
         players = tuple(
             PlayerRound(
                 name,
                 melds=tuple(contributions[seat]),
                 hand=state.hands.get(seat, ()),
-                out=seat == state.out_seat,
-                all_at_once=seat == state.out_seat and state.all_at_once,
-                last_discard=state.last_discard if seat == state.out_seat else None,
+                out=seat == out_seat,
+                all_at_once=seat == out_seat and state.all_at_once,
+                last_discard=state.last_discard if seat == out_seat else None,
             )
             for seat, name in enumerate(self.players)
         )
-        return RoundInput(self.variant, players, pool_exhausted=state.pool_exhausted)
+        exhausted = self.phase == "counting" and out_seat is None
+        return RoundInput(self.variant, players, pool_exhausted=exhausted)
 
     # --- internals ------------------------------------------------------------------
     def _now(self, t: float | None) -> float:
@@ -1153,7 +1159,7 @@ class Game:
         at_once = turns == [turn]
         if self.variant.hand_meld_waives_minimum:
             at_once = at_once and self._hand_meld_allowed(seat)
-        state.out_seat, state.all_at_once, state.last_discard = seat, at_once, discard
+        state.all_at_once, state.last_discard = at_once, discard
         self.events.emit(ev.PlayerOut(t=t, seat=seat, all_at_once=at_once))
 
     def _update_hands(self, snapshot: TableSnapshot) -> None:

@@ -235,6 +235,7 @@ def test_a_pool_used_up_ends_the_round_with_no_one_out() -> None:
     assert events[-1] == {"seq": events[-1]["seq"], "t": 3, "type": "pool_exhausted",
                           "seat": None}
     assert (game.phase, game.seat, game.turn_number) == ("counting", 1, 2)
+    assert game.out_seat is None and game.round_input().pool_exhausted
     game.end_turn(1, t=4)
     assert events[-1]["code"] == "end_turn_ignored" and events[-1]["seat"] == 1
     game.score(t=5)
