@@ -250,8 +250,8 @@ card index is named (:func:`tabletop.vision.suit_colour.weigh_spades`): 1, the r
 own.  A reader that leans to one black suit on the players' deck (a spade photographed
 small read as a club) can be weighed the other way with ``--spade-odds``; the shipped
 card reader, trained on real small indices beside rendered ones, reads rendered card
-scenes best at 1 (80 scenes, 1,129 indices: 711 read right at 1, 674 at 3, when chosen)
-and the adapt deck's cards alike at 1 and 3 (figures in models/README.md)."""
+scenes best at 1 (80 scenes, 1,129 indices: 711 read right at 1, 674 at 3) and the adapt
+deck's cards alike at 1 and 3 (figures in models/README.md)."""
 SPADE_ODDS_RANGE = (0.25, 8.0)
 
 
