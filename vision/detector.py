@@ -244,14 +244,20 @@ def check_suit_colour(way: str) -> str:
     return way
 
 
-DEFAULT_SPADE_ODDS = 1.0
-"""What each rank's spade-to-club odds from the card reader are multiplied by before a
-card index is named (:func:`tabletop.vision.suit_colour.weigh_spades`): 1, the reader's
-own.  A reader that leans to one black suit on the players' deck (a spade photographed
-small read as a club) can be weighed the other way with ``--spade-odds``; the shipped
-card reader, trained on real small indices beside rendered ones, reads rendered card
-scenes best at 1 (80 scenes, 1,129 indices: 711 read right at 1, 674 at 3) and the adapt
-deck's cards alike at 1 and 3 (figures in models/README.md)."""
+DEFAULT_SPADE_ODDS = 3.0
+"""What each rank's spade-to-club odds are multiplied by before a card index is named
+(:func:`tabletop.vision.suit_colour.weigh_spades`).  The card reader, trained on
+rendered decks, leans to clubs where a real spade is small: on real indices of the
+adapt deck (bridge-cards' deal1) composed into Rommé games, spades read as clubs kept a
+spade probability of 0.13-0.62, clubs under 0.1.  Chosen on those games and on 80
+rendered card scenes: 3 is the most that leaves rendered indices as read (identity
+0.623 at 1, 0.622 at 3, 0.620 at 4, 0.613 at 6 of 1,012); figures in models/README.
+A card reader adapted to the players' deck (its head fitted on their own spades and
+clubs, :mod:`tabletop.vision.reader_head`) takes :data:`ADAPTED_SPADE_ODDS` instead."""
+ADAPTED_SPADE_ODDS = 1.0
+"""The spade odds of a card reader with the deck's head: the head has learnt the deck's
+own spades, and the lean the default corrects is gone (on deal1's cards with the head,
+odds 1 read 2 and 8 more of 592 than 3, with the shipped and a fine-tuned card finder)."""
 SPADE_ODDS_RANGE = (0.25, 8.0)
 
 
@@ -294,32 +300,6 @@ def _longest(detections: Detections) -> float:
     """The longest side of any box, in pixels."""
     boxes = detections.boxes
     return float(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]).max())
-
-
-ON_A_TILE = 0.6
-"""A card finder's card-index box with this share of its area inside one of the
-finder's tile boxes is a tile's numeral, not a card's index: a card lies beside a tile,
-never on it.  The card finder, fine-tuned on frames of cards alone, boxes some
-numerals of tiles it is shown."""
-
-
-def join_card_boxes(found: Detections, cards: Detections, way: str) -> Detections:
-    """The finder's boxes ``found`` with a card finder's card-index boxes ``cards``
-    joined as ``way`` says (:data:`CARD_FINDER_WAYS`), less those lying on a tile the
-    finder boxed (:data:`ON_A_TILE`)."""
-    is_tile = np.asarray(found.kinds) == "tile"
-    if len(cards) and is_tile.any():
-        tiles = found.boxes[is_tile]
-        c = cards.boxes
-        wide = np.clip(np.minimum(c[:, None, 2], tiles[None, :, 2])
-                       - np.maximum(c[:, None, 0], tiles[None, :, 0]), 0, None)
-        high = np.clip(np.minimum(c[:, None, 3], tiles[None, :, 3])
-                       - np.maximum(c[:, None, 1], tiles[None, :, 1]), 0, None)
-        area = np.maximum((c[:, 2] - c[:, 0]) * (c[:, 3] - c[:, 1]), 1e-9)
-        cards = cards[((wide * high).max(axis=1) / area) < ON_A_TILE]
-    if way == "replace":
-        return Detections.concatenate([found[is_tile], cards])
-    return merge_boxes([found, cards])
 
 
 def merge_boxes(parts: Sequence[Detections]) -> Detections:
@@ -492,7 +472,8 @@ class DetectorSettings:
     by the reader (:mod:`tabletop.vision.suit_colour`), ``off`` for the reader alone."""
     spade_odds: float | None = None
     """What each rank's spade-to-club odds from the card reader are multiplied by (1 for
-    the reader's own; None: :data:`DEFAULT_SPADE_ODDS`)."""
+    the reader's own; None: :data:`DEFAULT_SPADE_ODDS`, or :data:`ADAPTED_SPADE_ODDS`
+    where the card reader has the deck's head)."""
     device: str | None = None
     """The torch device a ``.pt`` model runs on (None: the CPU); ONNX Runtime runs on
     the CPU."""
@@ -647,6 +628,8 @@ class Detector:
             raise ModelError(f"card reader {str(path)!r} is missing (or pass "
                              "--card-reader off)")
         head = self._head_for("card_reader", path)
+        if head is not None and self.settings.spade_odds is None:
+            self.spade_odds = ADAPTED_SPADE_ODDS
         try:
             self.card_reader = Reader(path, head)
         except Exception as error:
@@ -797,7 +780,10 @@ class Detector:
         found = self._passes(image, self._pass)
         if self._card_finder is None or "card" not in found.kinds:
             return found
-        return join_card_boxes(found, self.card_finder_boxes(image), self.card_finder_way)
+        cards = self.card_finder_boxes(image)
+        if self.card_finder_way == "replace":
+            return Detections.concatenate([found[np.asarray(found.kinds) == "tile"], cards])
+        return merge_boxes([found, cards])
 
     def find_in(self, image: npt.NDArray[np.uint8], rect: Sequence[float]) -> Detections:
         """:meth:`find`'s boxes (frame pixels) of the items lying wholly inside ``rect``
@@ -819,9 +805,12 @@ class Detector:
             frame_long = max(w, h)
             found = self._passes(region, self._pass, frame_long)
             if self._card_finder is not None and "card" in found.kinds:
-                found = join_card_boxes(
-                    found, self._passes(region, self._card_finder_pass, frame_long),
-                    self.card_finder_way)
+                cards = self._passes(region, self._card_finder_pass, frame_long)
+                if self.card_finder_way == "replace":
+                    found = Detections.concatenate(
+                        [found[np.asarray(found.kinds) == "tile"], cards])
+                else:
+                    found = merge_boxes([found, cards])
             if len(found):
                 found = Detections(found.boxes + np.array([x1, y1, x1, y1], np.float64),
                                    found.labels, found.kinds, found.confidences)

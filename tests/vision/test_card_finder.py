@@ -119,8 +119,7 @@ def test_a_card_finder_with_other_classes_is_refused(tmp_path: Path) -> None:
 def test_the_finder_as_its_own_card_finder_changes_nothing(tmp_path: Path, way: str,
                                                             runtime: str) -> None:
     """Its card boxes are the finder's own, so either way gives the finder's boxes,
-    in ONNX Runtime and in ultralytics alike; replacing also gives up its card boxes
-    that lie on its own tile boxes."""
+    in ONNX Runtime and in ultralytics alike."""
     shipped = FINDER.with_suffix(runtime)
     if runtime == ".pt":
         need("ultralytics")
@@ -133,18 +132,8 @@ def test_the_finder_as_its_own_card_finder_changes_nothing(tmp_path: Path, way: 
         image = scene(kind, index)
         boxes = plain.find(image)
         assert "card" in boxes.kinds
-        rows = as_rows(joined.find(image))
-        if way == "merge":
-            assert rows == as_rows(boxes)
-            assert as_rows(joined(image)) == as_rows(plain(image))
-        else:
-            assert rows <= as_rows(boxes)
-            tiles = boxes.boxes[np.asarray(boxes.kinds) == "tile"]
-            for kind, box, _ in as_rows(boxes) - rows:
-                assert kind == "card" and any(
-                    max(0.0, min(box[2], t[2]) - max(box[0], t[0]))
-                    * max(0.0, min(box[3], t[3]) - max(box[1], t[1]))
-                    >= 0.6 * (box[2] - box[0]) * (box[3] - box[1]) - 1e-3 for t in tiles)
+        assert as_rows(joined.find(image)) == as_rows(boxes)
+        assert as_rows(joined(image)) == as_rows(plain(image))
 
 
 class CountingFinder:
@@ -205,29 +194,3 @@ def test_the_live_command_refuses_a_missing_card_finder_before_watching(
     assert code == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "is missing" in err and len(err.strip().splitlines()) == 1
-
-
-TILE_BOX = (100.0, 100.0, 160.0, 180.0)
-
-
-@pytest.mark.parametrize(("card_box", "way", "kept"), [
-    ((110.0, 110.0, 130.0, 140.0), "merge", False),  # a tile's numeral
-    ((110.0, 110.0, 130.0, 140.0), "replace", False),
-    ((150.0, 110.0, 170.0, 140.0), "merge", True),  # half on the tile: a card beside it
-    ((300.0, 110.0, 320.0, 140.0), "merge", True),  # clear of it
-    ((300.0, 110.0, 320.0, 140.0), "replace", True),
-])
-def test_a_card_finder_box_on_a_tile_the_finder_boxed_is_dropped(
-        card_box: tuple[float, ...], way: str, kept: bool) -> None:
-    from tabletop.vision.detector import join_card_boxes
-
-    found = Detections(np.array([TILE_BOX, (400.0, 100.0, 420.0, 130.0)]), ["JK", "JK"],
-                       ["tile", "card"], np.array([0.9, 0.8]))
-    cards = Detections(np.array([card_box]), ["JK"], ["card"], np.array([0.7]))
-    joined = join_card_boxes(found, cards, way)
-    card_rows = {tuple(box) for box, kind in zip(joined.boxes.tolist(), joined.kinds,
-                                                 strict=True) if kind == "card"}
-    assert (tuple(card_box) in card_rows) is kept
-    assert TILE_BOX in {tuple(box) for box in joined.boxes.tolist()}
-    # merge keeps the finder's own card boxes; replace gives them up for the card finder's
-    assert ((400.0, 100.0, 420.0, 130.0) in card_rows) is (way == "merge")
