@@ -45,12 +45,13 @@ _current: ContextVar[Deadline | None] = ContextVar("tabletop_search_deadline", d
 
 @contextmanager
 def limit(seconds: float | None) -> Iterator[None]:
-    """Searches inside may run ``seconds`` in all (None: no limit)."""
+    """Searches inside may run ``seconds`` in all (None: no limit; 0: none at all, as a
+    share of a budget already spent is, so their first :func:`check` raises)."""
     if seconds is None:
         yield
         return
-    if seconds <= 0:
-        raise ValueError(f"a time budget is a positive number of seconds, not {seconds!r}")
+    if not seconds >= 0:
+        raise ValueError(f"a time budget is a number of seconds, not {seconds!r}")
     token = _current.set(Deadline(time.monotonic() + seconds))
     try:
         yield

@@ -101,6 +101,20 @@ def test_the_hard_raeuber_position_rebuilds_the_table() -> None:
     assert check_turn(variant, RAEUBER_TABLE, play.melds, play.placed, opened=True).valid
 
 
+@pytest.mark.parametrize("seconds", [0.0005, 0.002, 0.01])
+def test_a_tiny_budget_still_answers_the_racks_own_melds(seconds: float) -> None:
+    # a hint that found its worker late searches a few hundredths of a second; the
+    # fallback's own least time finds the rack's four runs however little is left
+    variant_id, rack, table, initial, objective = HARD[0]
+    variant = find_variant(variant_id)
+    started = time.monotonic()
+    play = solve(variant, rack, table, initial=initial, objective=objective, budget_s=seconds)
+    assert time.monotonic() - started <= seconds * OVERRUN + GRACE_S
+    fallback = _melds_from_the_rack(variant, rack, table, initial, 0, 60.0, objective)
+    assert len(fallback.placed) == 12
+    assert _ranking(play, objective) >= _ranking(fallback, objective)
+
+
 @pytest.mark.parametrize(
     ("variant_id", "rack", "table"),
     [
@@ -164,6 +178,15 @@ def test_an_easy_position_is_still_solved_exactly() -> None:
 def test_a_budget_must_be_positive(seconds: float) -> None:
     with pytest.raises(SolveError, match="positive number of seconds"):
         solve(find_variant("sabra"), parse_items("R1"), budget_s=seconds)
+
+
+def test_a_share_of_a_spent_budget_is_spent_at_once() -> None:
+    # what is left of a spent budget is 0 s: a search given a share of it stops at once
+    with budget.limit(0.0), pytest.raises(budget.OutOfTime):
+        budget.check()
+    for seconds in (-0.1, float("nan")):
+        with pytest.raises(ValueError, match="number of seconds"), budget.limit(seconds):
+            pass
 
 
 def test_the_budget_applies_inside_its_block_only() -> None:
