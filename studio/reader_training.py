@@ -115,16 +115,43 @@ every labelled item of its kind and under the second with every item of the othe
 boxes between the lines are neither the item nor clear of it, and are left out."""
 
 
-def label_found(found: Detections, truth: Detections) -> list[int | None]:
+FOUND_NONE_CLEAR = 0.15
+"""With ``clear``: the share of a labelled item a false alarm may cover (or be covered by)
+and still be ``none`` (a box on the rank of an index alone, or round two indices, is
+neither the item nor bare table, so it is left out)."""
+
+
+def _covered(found: npt.NDArray[np.float64], truth: npt.NDArray[np.float64]
+             ) -> npt.NDArray[np.float64]:
+    """Per found box, the largest share of it a truth box covers or of a truth box it
+    covers."""
+    if len(truth) == 0:
+        return np.zeros(len(found))
+    x1 = np.maximum(found[:, None, 0], truth[None, :, 0])
+    y1 = np.maximum(found[:, None, 1], truth[None, :, 1])
+    x2 = np.minimum(found[:, None, 2], truth[None, :, 2])
+    y2 = np.minimum(found[:, None, 3], truth[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_found = np.maximum((found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1]), 1e-9)
+    area_truth = np.maximum((truth[:, 2] - truth[:, 0]) * (truth[:, 3] - truth[:, 1]), 1e-9)
+    share = np.maximum(inter / area_found[:, None], inter / area_truth[None, :])
+    return np.asarray(share.max(axis=1), np.float64)
+
+
+def label_found(found: Detections, truth: Detections, clear: float | None = None
+                ) -> list[int | None]:
     """Per found box: the reader class it should be read as, by its overlap with the
     labelled ``truth`` (:data:`FOUND_LABEL_IOU`, :data:`FOUND_NONE_IOU`), or None when
-    it is neither an item nor clear of every item."""
+    it is neither an item nor clear of every item.  ``clear`` (e.g.
+    :data:`FOUND_NONE_CLEAR`): a false alarm is ``none`` only when it also covers less
+    than that share of every labelled item, of any kind, and they of it."""
     if len(found) == 0:
         return []
     kinds = np.asarray(found.kinds)
     truth_kinds = np.asarray(truth.kinds)
     overlaps = (iou_matrix(found.boxes, truth.boxes) if len(truth)
                 else np.zeros((len(found), 0)))
+    covered = _covered(found.boxes, truth.boxes) if clear is not None else None
     out: list[int | None] = []
     for i, kind in enumerate(kinds):
         same = truth_kinds == kind
@@ -134,7 +161,8 @@ def label_found(found: Detections, truth: Detections) -> list[int | None]:
         if best_same >= FOUND_LABEL_IOU:
             index = int(np.flatnonzero(same)[row[same].argmax()])
             out.append(class_id(truth.labels[index], truth.kinds[index]))
-        elif best_same < FOUND_NONE_IOU[0] and best_other < FOUND_NONE_IOU[1]:
+        elif (best_same < FOUND_NONE_IOU[0] and best_other < FOUND_NONE_IOU[1]
+              and (covered is None or clear is None or covered[i] < clear)):
             out.append(NONE_INDEX)
         else:
             out.append(None)
@@ -143,7 +171,8 @@ def label_found(found: Detections, truth: Detections) -> list[int | None]:
 
 def extract_found(data: str | Path, out: str | Path,
                   find: Callable[[npt.NDArray[np.uint8]], Detections],
-                  kinds: Sequence[str] = ("card",), limit: int | None = None) -> Path:
+                  kinds: Sequence[str] = ("card",), limit: int | None = None,
+                  clear: float | None = None) -> Path:
     """Crops of the boxes ``find`` (a finder, e.g.
     ``Detector(settings=DetectorSettings(confidence=0.1)).find``)
     gives on a rendered set, labelled by :func:`label_found`: the boxes a reader will
@@ -155,7 +184,7 @@ def extract_found(data: str | Path, out: str | Path,
     labels: list[int] = []
     for image, truth in labelled_images(data, limit):
         found = find(image)
-        for box, kind, label in zip(found.boxes, found.kinds, label_found(found, truth),
+        for box, kind, label in zip(found.boxes, found.kinds, label_found(found, truth, clear),
                                     strict=True):
             if label is not None and kind in kinds:
                 images.append(crop(image, box, STORED_SIZE, STORED_CONTEXT))
@@ -165,6 +194,19 @@ def extract_found(data: str | Path, out: str | Path,
     stacked = (np.stack(images) if images
                else np.zeros((0, STORED_SIZE, STORED_SIZE, 3), np.uint8))
     np.savez(out, images=stacked, labels=np.asarray(labels, np.int16))
+    return out
+
+
+def save_index_crops(count: int, seed: int, out: str | Path) -> Path:
+    """``count`` stored crops of card indices rendered at a table's distance
+    (:func:`tabletop.studio.synth.index_crops.index_crops`), saved as :func:`extract`
+    saves its crops."""
+    from tabletop.studio.synth.index_crops import index_crops
+
+    images, labels = index_crops(count, seed, STORED_SIZE, STORED_CONTEXT)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(out, images=images, labels=labels)
     return out
 
 

@@ -256,6 +256,11 @@ def _train_reader(args: argparse.Namespace) -> int:
         if not part.is_file():
             training.extract(data, part, seed=args.seed + 2 * index, workers=args.workers)
         crops.append(part)
+    if args.index_crops:
+        part = out / "crops-index.npz"
+        if not part.is_file():
+            training.save_index_crops(args.index_crops, args.seed + 3, part)
+        crops.append(part)
     held = None
     if args.val:
         held = out / "crops-held.npz"
@@ -266,6 +271,16 @@ def _train_reader(args: argparse.Namespace) -> int:
                                  init=args.init, widths=args.widths)
     print(json.dumps({"weights": str(onnx)}) if args.json else f"weights: {onnx}")
     return 0
+
+
+def _count(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"0 or more, not {text!r}")
+    return count
 
 
 def _widths(text: str) -> tuple[int, ...]:
@@ -373,6 +388,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                        help="reader: the seven conv blocks' channels of a reader trained "
                        "afresh, comma-separated (default 16,32,48,48,96,96,128); a run from "
                        "--init keeps --init's")
+    train.add_argument("--index-crops", dest="index_crops", type=_count, default=0,
+                       metavar="N",
+                       help="reader: also N crops of card indices rendered at a table's "
+                       "distance, a meld at a time (studio/synth/index_crops.py)")
     train.add_argument("--export", action="store_true", help="also write an ONNX copy")
     train.add_argument("--resume", action="store_true", help="go on from OUT/train/weights/last.pt")
     train.add_argument("--json", action="store_true")

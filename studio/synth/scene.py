@@ -205,7 +205,8 @@ def _random_tile_label(rng: np.random.Generator) -> str:
     return TILE_LABELS[int(rng.integers(0, len(TILE_LABELS) - 1))]
 
 
-def _random_card_label(rng: np.random.Generator) -> str:
+def random_card_label(rng: np.random.Generator) -> str:
+    """A card label, the joker 3 times in 100."""
     if rng.random() < 0.03:
         return "JK"
     return CARD_LABELS[int(rng.integers(0, len(CARD_LABELS) - 1))]
@@ -358,7 +359,7 @@ def _place_card(plane: _Plane, card: CardRender, label: str, matrix: npt.NDArray
         plane.entities.append(_Entity(region, label, "card", _apply(matrix, corners), region))
 
 
-def _square_to_a_side(rng: np.random.Generator, spread: float, any_turn: float = 0.0) -> float:
+def square_to_a_side(rng: np.random.Generator, spread: float, any_turn: float = 0.0) -> float:
     """An angle for cards laid by a player on one of the table's four sides: a quarter
     turn (the camera's own side most often) give or take ``spread`` degrees, or with
     chance ``any_turn`` any angle.  Melds and dealt rows lie square to the edges, so
@@ -381,7 +382,7 @@ def _card_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler
             step = -rng.uniform(5, 13)
             start = rng.uniform(-180, 180)
             for i in range(n):
-                label = _random_card_label(rng)
+                label = random_card_label(rng)
                 card = render_card(label, design, ch)
                 w = card.alpha.shape[1]
                 angle = start + step * (i - (n - 1) / 2)
@@ -389,11 +390,11 @@ def _card_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler
                 _place_card(plane, card, label, m, rng)
         else:  # a meld or a row: each card shifted along its width or its height
             n = int(rng.integers(3, 9))
-            angle = _square_to_a_side(rng, 6, any_turn=0.25)
+            angle = square_to_a_side(rng, 6, any_turn=0.25)
             along_width = rng.random() < 0.6
             shift = rng.uniform(0.17, 0.45) if along_width else rng.uniform(0.14, 0.35)
             for i in range(n):
-                label = _random_card_label(rng)
+                label = random_card_label(rng)
                 card = render_card(label, design, ch)
                 w = card.alpha.shape[1]
                 d = (i - (n - 1) / 2) * shift * (w if along_width else ch)
@@ -404,9 +405,9 @@ def _card_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler
                 _place_card(plane, card, label, m, rng)
     for _ in range(int(rng.integers(0, 4) * amount)):
         face_down = rng.random() < 0.4
-        label = _random_card_label(rng)
+        label = random_card_label(rng)
         card = render_back(design, ch) if face_down else render_card(label, design, ch)
-        angle = _square_to_a_side(rng, 10, any_turn=0.5)
+        angle = square_to_a_side(rng, 10, any_turn=0.5)
         m = _affine(card.alpha.shape[1], ch, angle, 1.0,
                     sample_point(rng.uniform(0, 1), rng.uniform(0, 1)))
         _place_card(plane, card, "" if face_down else label, m, rng)

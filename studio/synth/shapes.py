@@ -77,6 +77,10 @@ BOLD_FROM = 650
 """A TrueType face's bold file is used from this weight up."""
 
 
+THIN_BELOW = 400
+"""A TrueType face's regular file is worn thinner below this weight."""
+
+
 def _truetype_file(font: str, weight: int) -> Path | None:
     files = TRUETYPE_FONTS.get(font)
     if files is None:
@@ -281,6 +285,12 @@ def _glyph_ink(text: str, font: str, weight: int) -> npt.NDArray[np.uint8]:
                     400 if truetype is not None else weight)
     else:
         canvas = _pillow_ink(text, truetype or _stand_in(font, weight), size, canvas.shape)
+    if truetype is not None and weight < THIN_BELOW:
+        # A face file has one regular weight: thin it by wearing its strokes down, as
+        # the light indices of many card decks print.
+        wear = max(1, round((THIN_BELOW - weight) / THIN_BELOW * size * 0.04))
+        canvas = cv2.erode(canvas, cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                                             (2 * wear + 1, 2 * wear + 1)))
     if font == "uni" and weight > 450:
         # The plain face has one weight: embolden it by growing the strokes.
         grow = max(1, round((weight - 400) / 600 * size * 0.09))

@@ -570,10 +570,10 @@ def test_a_lone_zero_in_the_builtin_faces_is_a_ring() -> None:
 
 @pytest.mark.parametrize("spread", [0.0, 6.0])
 def test_cards_laid_from_a_side_lie_square_to_it(spread: float) -> None:
-    from tabletop.studio.synth.scene import _square_to_a_side
+    from tabletop.studio.synth.scene import square_to_a_side
 
     rng = np.random.default_rng(5)
-    angles = np.array([_square_to_a_side(rng, spread) for _ in range(2000)])
+    angles = np.array([square_to_a_side(rng, spread) for _ in range(2000)])
     quarter = np.round(angles / 90).astype(int) % 4
     off = np.abs(angles - 90 * np.round(angles / 90))
     assert off.max() <= 5 * spread + 1e-9

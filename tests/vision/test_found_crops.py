@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tabletop.studio.reader_training import (
+    FOUND_NONE_CLEAR,
     STORED_SIZE,
     extract_found,
     label_found,
@@ -39,6 +40,20 @@ def test_found_boxes_are_labelled_by_their_overlap_with_the_truth(
         box: list[float], kind: str, expected: int | None) -> None:
     found = Detections(np.array([box], float), ("JK",), (kind,), np.array([0.5]))  # type: ignore[arg-type]
     assert label_found(found, TRUTH) == [expected]
+
+
+@pytest.mark.parametrize(("box", "expected"), [
+    ([300, 200, 340, 260], NONE_INDEX),         # bare table: clear of everything
+    ([0, 0, 40, 60], SEVEN_OF_HEARTS),          # on the index: still the item
+    ([0, 0, 40, 20], None),                     # the index's rank alone (IoU 0.33, a third)
+    ([-30, -20, 40, 100], None),                # round the index and more (IoU 0.29)
+    ([120, 20, 135, 40], None),                 # a tile's print: on a labelled item
+    ([35, 55, 60, 70], NONE_INDEX),             # grazing the index's corner (0.05)
+])
+def test_with_clear_a_false_alarm_on_part_of_an_item_is_left_out(
+        box: list[float], expected: int | None) -> None:
+    found = Detections(np.array([box], float), ("JK",), ("card",), np.array([0.5]))  # type: ignore[arg-type]
+    assert label_found(found, TRUTH, clear=FOUND_NONE_CLEAR) == [expected]
 
 
 def test_found_boxes_on_an_empty_table_are_all_false_alarms() -> None:

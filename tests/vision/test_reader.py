@@ -267,6 +267,22 @@ def test_train_refuses_malformed_reader_widths(tmp_path: Path, text: str, messag
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    ("-5", "0 or more, not '-5'"),
+    ("many", "not a whole number: 'many'"),
+])
+def test_train_refuses_a_malformed_count_of_index_crops(tmp_path: Path, text: str,
+                                                        message: str,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    from tabletop.cli import EXIT_BAD_INPUT, main
+
+    assert main(["train", "--stage", "reader", "--data", str(tmp_path), "--out",
+                 str(tmp_path / "run"), "--index-crops", text]) == EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
 SHIPPED_READER = SHIPPED_MODELS / "tabletop.reader.onnx"
 
 
@@ -360,9 +376,11 @@ def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
                             workers=1)
     assert main(["train", "--stage", "reader", "--data", str(data), "--val", str(data),
                  "--out", str(tmp_path / "reader"), "--epochs", "1", "--batch", "64",
-                 "--workers", "1", "--json"]) == 0
+                 "--workers", "1", "--index-crops", "40", "--json"]) == 0
     reader_onnx = Path(json.loads(capsys.readouterr().out.strip().splitlines()[-1])["weights"])
     assert Reader(reader_onnx).size == CROP_SIZE
+    rendered = np.load(tmp_path / "reader" / "crops-index.npz")
+    assert len(rendered["images"]) == len(rendered["labels"]) >= 40
 
     # 128-pixel crops of the 320x192 frames at half size: run at 160 afterwards
     assert main(["train", "--stage", "finder", "--data", str(data), "--out",
