@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from tabletop.engine import budget
 from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Family, Item, Joker, Natural, natural
-from tabletop.engine.melds import MeldKind, MeldRules, Reading
+from tabletop.engine.melds import MeldKind, MeldRules, Reading, Slot
 
 __all__ = [
     "PartitionSearch",
@@ -480,6 +480,21 @@ _MELDS: dict[tuple[str, int], _Meld | None] = {}
 _MELDS_LIMIT = 500_000
 
 
+def _in_suit(meld: _Meld, suit: int, family: Family) -> _Meld:
+    """A run of the first suit (``meld``) as the same run in ``suit``."""
+    slots = tuple(
+        Slot(slot.item if slot.is_joker else natural(family, slot.item.rank, suit),  # type: ignore[union-attr]
+             slot.rank, slot.position, suit)
+        for slot in meld.reading.slots
+    )
+    fields = tuple(
+        (field if field == _JOKER_FIELD else field + 13 * suit, value)
+        for field, value in meld.slots
+    )
+    return _Meld(replace(meld.reading, slots=slots), sum(_count_field(f) for f, _ in fields),
+                 meld.opening, fields, meld.is_run)
+
+
 def _run_code(suit: int, start: int, length: int, jokers_at: int) -> int:
     """A run by its suit, first place, length and the places (bits) its jokers take."""
     return 1 | suit << 1 | start << 3 | length << 8 | jokers_at << 13
@@ -765,8 +780,22 @@ class MeldPacking:
         budget.check()
         if len(_MELDS) >= _MELDS_LIMIT:
             _MELDS.clear()
-        items = _code_items(self.variant.family, code)
         run = bool(code & 1)
+        suit = (code >> 1) & 3
+        if run and suit:
+            # a run reads the same in every suit: the first suit's analysis, moved
+            first = self._meld(code & ~(3 << 1))
+            moved = None if first is None else _in_suit(first, suit, self.variant.family)
+            _MELDS[key] = moved
+            return moved
+        found = self._analysed(code)
+        _MELDS[key] = found
+        return found
+
+    def _analysed(self, code: int) -> _Meld | None:
+        """:meth:`_meld` of ``code`` worked out by the variant's own analysis."""
+        run = bool(code & 1)
+        items = _code_items(self.variant.family, code)
         found: _Meld | None = None
         for reading in self.variant.analyse(items).readings:
             if run:
@@ -789,7 +818,6 @@ class MeldPacking:
             mask = sum(_count_field(f) for f, _ in slots)
             found = _Meld(reading, mask, sum(v for _, v in slots), slots, run)
             break
-        _MELDS[key] = found
         return found
 
     def _add(self, found: dict[tuple[int, bool], PackCandidate], code: int) -> None:

@@ -24,7 +24,7 @@ from tabletop.engine.partition import (
 )
 from tabletop.engine.solver import ranking, slot_scorer, solve
 from tabletop.engine.turns import check_turn
-from tabletop.engine.variants import Variant, find_variant
+from tabletop.engine.variants import VARIANTS, Variant, find_variant
 from tests.engine.item_search import ItemSearch, State, extend_by_items
 from tests.engine.test_solver import random_case, random_exchange_case
 
@@ -202,3 +202,38 @@ def test_lay_offs_packed_match_the_item_search(variant_id: str, exchange: bool) 
         assert not Counter(play.placed) - Counter(rack)
         if play.placed:
             assert check_turn(variant, table, play.melds, play.placed, opened=True).valid
+
+
+@pytest.mark.parametrize("variant_id", sorted(VARIANTS))
+def test_a_run_moved_from_the_first_suit_is_the_variants_own_reading(variant_id: str) -> None:
+    # the packing search analyses each run once, in the first suit, and moves it to the
+    # others: every run of every length, place and joker pattern must read as the
+    # variant's own analysis reads it in that suit
+    from tabletop.engine.items import all_naturals
+    from tabletop.engine.partition import _in_suit, _run_code
+
+    variant = find_variant(variant_id)
+    packing = MeldPacking(variant, list(all_naturals(variant.family)) * 2 + [JOKER] * 2,
+                          slot_scorer("tiles"))
+    rules = variant.meld_rules
+    compared = 0
+    for start in range(1, rules.max_position + 1):
+        for length in range(rules.min_size, min(rules.max_run_length, 13) + 1):
+            if start + length - 1 > rules.max_position:
+                continue
+            for jokers in range(0, 3):
+                for places in itertools.combinations(range(length), jokers):
+                    jokers_at = sum(1 << place for place in places)
+                    first = packing._analysed(_run_code(0, start, length, jokers_at))
+                    for suit in (1, 2, 3):
+                        own = packing._analysed(_run_code(suit, start, length, jokers_at))
+                        moved = None if first is None else _in_suit(first, suit,
+                                                                    variant.family)
+                        assert (own is None) == (moved is None)
+                        if own is not None and moved is not None:
+                            assert (own.reading, own.mask, own.opening, own.slots,
+                                    own.is_run) == (moved.reading, moved.mask,
+                                                    moved.opening, moved.slots,
+                                                    moved.is_run)
+                            compared += 1
+    assert compared > 100
