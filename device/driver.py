@@ -196,6 +196,9 @@ class Board:
         """Frames written so far: orders each write against the STATUS polls."""
         self._sent_at: dict[str, int] = {}
         """State command -> the write number of its last frame."""
+        self._set_at: dict[str, int] = {}
+        """State command -> the frames written when the game last changed it: a STATUS
+        written by then cannot show the change."""
         self._status_at: dict[int, int] = {}
         """STATUS sequence number -> the write number of its frame."""
         self._unconfirmed: set[str] = set()
@@ -299,6 +302,7 @@ class Board:
             if self._desired.get(command) == argument:
                 return
             self._desired[command] = argument
+            self._set_at[command] = self._writes
             self._rejected.pop(command, None)
             self._unconfirmed.add(command)
             self._fresh.add(command)
@@ -468,8 +472,11 @@ class Board:
             if asked_at is None:
                 return  # not ours, or an answer to an older STATUS with this number
             for command, argument in self._desired.items():
-                if self._sent_at.get(command, 0) > asked_at:
-                    continue  # sent after this STATUS: its answer cannot show it yet
+                if (self._sent_at.get(command, 0) > asked_at
+                        or self._set_at.get(command, 0) >= asked_at):
+                    # set or sent after this STATUS: its answer cannot show it yet (nor
+                    # may it send again what the supervisor is about to send once)
+                    continue
                 if self._rejected.get(command) == argument:
                     continue
                 if shown[command] != _shown(command, argument):
