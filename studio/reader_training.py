@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tabletop.vision.crops import CONTEXT, CROP_SIZE, crop
-from tabletop.vision.detections import Detections, iou_matrix, read_jsonl
+from tabletop.vision.detections import Detections, iou_matrix, overlap_of_smaller, read_jsonl
 from tabletop.vision.labels import class_id
 from tabletop.vision.reader import FEATURES_OUTPUT, NONE_INDEX, READER_CLASSES
 
@@ -121,23 +121,6 @@ and still be ``none`` (a box on the rank of an index alone, or round two indices
 neither the item nor bare table, so it is left out)."""
 
 
-def _covered(found: npt.NDArray[np.float64], truth: npt.NDArray[np.float64]
-             ) -> npt.NDArray[np.float64]:
-    """Per found box, the largest share of it a truth box covers or of a truth box it
-    covers."""
-    if len(truth) == 0:
-        return np.zeros(len(found))
-    x1 = np.maximum(found[:, None, 0], truth[None, :, 0])
-    y1 = np.maximum(found[:, None, 1], truth[None, :, 1])
-    x2 = np.minimum(found[:, None, 2], truth[None, :, 2])
-    y2 = np.minimum(found[:, None, 3], truth[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_found = np.maximum((found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1]), 1e-9)
-    area_truth = np.maximum((truth[:, 2] - truth[:, 0]) * (truth[:, 3] - truth[:, 1]), 1e-9)
-    share = np.maximum(inter / area_found[:, None], inter / area_truth[None, :])
-    return np.asarray(share.max(axis=1), np.float64)
-
-
 def label_found(found: Detections, truth: Detections, clear: float | None = None
                 ) -> list[int | None]:
     """Per found box: the reader class it should be read as, by its overlap with the
@@ -151,7 +134,9 @@ def label_found(found: Detections, truth: Detections, clear: float | None = None
     truth_kinds = np.asarray(truth.kinds)
     overlaps = (iou_matrix(found.boxes, truth.boxes) if len(truth)
                 else np.zeros((len(found), 0)))
-    covered = _covered(found.boxes, truth.boxes) if clear is not None else None
+    # the share of the smaller box is the larger of the two boxes' shares
+    covered = (overlap_of_smaller(found.boxes, truth.boxes).max(axis=1, initial=0.0)
+               if clear is not None else None)
     out: list[int | None] = []
     for i, kind in enumerate(kinds):
         same = truth_kinds == kind
