@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,7 @@ from tabletop.panel.settings import PanelSettings
 from tabletop.panel.store import StorageUnavailable, StoreError
 
 router = APIRouter(tags=["live"])
+log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 """Also look at the log this often: a game in another process may write to the same store."""
 PUSH_SECONDS = 0.2
@@ -184,6 +186,9 @@ class MatchFeed:
                 return
             except StorageUnavailable:
                 pass  # the database away a moment: the pages keep what they show
+            except Exception:
+                # a feed that stopped would leave every page on its last state with no sign
+                log.exception("match %d: its state could not be pushed", self.match_id)
             took = time.monotonic() - began
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.get(), POLL_SECONDS)

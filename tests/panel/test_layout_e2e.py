@@ -158,18 +158,17 @@ def test_the_history_axis_labels_read_at_12_px(
         page.goto(base + "/history")
         labels = page.locator("#plot text.axis")
         expect(labels.first).to_be_visible(timeout=WAIT_MS)
-        heights = labels.evaluate_all("nodes => nodes.map((n) => n.getBoundingClientRect().height)")
-        assert len(heights) >= 6 and min(heights) >= 12, heights
-        plot = _box(page, "#plot")
-        for label in labels.all():
-            assert _overlap(_box_of(label), plot)  # inside the plot, not cut off
+        # measured in one go: the plot is redrawn as the state arrives, and a label counted
+        # before a redraw is gone after it
+        boxes = labels.evaluate_all(
+            "nodes => nodes.map((n) => { const r = n.getBoundingClientRect(),"
+            " p = n.ownerSVGElement.getBoundingClientRect();"
+            " return [r.x, r.y, r.width, r.height, p.x, p.y, p.width, p.height]; })")
+        assert len(boxes) >= 6 and min(box[3] for box in boxes) >= 12, boxes
+        for x, y, width, height, *plot in boxes:
+            label = {"x": x, "y": y, "width": width, "height": height}
+            assert _overlap(label, dict(zip(("x", "y", "width", "height"), plot, strict=True)))
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-
-
-def _box_of(locator: Any) -> dict[str, float]:
-    box = locator.bounding_box()
-    assert box is not None
-    return dict(box)
 
 
 @pytest.mark.parametrize(("language", "quote_open"), [("en", False), ("de", True)])

@@ -102,8 +102,10 @@ def _set_up(page: Any, variant: str, players: list[str], **numbers: int) -> None
         page.fill(f"#setup-{field}", str(value))
     page.locator("#setup-form button[type=submit]").click()
     expect(page.locator("#toast")).to_be_visible()
+    said = page.locator("#toast").text_content()
     _view(page, "")
-    expect(page.locator("#scoreboard li")).to_have_count(len(players), timeout=WAIT_MS)
+    expect(page.locator("#scoreboard li"), f"after the toast {said!r}").to_have_count(
+        len(players), timeout=WAIT_MS)
 
 
 def _enter_round(

@@ -256,6 +256,29 @@ def test_a_page_that_asks_for_the_whole_state_is_sent_it(served: Served) -> None
         assert patch.apply(first["state"], pushed["patch"]) == served.state()
 
 
+def test_a_replay_that_fails_once_does_not_stop_the_pushes(served: Served) -> None:
+    service = served.app.state.service
+    replay, failures = service.state, []
+
+    def failing_once(match_id: int) -> dict[str, Any]:
+        if not failures:
+            failures.append(match_id)
+            raise RuntimeError("a replay that went wrong")
+        return replay(match_id)
+
+    with connect(served.ws) as ws:
+        page = Follower()
+        page.take(ws.recv(timeout=scaled(10)))
+        service.state = failing_once
+        served.table(["R1 R2 R3"])
+        assert _until(lambda: bool(failures), 10)
+        served.table(["R1 R2 R3 R4"])
+        final = served.state()
+        while page.state != final:
+            page.take(ws.recv(timeout=scaled(10)))
+    assert failures == [served.match_id]
+
+
 def test_a_viewer_that_does_not_read_is_dropped_and_the_others_go_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
