@@ -28,6 +28,7 @@ sees the same melds and emits nothing for them.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -42,6 +43,9 @@ from tabletop.vision.detections import Detections
 
 NO_MARKERS_AFTER_S = 3.0
 """How long the markers are looked for before the run says it uses the whole frame."""
+SMALL_INDICES_TO_SAY = 20
+"""How many card indices the detector must have left unread as too small before the run
+says the camera is too far (one stray box is no reason to move it)."""
 
 
 def whole_frame(width: float, height: float) -> ZoneLayout:
@@ -77,6 +81,7 @@ class TableView:
         self._first_t: float | None = None
         self.watcher: TableWatcher | None = None
         self._detector: object = None
+        self._said_too_far = False
         if calibration is not None:
             self._use(calibration, f"table from the calibration file: {_size(calibration)}")
 
@@ -134,7 +139,19 @@ class TableView:
                 why += "; zones from the file"
             self._use(None, why, (float(width), float(height)))
         assert self.watcher is not None
+        self._tell_if_too_far()
         return self.watcher.update(t, frame, detections)
+
+    def _tell_if_too_far(self) -> None:
+        """Say once that card indices are left unread for their size (the detector's
+        ``small_indices``)."""
+        sides = list(getattr(self._detector, "small_indices", ()))
+        if self._said_too_far or len(sides) < SMALL_INDICES_TO_SAY:
+            return
+        self._said_too_far = True
+        self._say(f"card indices about {statistics.median(sides):.0f} px long are too small"
+                  " to read and are left unread: bring the camera closer or raise its"
+                  " resolution")
 
     def _found(self, found: Found) -> None:
         calibration = found.calibration

@@ -41,8 +41,7 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                         help="what the card reader's odds of a spade against a club are "
                              "multiplied by before an index is named (0.25..8, default 3: "
                              "the reader leans to clubs where a real spade is small; 1 for "
-                             "the reader's own, the default where adapt --light fitted the "
-                             "card reader to the deck)")
+                             "the reader's own)")
 
 
 SUIT_COLOUR_CHOICES = ("on", "off")

@@ -22,6 +22,7 @@ import ast
 import json
 import math
 import os
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -244,20 +245,21 @@ def check_suit_colour(way: str) -> str:
     return way
 
 
+SMALLEST_INDEX_PX = 12.0
+"""A card index boxed shorter than this (pixels, its longer side) is not named.  On
+rendered melds under 12 pixels both card readers name most indices wrongly (models/README.md,
+"Limits"), and a card read wrongly costs the players more than one not read: the run
+says instead that the camera is too far (:data:`tabletop.live.table_view`)."""
+SMALL_INDICES_KEPT = 64
+"""How many of the last indices left unnamed for their size the detector remembers."""
 DEFAULT_SPADE_ODDS = 3.0
 """What each rank's spade-to-club odds are multiplied by before a card index is named
-(:func:`tabletop.vision.suit_colour.weigh_spades`).  The card reader, trained on
-rendered decks, leans to clubs where a real spade is small: on real indices of the
-adapt deck (bridge-cards' deal1) composed into Rommé games, spades read as clubs kept a
-spade probability of 0.13-0.62, clubs under 0.1.  Chosen on those games and on 80
-rendered card scenes: 3 is the most that leaves rendered indices as read (identity
-0.623 at 1, 0.622 at 3, 0.620 at 4, 0.613 at 6 of 1,012); figures in models/README.
-A card reader adapted to the players' deck (its head fitted on their own spades and
-clubs, :mod:`tabletop.vision.reader_head`) takes :data:`ADAPTED_SPADE_ODDS` instead."""
-ADAPTED_SPADE_ODDS = 1.0
-"""The spade odds of a card reader with the deck's head: the head has learnt the deck's
-own spades, and the lean the default corrects is gone (on deal1's cards with the head,
-odds 1 read 2 and 8 more of 592 than 3, with the shipped and a fine-tuned card finder)."""
+(:func:`tabletop.vision.suit_colour.weigh_spades`).  Card readers trained on rendered
+decks lean to clubs where a real spade is small.  Chosen on real indices of the adapt
+deck (bridge-cards' deal1) composed into Rommé games, 125 and 90 pixel cards: the
+shipped card reader reads 555 of 592 at 3 and 554 at 1, and with the deck's head
+(:mod:`tabletop.vision.reader_head`) 563 at 3 and 560 at 1; 3 leaves rendered
+indices as read (figures in models/README)."""
 SPADE_ODDS_RANGE = (0.25, 8.0)
 
 
@@ -472,13 +474,18 @@ class DetectorSettings:
     by the reader (:mod:`tabletop.vision.suit_colour`), ``off`` for the reader alone."""
     spade_odds: float | None = None
     """What each rank's spade-to-club odds from the card reader are multiplied by (1 for
-    the reader's own; None: :data:`DEFAULT_SPADE_ODDS`, or :data:`ADAPTED_SPADE_ODDS`
-    where the card reader has the deck's head)."""
+    the reader's own; None: :data:`DEFAULT_SPADE_ODDS`)."""
+    smallest_index: float = SMALLEST_INDEX_PX
+    """Card indices boxed shorter than this on their longer side (pixels) are not named
+    (0: every index is named)."""
     device: str | None = None
     """The torch device a ``.pt`` model runs on (None: the CPU); ONNX Runtime runs on
     the CPU."""
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.smallest_index < 1000.0:
+            raise ValueError(f"the smallest card index must be 0 to 1000 pixels, not "
+                             f"{self.smallest_index!r}")
         check_views(self.views)
         check_card_turns(self.card_turns)
         object.__setattr__(self, "zoom", check_zoom(self.zoom))
@@ -511,6 +518,9 @@ class Detector:
         self.spade_odds = (DEFAULT_SPADE_ODDS if self.settings.spade_odds is None
                            else self.settings.spade_odds)
         """The spade odds card indices are named with (see the settings' ``spade_odds``)."""
+        self.small_indices: deque[float] = deque(maxlen=SMALL_INDICES_KEPT)
+        """The longer sides (pixels) of the last card indices left unnamed as too small
+        (the settings' ``smallest_index``), newest last."""
         self._fixed_input = False
         if self.path.suffix == ".onnx":
             self.backend = "onnxruntime"
@@ -628,8 +638,6 @@ class Detector:
             raise ModelError(f"card reader {str(path)!r} is missing (or pass "
                              "--card-reader off)")
         head = self._head_for("card_reader", path)
-        if head is not None and self.settings.spade_odds is None:
-            self.spade_odds = ADAPTED_SPADE_ODDS
         try:
             self.card_reader = Reader(path, head)
         except Exception as error:
@@ -696,7 +704,8 @@ class Detector:
         confidence.  Card indices are named after :attr:`spade_odds` (the settings'
         ``spade_odds``) has weighed their spades against their clubs, which
         changes which black suit is named, never whether an index is kept: the confidence
-        is the reader's before."""
+        is the reader's before.  A card index boxed under the settings' ``smallest_index``
+        is dropped, and its size kept in :attr:`small_indices`."""
         if len(found) == 0:
             return found
         kinds = list(found.kinds)
@@ -707,8 +716,12 @@ class Detector:
             probabilities[is_card] = weigh_spades(probabilities[is_card], self.spade_odds)
         labels, _ = decide(probabilities, kinds)
         confidences = found.confidences * scores
+        sides = np.maximum(found.boxes[:, 2] - found.boxes[:, 0],
+                           found.boxes[:, 3] - found.boxes[:, 1])
+        small = is_card & (sides < self.settings.smallest_index)
+        self.small_indices.extend(sides[small].tolist())
         keep = np.array([label is not None for label in labels]) & (
-            confidences >= self.settings.confidence)
+            confidences >= self.settings.confidence) & ~small
         kept_kinds = tuple(k for k, kept in zip(found.kinds, keep, strict=True) if kept)
         return without_duplicates(Detections(
             found.boxes[keep],

@@ -228,6 +228,12 @@ class IncrementalDetector:
         self._empty_spots: list[tuple[FloatArray, str]] = []
         """Spots a second look found empty, while their place has not changed."""
 
+    @property
+    def small_indices(self) -> Sequence[float]:
+        """The sizes of the last card indices the detector left unnamed as too small
+        (:attr:`tabletop.vision.detector.Detector.small_indices`)."""
+        return tuple(getattr(self.detector, "small_indices", ()))
+
     # --- time ----------------------------------------------------------------------
     def set_time(self, t: float) -> None:
         """The coming frame's time (video or grab time, seconds)."""

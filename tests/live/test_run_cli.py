@@ -257,3 +257,22 @@ def test_the_most_players_the_rules_allow_play(tmp_path: Path, variant: str, pla
     turns = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(e["type"], e["seat"]) for e in turns if e["type"] == "turn_started"] == [
         ("turn_started", 0), ("turn_started", 1)]
+
+
+@pytest.mark.parametrize(("video", "told"), [("rommee", True), ("sabra", False)])
+def test_cards_too_small_to_read_are_left_unread_and_said_once(video: str, told: bool) -> None:
+    """The bundled Rommé video is 640x360: its card indices are 7-14 px, under what the
+    reader reads (vision.detector.SMALLEST_INDEX_PX).  The run says so, once; the tile
+    video has no cards and says nothing of the kind."""
+    samples = ROOT / "tabletop" / "samples" / "videos"
+    header = json.loads((samples / f"{video}.truth.jsonl").read_text().splitlines()[0])
+    result = subprocess.run(
+        [*TABLETOP_RUN, "--source", str(samples / f"{video}.mp4"), "--variant", video,
+         "--players", ",".join(header["players"]), "--headless", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=scaled(300))
+    assert result.returncode == 0, result.stderr
+    said = [line for line in result.stderr.splitlines() if "too small to read" in line]
+    assert len(said) == (1 if told else 0), result.stderr
+    if told:
+        size = int(re.search(r"about (\d+) px long", said[0]).group(1))  # type: ignore[union-attr]
+        assert 5 <= size < 12 and "bring the camera closer" in said[0]

@@ -19,7 +19,6 @@ from tabletop.studio.synth.scene import RenderOptions, render_layout, render_sce
 from tabletop.studio.synth.tiles import TileStyle, random_style
 from tabletop.vision.detections import ImageDetections, iou_matrix
 from tabletop.vision.detector import (
-    ADAPTED_SPADE_ODDS,
     DEFAULT_MODELS,
     DEFAULT_SPADE_ODDS,
     Detector,
@@ -289,11 +288,11 @@ def test_the_detector_adds_a_folder_s_head_to_its_reader(tmp_path: Path) -> None
 
 @pytest.mark.parametrize(("head", "asked", "odds"), [
     (False, None, DEFAULT_SPADE_ODDS),
-    (True, None, ADAPTED_SPADE_ODDS),
+    (True, None, DEFAULT_SPADE_ODDS),
     (True, 2.0, 2.0),
     (False, 1.0, 1.0),
 ], ids=["shipped", "the deck's head", "asked for, with a head", "asked for"])
-def test_a_card_reader_with_the_deck_s_head_takes_its_spades_as_read(
+def test_the_spade_odds_are_the_default_with_or_without_the_deck_s_head(
     tmp_path: Path, head: bool, asked: float | None, odds: float
 ) -> None:
     folder = tmp_path / "model"
