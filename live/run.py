@@ -97,7 +97,8 @@ class TableSetup:
     find_markers: bool = True
 
     def view(self, variant: Variant, players: int,
-             notice: Callable[[str], object] | None = None) -> Any:
+             notice: Callable[[str], object] | None = None,
+             too_far: Callable[[float], object] | None = None) -> Any:
         """The :class:`tabletop.live.table_view.TableView` these settings describe; a calibration
         or zone file that cannot be read raises its one-line ``ValueError``."""
         from tabletop.calibration.auto import TableFinder
@@ -110,7 +111,7 @@ class TableSetup:
         finder = (TableFinder(table_mm=self.table_mm, marker_mm=self.marker_mm)
                   if self.find_markers else None)
         return TableView(variant, players, calibration=calibration, zones=zones, finder=finder,
-                         notice=notice)
+                         notice=notice, too_far=too_far)
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,9 @@ class Listeners:
     (told of every frame, event, notice and the camera's state too) and the scoring
     board at ``board_url``; ``frame_path``: the panel's camera view, written at most
     twice a second; ``on_source``: told each change of the camera's state
-    (``live.sources.SourceStatus``, from the camera's thread), as the panel shows it."""
+    (``live.sources.SourceStatus``, from the camera's thread), as the panel shows it;
+    ``on_too_far``: told once that card indices are left unread as too small (their
+    median length, pixels), as the panel shows it."""
 
     bus: EventBus | None = None
     on_event: Callable[[Event], None] | None = None
@@ -152,6 +155,7 @@ class Listeners:
     board_url: str | None = None
     frame_path: str | Path | None = None
     on_source: Callable[[Any], object] | None = None
+    on_too_far: Callable[[float], object] | None = None
 
 
 def run(
@@ -255,7 +259,8 @@ def run(
                             else IncrementalDetector(found))
             if watcher is None:
                 watcher = (reading.table or TableSetup()).view(
-                    variant, len(players), status.notice if status is not None else None)
+                    variant, len(players), status.notice if status is not None else None,
+                    listeners.on_too_far)
             game = Game(variant, players, bus, options=options)
             game.events.seq = events_after
             watched = Pipeline(

@@ -69,7 +69,11 @@ class TableView:
                  zones: ZoneLayout | None = None,
                  finder: TableFinder | None = None,
                  settings: WatcherSettings | None = None,
-                 notice: Callable[[str], object] | None = None) -> None:
+                 notice: Callable[[str], object] | None = None,
+                 too_far: Callable[[float], object] | None = None) -> None:
+        """``notice``: told each line the view has to say (the table found, the whole frame
+        used, the camera too far); ``too_far``: told once the median length (pixels) of
+        the card indices left unread as too small, as the panel shows it."""
         self.variant = variant
         self.players = players
         self.calibration = calibration
@@ -78,6 +82,7 @@ class TableView:
         self.settings = settings
         self.notices: list[str] = []
         self._notice = notice
+        self._too_far = too_far
         self._first_t: float | None = None
         self.watcher: TableWatcher | None = None
         self._detector: object = None
@@ -149,9 +154,11 @@ class TableView:
         if self._said_too_far or len(sides) < SMALL_INDICES_TO_SAY:
             return
         self._said_too_far = True
-        self._say(f"card indices about {statistics.median(sides):.0f} px long are too small"
-                  " to read and are left unread: bring the camera closer or raise its"
-                  " resolution")
+        length = statistics.median(sides)
+        self._say(f"card indices about {length:.0f} px long are too small to read and are"
+                  " left unread: bring the camera closer or raise its resolution")
+        if self._too_far is not None:
+            self._too_far(length)
 
     def _found(self, found: Found) -> None:
         calibration = found.calibration

@@ -76,6 +76,11 @@ class EmbeddedPanel:
         if self.service is not None:
             self.service.set_camera(self.match_id, str(status.state), str(status.message))
 
+    def too_far(self, index_px: float) -> None:
+        """Show on the pages that card indices about ``index_px`` long are left unread."""
+        if self.service is not None:
+            self.service.set_too_far(self.match_id, index_px)
+
     def stop(self, timeout: float = 5.0) -> None:
         self.unsubscribe()
         self.server.should_exit = True

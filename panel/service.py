@@ -108,6 +108,10 @@ class PanelService:
         """Per match, the live table's camera as its source last reported it (``state``:
         opening, live, reconnecting, lost, ended; ``message``): set from the camera's own
         thread by :meth:`set_camera`."""
+        self.views: dict[int, dict[str, float]] = {}
+        """Per match, what the live table's view says of the picture (``too_far_px``: the
+        length of the card indices it leaves unread as too small), set by
+        :meth:`set_too_far`."""
         self._digests: dict[int, MatchDigest] = {}
         self._rounds_lock = threading.Lock()
         """One round entry at a time, so two phones cannot both enter round n."""
@@ -140,6 +144,7 @@ class PanelService:
         data["match_info"] = info.to_json()
         data["live"]["attached"] = self.live_inbox(match_id) is not None
         data["live"]["camera"] = self.cameras.get(match_id)
+        data["live"]["view"] = self.views.get(match_id)
         return data
 
     # --- rounds scored by hand ---------------------------------------------------
@@ -212,6 +217,12 @@ class PanelService:
     def set_camera(self, match_id: int, state: str, message: str) -> None:
         """The live table's camera changed state: keep it and wake the pages."""
         self.cameras[match_id] = {"state": state, "message": message}
+        self.hub.notify(match_id, self.store.last_id(match_id))
+
+    def set_too_far(self, match_id: int, index_px: float) -> None:
+        """The live table leaves card indices about ``index_px`` long unread: keep it and
+        wake the pages."""
+        self.views[match_id] = {"too_far_px": round(float(index_px), 1)}
         self.hub.notify(match_id, self.store.last_id(match_id))
 
     def live_inbox(self, match_id: int) -> Inbox | None:

@@ -184,6 +184,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 bus=bus, on_event=show, events_jsonl=args.events_jsonl, status=status,
                 board_url=board, frame_path=frame_path,
                 on_source=panel.camera if panel is not None else None,
+                on_too_far=panel.too_far if panel is not None else None,
             ),
             options=options,
             # corrections come only from the panel, which a headless run has not

@@ -203,7 +203,8 @@ class MatchFeed:
         service, match_id = self.service, self.match_id
         await run_in_threadpool(service.store.match, match_id)
         last = await run_in_threadpool(service.store.last_id, match_id)
-        now = (last, service.live_inbox(match_id) is not None, service.cameras.get(match_id))
+        now = (last, service.live_inbox(match_id) is not None, service.cameras.get(match_id),
+               service.views.get(match_id))
         if now == sent:
             return sent
         state = await run_in_threadpool(service.state, match_id)
@@ -216,7 +217,7 @@ class MatchFeed:
         push, patches = await run_in_threadpool(_prepare, version, state, bases)
         self._publish(push, patches)
         live = state["live"]
-        return state["last_id"], live["attached"], live["camera"]
+        return state["last_id"], live["attached"], live["camera"], live["view"]
 
 
 def _feed(websocket: WebSocket, service: PanelService, match_id: int) -> MatchFeed:

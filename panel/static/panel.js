@@ -231,6 +231,10 @@ function renderCamera() {
   box.hidden = !trouble;
   box.dataset.state = trouble ? camera.state : "";
   box.textContent = trouble ? t("camera.trouble", { state: t(`camera.${camera.state}`), message: camera.message }) : "";
+  // card indices the live table leaves unread as too small: the camera is too far
+  const far = live.attached && live.view ? live.view.too_far_px : null;
+  $("too-far").hidden = !far;
+  $("too-far").textContent = far ? t("camera.too_far", { px: Math.round(far) }) : "";
 }
 function renderControls() {
   const s = app.state, live = s.live || {}, attached = !!live.attached, phase = live.phase;

@@ -85,7 +85,8 @@ def test_without_a_live_table_there_is_nothing_to_end(client: TestClient) -> Non
     )
     assert _logged(client, match_id) == ["setup"]
     assert _state(client, match_id)["live"] == {"attached": False, "phase": "play",
-                                                "paused": False, "camera": None}
+                                                "paused": False, "camera": None,
+                                                "view": None}
 
 
 def test_end_turn_reaches_the_game_and_its_events_the_store(
@@ -104,7 +105,7 @@ def test_end_turn_reaches_the_game_and_its_events_the_store(
     state = _state(client, match_id)
     assert state["turn"]["player"] == "Ben"
     assert state["live"] == {"attached": True, "phase": "play", "paused": False,
-                             "camera": None}
+                             "camera": None, "view": None}
 
 
 def test_a_refused_action_is_answered_422_with_the_games_reason(
@@ -295,3 +296,18 @@ def test_the_cameras_drop_out_is_in_the_state_and_pushed(
                                             "message": "the stream dropped out; reconnecting"}
         service.set_camera(match_id, "live", "the stream is live (1280x720)")
         assert page.take(socket.receive_json())["live"]["camera"]["state"] == "live"
+
+
+def test_card_indices_too_small_to_read_are_in_the_state_and_pushed(
+    live: tuple[TestClient, int, LiveTable],
+) -> None:
+    """The live table's view says it leaves card indices unread as too small
+    (``live.table_view``): the pages are told, with the indices' length."""
+    client, match_id, _ = live
+    service: PanelService = client.app.state.service  # type: ignore[attr-defined]
+    page = Follower()
+    with client.websocket_connect(f"ws://127.0.0.1:8765/ws/matches/{match_id}") as socket:
+        assert page.take(socket.receive_json())["live"]["view"] is None
+        service.set_too_far(match_id, 9.64)
+        assert page.take(socket.receive_json())["live"]["view"] == {"too_far_px": 9.6}
+    assert _state(client, match_id)["live"]["view"] == {"too_far_px": 9.6}
