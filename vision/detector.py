@@ -233,6 +233,16 @@ runs: tables of small tiles, the usual live view, never pay for it."""
 ZOOM_OUT_TILE_FLOOR = 48
 """The zoomed-out pass keeps tile boxes this many of its input pixels long or longer:
 smaller ones are the base pass's to find."""
+CARD_ZOOM_OUT = 0.5
+"""The card indices' zoomed-out pass's input size as a multiple of ``imgsz``: a close-up
+of a few cards (indices 100-200 pixels long at 1280x720) is boxed at half the size, where
+the base pass boxes the pips instead."""
+CARD_ZOOM_OUT_TRIGGER = 32
+"""The base pass's largest card box, in its input pixels, from which the card indices'
+zoomed-out pass runs: tables seen from their usual distance never pay for it."""
+CARD_ZOOM_OUT_FLOOR = 24
+"""The card indices' zoomed-out pass keeps card boxes this many of its input pixels long
+or longer."""
 
 
 SUIT_COLOUR_WAYS = ("on", "off")
@@ -453,7 +463,8 @@ class DetectorSettings:
     as always for an ONNX model exported with a fixed input size)."""
     zoom_out: float = DEFAULT_ZOOM_OUT
     """The zoomed-out pass's input size as a multiple of ``imgsz``, run where the base pass
-    boxed a tile of :data:`ZOOM_OUT_TRIGGER` input pixels or more (1: never)."""
+    boxed a tile of :data:`ZOOM_OUT_TRIGGER` input pixels or more (1: never, and no card
+    indices' zoomed-out pass either, :data:`CARD_ZOOM_OUT`)."""
     card_turns: int = DEFAULT_CARD_TURNS
     """How many turns of each card index's crop the reader averages (1, 2 or 4)."""
     card_finder: str | None = None
@@ -793,7 +804,7 @@ class Detector:
         found = self._passes(image, self._pass)
         if self._card_finder is None or "card" not in found.kinds:
             return found
-        cards = self.card_finder_boxes(image)
+        cards = self._passes(image, self._card_finder_pass, sized_by=found)
         if self.card_finder_way == "replace":
             return Detections.concatenate([found[np.asarray(found.kinds) == "tile"], cards])
         return merge_boxes([found, cards])
@@ -818,7 +829,7 @@ class Detector:
             frame_long = max(w, h)
             found = self._passes(region, self._pass, frame_long)
             if self._card_finder is not None and "card" in found.kinds:
-                cards = self._passes(region, self._card_finder_pass, frame_long)
+                cards = self._passes(region, self._card_finder_pass, frame_long, found)
                 if self.card_finder_way == "replace":
                     found = Detections.concatenate(
                         [found[np.asarray(found.kinds) == "tile"], cards])
@@ -838,16 +849,20 @@ class Detector:
 
     def _passes(self, image: npt.NDArray[np.uint8],
                 run: Callable[[npt.NDArray[np.uint8], int], Detections],
-                frame_long: int | None = None) -> Detections:
+                frame_long: int | None = None,
+                sized_by: Detections | None = None) -> Detections:
         """A finder's pass at the base size and, with a zoom, its zoomed pass, merged.
         ``frame_long``: the long side of the frame ``image`` is a region of (None: it is
-        the frame); the passes run at the frame's scales."""
+        the frame); the passes run at the frame's scales.  ``sized_by``: the boxes whose
+        sizes decide the zoomed-out passes (the finder's, for the card finder's passes;
+        None: this finder's own base pass)."""
         long_side = max(image.shape[:2])
         h, w = image.shape[:2]
         share = 1.0 if frame_long is None else long_side / frame_long
         base_size = max(32, round(self.imgsz * share))
         found = run(image, base_size)
-        found = self._zoomed_out(image, found, run, base_size, share)
+        found = self._zoomed_out(image, found, run, base_size, share,
+                                 found if sized_by is None else sized_by)
         zoomed_size = self.zoom_imgsz
         if zoomed_size is None:
             return found
@@ -857,22 +872,37 @@ class Detector:
 
     def _zoomed_out(self, image: npt.NDArray[np.uint8], found: Detections,
                     run: Callable[[npt.NDArray[np.uint8], int], Detections],
-                    base_size: int, share: float) -> Detections:
-        """``found`` with the large tiles of a pass at ``zoom_out`` times the input size
-        where ``found`` holds a large tile (:data:`ZOOM_OUT_TRIGGER`)."""
-        if self.settings.zoom_out >= 1.0 or self._fixed_input or not len(found):
+                    base_size: int, share: float, sized_by: Detections) -> Detections:
+        """``found`` with the large items of passes at smaller input sizes: the tiles of a
+        pass at ``zoom_out`` times the input size where ``sized_by`` holds a large tile
+        (:data:`ZOOM_OUT_TRIGGER`), the card indices of one at :data:`CARD_ZOOM_OUT` times
+        it where ``sized_by`` holds a large card box (:data:`CARD_ZOOM_OUT_TRIGGER`); only
+        of the kinds ``found`` holds (a card finder boxes no tiles)."""
+        if self.settings.zoom_out >= 1.0 or self._fixed_input or not len(sized_by):
             return found
         h, w = image.shape[:2]
-        tiles = found[np.asarray(found.kinds) == "tile"]
         base_scale = min(base_size / w, base_size / h)
-        if not len(tiles) or _longest(tiles) * base_scale < ZOOM_OUT_TRIGGER:
-            return found
-        size = max(32, round(self.imgsz * self.settings.zoom_out * share / 32) * 32)
-        scale = min(size / w, size / h)
-        out = run(image, size)
-        sides = np.maximum(out.boxes[:, 2] - out.boxes[:, 0], out.boxes[:, 3] - out.boxes[:, 1])
-        keep = (np.asarray(out.kinds) == "tile") & (sides * scale >= ZOOM_OUT_TILE_FLOOR)
-        return merge_boxes([found, out[keep]]) if keep.any() else found
+        kinds = np.asarray(sized_by.kinds)
+        passes: list[tuple[str, float, float]] = []
+        for kind, factor, trigger, floor in (
+                ("tile", self.settings.zoom_out, ZOOM_OUT_TRIGGER, ZOOM_OUT_TILE_FLOOR),
+                ("card", CARD_ZOOM_OUT, CARD_ZOOM_OUT_TRIGGER, CARD_ZOOM_OUT_FLOOR)):
+            mine = sized_by[kinds == kind]
+            if len(mine) and _longest(mine) * base_scale >= trigger:
+                passes.append((kind, factor, floor))
+        passes = [one for one in passes if one[0] in found.kinds]
+        kept = [found]
+        runs: dict[int, Detections] = {}
+        for kind, factor, least in passes:
+            size = max(32, round(self.imgsz * factor * share / 32) * 32)
+            scale = min(size / w, size / h)
+            if size not in runs:
+                runs[size] = run(image, size)
+            out = runs[size]
+            sides = np.maximum(out.boxes[:, 2] - out.boxes[:, 0],
+                               out.boxes[:, 3] - out.boxes[:, 1])
+            kept.append(out[(np.asarray(out.kinds) == kind) & (sides * scale >= least)])
+        return merge_boxes(kept) if len(kept) > 1 else found
 
     def _pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:
         """One finder pass with the frame's long side at ``size``."""

@@ -210,7 +210,9 @@ def _tile_table(tile_height: int) -> np.ndarray:
     return frame
 
 
-@pytest.mark.parametrize(("tile_height", "passes"), [(60, 2), (330, 3)],
+# a close-up of tiles pays the card indices' zoomed-out pass too: the base pass boxes
+# some of its numerals as card indices over 43 px
+@pytest.mark.parametrize(("tile_height", "passes"), [(60, 2), (330, 4)],
                          ids=["table view", "close-up"])
 def test_the_zoomed_out_pass_runs_only_where_a_tile_is_large(tile_height: int, passes: int
                                                              ) -> None:
@@ -228,3 +230,43 @@ def test_the_zoomed_out_pass_runs_only_where_a_tile_is_large(tile_height: int, p
     read = detector(_tile_table(tile_height))
     assert len(sizes) == passes
     assert sorted(read.labels) == ["B7", "K10", "R5"]
+
+
+def _card_close_up(share: float) -> tuple[np.ndarray, Detections]:
+    """The middle of bridge-cards' deal1 photo, ``share`` of its width, as a 1280x720
+    frame: a close-up of a few real cards, with their labelled indices."""
+    from tabletop.studio.evaluate import labelled_images
+    from tests.shared import REALDATA
+
+    if REALDATA is None:
+        pytest.skip("the real photos are missing")
+    image, truth = next(pair for pair in labelled_images(REALDATA / "bridge-cards")
+                        if pair[0].shape[:2] == (1200, 1200))
+    h, w = image.shape[:2]
+    width = w * share
+    height = width * 9 / 16
+    x0, y0 = (w - width) / 2, (h - height) / 2
+    scale = 1280 / width
+    view = cv2.warpAffine(image, np.array([[scale, 0, -x0 * scale], [0, scale, -y0 * scale]]),
+                          (1280, 720), flags=cv2.INTER_CUBIC)
+    b = truth.boxes
+    inside = (b[:, 0] >= x0) & (b[:, 2] <= x0 + width) & (b[:, 1] >= y0) & (b[:, 3] <= y0 + height)
+    return view, Detections((b[inside] - np.array([x0, y0, x0, y0])) * scale,
+                            tuple(np.asarray(truth.labels)[inside]),
+                            tuple(np.asarray(truth.kinds)[inside]), np.ones(int(inside.sum())))
+
+
+@pytest.mark.parametrize(("zoom_out", "read_at_least", "read_at_most"),
+                         [(None, 4, 5), (1.0, 0, 1)], ids=["shipped", "no zoomed-out passes"])
+def test_a_close_up_of_cards_is_read_by_the_zoomed_out_pass(
+        zoom_out: float | None, read_at_least: int, read_at_most: int) -> None:
+    """Indices 135-150 px long: the base pass boxes the pips, the card indices'
+    zoomed-out pass (vision.detector.CARD_ZOOM_OUT) the indices."""
+    from tabletop.studio.evaluate import items_read_right
+    from tabletop.vision.detector import Detector, DetectorSettings
+
+    view, truth = _card_close_up(1 / 3)
+    assert len(truth) == 5
+    settings = DetectorSettings() if zoom_out is None else DetectorSettings(zoom_out=zoom_out)
+    read = items_read_right([(truth, Detector(settings=settings)(view))])
+    assert read_at_least <= sum(read) <= read_at_most, read
