@@ -1,9 +1,11 @@
-"""Close-ups of real cards: views of ``bridge-cards``' photos a 1/k of their width
-(k = 1..4, in 16:9 windows overlapping by about a third), each brought to 1280x720,
-read with and without the zoomed-out passes (``--zoom-out 1``: neither the tiles'
-nor the card indices', ``vision.detector.CARD_ZOOM_OUT``).
+"""Close-ups of real cards (and tiles): views of ``bridge-cards``' photos (with
+``--tiles``, of ``rummikub-tiles``') a 1/k of their width (k = 1..4, in 16:9 windows
+overlapping by about a third), each brought to 1280x720, read with and without the
+zoomed-out passes (``--zoom-out 1``: neither the tiles' nor the card indices',
+``vision.detector.CARD_ZOOM_OUT``).
 
-    python -m bench.card_closeups [--photos adapt|measure|all] [--realdata DIR] [--json]
+    python -m bench.card_closeups [--photos adapt|measure|all] [--tiles] [--realdata DIR]
+        [--json]
 
 A view keeps the labelled indices lying wholly inside it; an index is read right
 where a detection of its label and kind covers it at IoU 0.5.  Per view share: the
@@ -11,7 +13,8 @@ indices' median length, identity with a Wilson 95 % interval, and the two ways
 compared index by index (exact McNemar).  Precision counts the indices a window's
 edge cuts, which are read but not labelled, so it is lower than on whole photos.
 ``bridge-cards`` is split by ``studio.card_replay.CARD_SPLIT`` (the trigger and floor
-of the card indices' pass were chosen on the *adapt* photo).
+of the card indices' pass were chosen on the *adapt* photo), ``rummikub-tiles`` by
+``studio.replay.photo_split``.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import numpy.typing as npt
 
 from tabletop.studio.card_replay import card_photos
 from tabletop.studio.evaluate import evaluate, items_read_right, mcnemar_exact, wilson_interval
-from tabletop.studio.replay import find_realdata
+from tabletop.studio.replay import find_realdata, photo_name, photo_split
 from tabletop.vision.detections import Detections, read_jsonl
 from tabletop.vision.detector import Detector, DetectorSettings
 
@@ -73,17 +76,25 @@ def close_up(image: npt.NDArray[np.uint8], truth: Detections,
         np.ones(int(inside.sum())))
 
 
-def card_pictures(root: Path, photos: str
+def card_pictures(root: Path, photos: str, tiles: bool = False
                   ) -> list[tuple[npt.NDArray[np.uint8], Detections]]:
-    """The labelled photos of ``bridge-cards`` in ``photos`` (``CARD_SPLIT``'s part or
-    ``all``), each with its labelled boxes in the file's pixels."""
+    """The labelled photos of ``bridge-cards`` (``tiles``: ``rummikub-tiles``) in
+    ``photos`` (the split's part or ``all``), each with its labelled boxes in the
+    file's pixels."""
     import cv2
 
-    names = card_photos(photos)
-    folder = root / "bridge-cards"
+    if tiles:
+        split = photo_split(root)
+        names: tuple[str, ...] | None = (None if photos == "all" else
+                                         split.adapt if photos == "adapt" else split.measure)
+        folder = root / "rummikub-tiles"
+    else:
+        names = card_photos(photos)
+        folder = root / "bridge-cards"
     pictures = []
     for record in read_jsonl(folder / "annotations.jsonl"):
-        if names is not None and Path(record.image).stem not in names:
+        name = photo_name(record.image) if tiles else Path(record.image).stem
+        if names is not None and name not in names:
             continue
         image = cv2.imread(str(folder / record.image), cv2.IMREAD_COLOR)
         if image is None:
@@ -94,12 +105,12 @@ def card_pictures(root: Path, photos: str
     return pictures
 
 
-def measure(photos: str, realdata: str | None = None) -> dict[str, Any]:
+def measure(photos: str, realdata: str | None = None, tiles: bool = False) -> dict[str, Any]:
     """Both ways on every view of the chosen photos, per view share."""
     root = find_realdata(realdata)
     if root is None:
         raise SystemExit("the real photos (realdata) are missing: pass --realdata DIR")
-    pictures = card_pictures(Path(root), photos)
+    pictures = card_pictures(Path(root), photos, tiles)
     ways = {"without": Detector(settings=DetectorSettings(zoom_out=1.0)), "with": Detector()}
     rows: dict[str, Any] = {}
     for share in SHARES:
@@ -117,7 +128,7 @@ def measure(photos: str, realdata: str | None = None) -> dict[str, Any]:
                     pairs[way].append((labelled, detector(view)))
         right = {way: items_read_right(pairs[way]) for way in ways}
         n = len(right["with"])
-        row: dict[str, Any] = {"indices": n, "median_length": float(np.median(lengths))}
+        row: dict[str, Any] = {"items": n, "median_length": float(np.median(lengths))}
         for way in ways:
             k = int(right[way].sum())
             row[way] = {"right": k, "identity": k / n if n else 0.0,
@@ -128,14 +139,15 @@ def measure(photos: str, realdata: str | None = None) -> dict[str, Any]:
         row["only"] = {"without": only_without, "with": only_with,
                        "p": mcnemar_exact(only_without, only_with)}
         rows[f"1/{share}"] = row
-    return {"photos": photos, "views": rows}
+    return {"set": "rummikub-tiles" if tiles else "bridge-cards", "photos": photos,
+            "views": rows}
 
 
 def report(results: dict[str, Any]) -> str:
-    lines = [f"close-ups of bridge-cards ({results['photos']}), without / with the "
+    lines = [f"close-ups of {results['set']} ({results['photos']}), without / with the "
              "zoomed-out passes"]
     for share, row in results["views"].items():
-        parts = [f"{share}: {row['indices']} indices, {row['median_length']:.0f} px"]
+        parts = [f"{share}: {row['items']} items, {row['median_length']:.0f} px"]
         for way in ("without", "with"):
             figure = row[way]
             low, high = figure["interval"]
@@ -152,10 +164,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.card_closeups", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--photos", choices=("adapt", "measure", "all"), default="measure")
+    parser.add_argument("--tiles", action="store_true", help="rummikub-tiles, not cards")
     parser.add_argument("--realdata", default=None)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    results = measure(args.photos, args.realdata)
+    results = measure(args.photos, args.realdata, args.tiles)
     print(json.dumps(results) if args.json else report(results))
     return 0
 
