@@ -259,7 +259,7 @@ SMALLEST_INDEX_PX = 12.0
 """A card index boxed shorter than this (pixels, its longer side) is not named.  On
 rendered melds under 12 pixels both card readers name most indices wrongly (models/README.md,
 "Limits"), and a card read wrongly costs the players more than one not read: the run
-says instead that the camera is too far (:data:`tabletop.live.table_view`)."""
+says instead that the camera is too far (:mod:`tabletop.live.table_view`)."""
 SMALL_INDICES_KEPT = 64
 """How many of the last indices left unnamed for their size the detector remembers."""
 DEFAULT_SPADE_ODDS = 3.0

@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,11 +20,9 @@ import cv2
 from playwright import sync_api
 
 from tests.live.mjpeg_server import MjpegServer
-from tests.shared import needs, scaled, with_default_interrupt
+from tests.panel.test_e2e import _free_port
+from tests.shared import CHROMIUM, needs, scaled, with_default_interrupt
 
-CHROMIUM = next(
-    (path for name in ("chromium", "chromium-browser") if (path := shutil.which(name))), None
-)
 pytestmark = needs("chromium")
 ROOT = Path(__file__).resolve().parents[2]
 VIDEO = ROOT / "tabletop" / "samples" / "videos" / "rommee.mp4"
@@ -43,12 +39,6 @@ def _frames() -> list[object]:
     capture.release()
     assert frames, f"cannot read {VIDEO}"
     return frames
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _wait_for_panel(url: str, process: subprocess.Popen[str]) -> None:
