@@ -150,8 +150,10 @@ class TableView:
     def _tell_if_too_far(self) -> None:
         """Say once that card indices are left unread for their size (the detector's
         ``small_indices``)."""
+        if self._said_too_far:
+            return
         sides = list(getattr(self._detector, "small_indices", ()))
-        if self._said_too_far or len(sides) < SMALL_INDICES_TO_SAY:
+        if len(sides) < SMALL_INDICES_TO_SAY:
             return
         self._said_too_far = True
         length = statistics.median(sides)
