@@ -594,14 +594,17 @@ class Detector:
         floors[FINDER_NAMES.index("tile")] = np.inf
         return card_finder(image, size, floors, True)
 
-    def card_finder_boxes(self, image: npt.NDArray[np.uint8]) -> Detections:
+    def card_finder_boxes(self, image: npt.NDArray[np.uint8],
+                          sized_by: Detections | None = None) -> Detections:
         """The card finder's own card-index boxes, its passes merged as the finder's
         are, whether or not the first finder saw a card index (:meth:`find` runs it
         only where it did): every box a card reader could be handed on such a frame,
-        false alarms on tiles included.  A model without a card finder has none."""
+        false alarms on tiles included.  ``sized_by``: the boxes whose sizes decide its
+        zoomed-out passes (:meth:`find` gives the first finder's; None: its own).  A
+        model without a card finder has none."""
         if self._card_finder is None:
             return Detections.empty()
-        return self._passes(image, self._card_finder_pass)
+        return self._passes(image, self._card_finder_pass, sized_by=sized_by)
 
     # --- the reader of a two-stage model ----------------------------------------------
     def _load_reader(self, two_stage: bool) -> None:
@@ -804,7 +807,7 @@ class Detector:
         found = self._passes(image, self._pass)
         if self._card_finder is None or "card" not in found.kinds:
             return found
-        cards = self._passes(image, self._card_finder_pass, sized_by=found)
+        cards = self.card_finder_boxes(image, sized_by=found)
         if self.card_finder_way == "replace":
             return Detections.concatenate([found[np.asarray(found.kinds) == "tile"], cards])
         return merge_boxes([found, cards])
