@@ -58,6 +58,8 @@ typedef struct {
     uint8_t naturals; /* natural tiles this colour gives to runs */
     uint8_t jokers;   /* jokers this colour's runs take */
     uint8_t combo;    /* slot actions, for the replay */
+    uint8_t need_next;  /* open runs that must grow at the next number, */
+    uint8_t need_after; /* and at the one after (growing by naturals, the least they need) */
 } Transition;
 
 typedef struct {
@@ -92,7 +94,6 @@ typedef struct {
 /* code = 1 + (len-1)*4 + started_joker*2 + ends_joker; len 1..6 (6 = 6+) */
 static Transitions **transition_tables[TRANSITION_TABLES];
 
-static int cap_len(const Problem *p) { return p->reference_mode ? 6 : 3; }
 
 /* The most a state can still add from `step` on, when `jr_used` rack jokers are placed: the
    rack tiles of the steps ahead, and each rack joker left at the best weight still ahead (a
@@ -106,19 +107,34 @@ static int32_t bound_after(const Problem *p, int step, unsigned jr_used) {
 static int code_len(int code) { return code ? (code - 1) / 4 + 1 : 0; }
 static int code_start(int code) { return code ? ((code - 1) >> 1) & 1 : 0; }
 static int code_end(int code) { return code ? (code - 1) & 1 : 0; }
-static int make_code(const Problem *p, int len, int start_joker, int end_joker) {
-    if (!p->reference_mode) start_joker = end_joker = 0;
-    if (len > cap_len(p)) len = cap_len(p);
+/* Codes that no future can tell apart are one code, so the states they are in are one state:
+   whether a run ends with a joker matters only at four, and only where it did not start with
+   one; a run of five may close at once or not, and becomes six either way; a run of six may
+   always close.  rearrange.py's _code mirrors this. */
+static int make_code_of(int reference_mode, int len, int start_joker, int end_joker) {
+    int cap = reference_mode ? 6 : 3;
+    if (!reference_mode) start_joker = end_joker = 0;
+    if (len > cap) len = cap;
+    if (len <= 3 || (len == 4 && start_joker)) end_joker = 0;
+    if (len == 5) {
+        if (start_joker || end_joker) start_joker = 1, end_joker = 0; /* grows to six first */
+        else len = 6; /* closes, or grows to six */
+    }
+    if (len == 6) start_joker = end_joker = 0;
     return 1 + (len - 1) * 4 + start_joker * 2 + end_joker;
 }
-static int closable(const Problem *p, int code) {
+static int make_code(const Problem *p, int len, int start_joker, int end_joker) {
+    return make_code_of(p->reference_mode, len, start_joker, end_joker);
+}
+static int closable_in(int reference_mode, int code) {
     int len = code_len(code);
     if (code == 0) return 1;
     if (len < 3) return 0;
-    if (p->reference_mode && (len == 4 || len == 5) && (code_start(code) || code_end(code)))
+    if (reference_mode && (len == 4 || len == 5) && (code_start(code) || code_end(code)))
         return 0;
     return 1;
 }
+static int closable(const Problem *p, int code) { return closable_in(p->reference_mode, code); }
 
 static int get_slot(uint64_t runs, int colour, int slot) {
     int shift = (colour * MAX_SLOTS + slot) * SLOT_BITS;
@@ -331,8 +347,16 @@ static const Transitions *transitions_of(const Problem *p, uint16_t packed) {
             if (list->items[k].next == packed_next && list->items[k].naturals == naturals
                 && list->items[k].jokers == jokers) duplicate = 1;
         if (duplicate) continue;
+        int need_next = 0, need_after = 0;
+        for (int s = 0; s < p->slots; s++) {
+            if (!next[s] || closable(p, next[s])) continue;
+            need_next++;
+            if (!closable(p, make_code(p, code_len(next[s]) + 1, code_start(next[s]), 0)))
+                need_after++;
+        }
         list->items[list->count++] = (Transition){packed_next, (uint8_t)naturals, (uint8_t)jokers,
-                                                  (uint8_t)combo};
+                                                  (uint8_t)combo, (uint8_t)need_next,
+                                                  (uint8_t)need_after};
     }
     /* searches run in parallel without the GIL: the first to fill a triple's list keeps it */
     Transitions *expected = NULL;
@@ -344,11 +368,27 @@ static const Transitions *transitions_of(const Problem *p, uint16_t packed) {
     return list;
 }
 
+/* Tiles of a colour and number in play (none past 13). */
+static int tiles_at(const Problem *p, int colour, int number) {
+    return number <= NUMBERS ? p->tiles_table[colour][number] + p->tiles_rack[colour][number] : 0;
+}
+
+/* The jokers a move's open runs will need at least: each run that cannot close yet must grow
+   at the next number, or the next two, and the tiles of its colour there (`ahead`, `beyond`)
+   may be too few.  A move needing more jokers than are left leads nowhere: dropping it at
+   once spares the search the other colours' branching before the run's own step fails. */
+static int unfed(const Transition *move, int ahead, int beyond) {
+    int short_next = move->need_next > ahead ? move->need_next - ahead : 0;
+    int short_after = move->need_after > beyond ? move->need_after - beyond : 0;
+    return short_next + short_after;
+}
+
 static int colour_step(const Problem *p, const Layer *from, Layer *to, int number, int colour,
                        int step_index) {
     int t = p->tiles_table[colour][number];
     int r = p->tiles_rack[colour][number];
     int shift = colour * MAX_SLOTS * SLOT_BITS;
+    int ahead = tiles_at(p, colour, number + 1), beyond = tiles_at(p, colour, number + 2);
     for (int32_t i = 0; i < from->count; i++) {
         const Entry *e = &from->entries[i];
         uint16_t packed = (uint16_t)((e->key.runs >> shift) & 0x7fff);
@@ -362,6 +402,7 @@ static int colour_step(const Problem *p, const Layer *from, Layer *to, int numbe
             const Transition *move = &moves->items[m];
             int naturals = move->naturals, jokers = move->jokers, combo = move->combo;
             if (jokers > jokers_left_t + jokers_left_r) continue;
+            if (unfed(move, ahead, beyond) > jokers_left_t + jokers_left_r - jokers) continue;
             /* naturals to sets */
             int low = t - naturals; if (low < 0) low = 0;
             int high = t + r - naturals; if (high > p->copies) high = p->copies;
@@ -453,6 +494,7 @@ typedef struct {
     int failed;
     long expansions, budget; /* budget > 0: give up after that many expanded states */
     double deadline;         /* > 0: give up when the monotonic clock passes it (seconds) */
+    const volatile unsigned char *stop; /* non-null: give up once another thread sets it */
     int exhausted;
 } Search;
 
@@ -497,10 +539,12 @@ static int expand(const Problem *p, int step, Key key, int32_t score, int32_t ta
     int shift = colour * MAX_SLOTS * SLOT_BITS;
     const Transitions *moves = transitions_of(p, (uint16_t)((key.runs >> shift) & 0x7fff));
     if (!moves) return -1;
+    int ahead = tiles_at(p, colour, number + 1), beyond = tiles_at(p, colour, number + 2);
     for (int m = 0; m < moves->count; m++) {
         const Transition *move = &moves->items[m];
         int naturals = move->naturals, jokers = move->jokers;
         if (jokers > left_t + left_r || naturals > t + r) continue;
+        if (unfed(move, ahead, beyond) > left_t + left_r - jokers) continue;
         int low = t - naturals > 0 ? t - naturals : 0;
         int high = t + r - naturals < p->copies ? t + r - naturals : p->copies;
         for (int to_sets = low; to_sets <= high; to_sets++) {
@@ -532,30 +576,6 @@ static int expand(const Problem *p, int step, Key key, int32_t score, int32_t ta
     return count;
 }
 
-/* A state fails if one whose open runs are each at least as far along (a closable run can do
-   all an empty slot can, a run of two all a run of one) already failed with as good a score. */
-static int memo_dominated(const Problem *p, const Layer *memo, Key key, int32_t score) {
-    const int code1 = 1, code2 = 5, code3 = 9;
-    for (int colour = 0; colour < COLOURS; colour++) {
-        int shift = colour * MAX_SLOTS * SLOT_BITS;
-        int codes[MAX_SLOTS];
-        for (int s = 0; s < MAX_SLOTS; s++) codes[s] = (key.runs >> (shift + s * SLOT_BITS)) & 31;
-        for (int s = 0; s < p->slots; s++) {
-            int upgrade = codes[s] == 0 || codes[s] == code2 ? code3 : codes[s] == code1 ? code2 : -1;
-            if (upgrade < 0 || (s > 0 && codes[s] == codes[s - 1])) continue;
-            int better[MAX_SLOTS];
-            memcpy(better, codes, sizeof(better));
-            better[s] = upgrade;
-            Key other = {(key.runs & ~((uint64_t)0x7fff << shift))
-                             | ((uint64_t)pack_codes(better) << shift),
-                         key.extra};
-            int32_t seen = layer_find(memo, other);
-            if (seen >= 0 && memo->entries[seen].score >= score) return 1;
-        }
-    }
-    return 0;
-}
-
 static double monotonic_seconds(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -572,11 +592,11 @@ static int dfs(Search *search, int step, Key key, int32_t score) {
     Layer *memo = &search->memo[step];
     int32_t seen = layer_find(memo, key);
     if (seen >= 0 && memo->entries[seen].score >= score) return 0;
-    if (!p->reference_mode && memo_dominated(p, memo, key, score)) return 0;
     ++search->expansions;
     if ((search->budget > 0 && search->expansions > search->budget)
-        || (search->deadline > 0 && (search->expansions & 1023) == 0
-            && monotonic_seconds() >= search->deadline)) {
+        || ((search->expansions & 1023) == 0
+            && ((search->stop && *search->stop)
+                || (search->deadline > 0 && monotonic_seconds() >= search->deadline)))) {
         search->exhausted = 1;
         return 0;
     }
@@ -637,6 +657,13 @@ static int read_row(PyObject *seq, int row[NUMBERS + 1]) {
     return 0;
 }
 
+/* States the calling thread's last depth-first search expanded (expansions()). */
+static _Thread_local long last_expansions;
+
+static PyObject *expansions_impl(PyObject *self, PyObject *unused) {
+    return PyLong_FromLong(last_expansions);
+}
+
 static PyObject *solve_impl(PyObject *self, PyObject *args) {
     PyObject *table, *rack, *weight_tile, *weight_joker, *value;
     const char *set_ok_bytes;
@@ -646,16 +673,28 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     p.incumbent = NEG_INF;
     long budget = 0;
     double seconds = 0.0;
-    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|iild", &table, &rack, &weight_tile, &weight_joker,
+    PyObject *stop_object = NULL;
+    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|iildO", &table, &rack, &weight_tile, &weight_joker,
                           &value, &p.jokers_table, &p.jokers_rack, &p.copies,
                           &p.reference_mode, &p.threshold, &set_ok_bytes, &set_ok_len,
-                          &p.incumbent, &p.beam, &budget, &seconds))
+                          &p.incumbent, &p.beam, &budget, &seconds, &stop_object))
         return NULL;
+    /* a bytearray another thread may set to end a depth-first search early (it answers
+       "budget", as when out of states); the caller's arguments keep it alive meanwhile */
+    const volatile unsigned char *stop = NULL;
+    if (stop_object && stop_object != Py_None) {
+        if (!PyByteArray_Check(stop_object) || PyByteArray_GET_SIZE(stop_object) < 1) {
+            PyErr_SetString(PyExc_TypeError, "stop must be a bytearray of at least one byte");
+            return NULL;
+        }
+        stop = (const volatile unsigned char *)PyByteArray_AS_STRING(stop_object);
+    }
     if (set_ok_len != 5 * 5 * 8) {
         PyErr_SetString(PyExc_ValueError, "set_ok must be 200 bytes");
         return NULL;
     }
     memcpy(p.set_ok, set_ok_bytes, 200);
+    p.reference_mode = p.reference_mode ? 1 : 0;
     if (read_grid(table, p.tiles_table) < 0 || read_grid(rack, p.tiles_rack) < 0
         || read_grid(weight_tile, p.weight_tile) < 0 || read_row(weight_joker, p.weight_joker) < 0
         || read_row(value, p.value) < 0)
@@ -712,6 +751,7 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             search->target = p.incumbent;
             search->budget = budget;
             search->deadline = seconds > 0 ? monotonic_seconds() + seconds : 0.0;
+            search->stop = stop;
             search->found = NEG_INF;
             Key start = {0, make_extra(0, 0, 0, 0, 0)};
             int found;
@@ -720,6 +760,7 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             Py_BEGIN_ALLOW_THREADS
             found = dfs(search, 0, start, 0);
             Py_END_ALLOW_THREADS
+            last_expansions = search->expansions;
             if (search->failed) {
                 PyErr_NoMemory();
             } else if (search->exhausted) {
@@ -814,6 +855,8 @@ static PyMethodDef methods[] = {
     {"solve", solve_impl, METH_VARARGS,
      "solve(table, rack, weight_tile, weight_joker, value, jokers_table, jokers_rack, copies,"
      " reference_mode, threshold, set_ok) -> (score, decisions) or None"},
+    {"expansions", expansions_impl, METH_NOARGS,
+     "expansions() -> the states this thread's last depth-first search expanded"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -8,12 +8,14 @@ This module prepares its input, and replays its decisions into melds.
 
 :func:`arrange` runs a portfolio of two exact methods in rounds: depth-first
 probes of the C search, asked for target scores from the top down (:func:`_search`),
-and the integer programme of :mod:`tabletop.engine.rearrange_ilp`, each round
-allowing both four times more than the last; the first proof is the answer.
-The probes prove nearly every position in milliseconds, for either objective;
-HiGHS proves the few where refuting a target would mean walking much of a
-dense table.  Under a time budget the answer is the best play found when it
-runs out: the beam search's, or better, never worse with more time.
+and the integer programme of :mod:`tabletop.engine.rearrange_ilp`, whose linear
+relaxation runs on a second thread beside the probes once a first look of them
+settles nothing; each round allows both four times more than the last, and the
+first proof is the answer.  The probes prove nearly every position in a
+millisecond, for either objective; the relaxation and HiGHS prove the few where
+refuting a target would mean walking much of a dense table.  Under a time
+budget the answer is the best play found when it runs out: the beam search's,
+or better, never worse with more time.
 
 Jokers on the table are treated as free to move (as in Räuber-Rommé and the
 Dutch Sabra rule, and as rummikub-solver does); ``reference_mode`` drops the
@@ -24,6 +26,7 @@ run of four or five), so the two solvers can be compared on one footing.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +38,7 @@ from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Color, Family, Item, Joker, Tile, format_items
 from tabletop.engine.partition import MeldPacking, field_item
 from tabletop.engine.play import Play, SolveError
-from tabletop.engine.rearrange_ilp import Programme, candidates, ready
+from tabletop.engine.rearrange_ilp import Programme, Relaxation, candidates, ready
 from tabletop.engine.turns import check_turn
 
 _compiled: ModuleType | None
@@ -124,10 +127,13 @@ def _split_sets(
 NO_INCUMBENT = -1_000_000_000
 BEAM_WIDTH = 48
 DEPTH_FIRST = -1
-SEARCH_BUDGET = 25_000
-"""States one depth-first probe may expand in the portfolio's first round (some 3 ms: a
-probe that needs more is mostly one the linear relaxation settles sooner); each later round
-allows four times as many."""
+SEARCH_BUDGET = 10_000
+"""States the depth-first probes may expand between them in the portfolio's first round
+(some 1.5 ms, about what the linear relaxation costs: probes that need more are mostly ones
+the relaxation settles sooner); each later round allows four times as many."""
+FIRST_LOOK = 2_000
+"""States the probes may expand before the linear relaxation is started beside them: most
+positions are settled sooner, and never pay for a relaxation."""
 ILP_SLICE = 0.05
 """Seconds the integer programme has in the portfolio's first round; each later round
 allows four times as long."""
@@ -151,18 +157,29 @@ class _OutOfBudget(Exception):
     programme, with what the search has learnt."""
 
 
-def _probe(
-    core: ModuleType, arguments: tuple[object, ...], target: int, states: int
-) -> tuple[int, list[int]] | None:
-    left = budget.remaining()
-    if left is not None and left <= 0:
-        raise budget.OutOfTime
-    # the probe also stops itself at the call's deadline (it reads the clock as it goes)
-    answer = core.solve(*arguments, target, DEPTH_FIRST, states, left or 0.0)
-    if isinstance(answer, str):
-        budget.check()  # the call's time is up: OutOfTime, else the round's states are
-        raise _OutOfBudget
-    return answer
+class _Round:
+    """The states the probes of one round may expand between them, and the byte that ends
+    the round early once set (by the linear relaxation, when it has settled more)."""
+
+    def __init__(self, states: int, stop: bytearray) -> None:
+        self.left, self.stop = states, stop
+
+    def probe(
+        self, core: ModuleType, arguments: tuple[object, ...], target: int
+    ) -> tuple[int, list[int]] | None:
+        left = budget.remaining()
+        if left is not None and left <= 0:
+            raise budget.OutOfTime
+        if self.left <= 0 or self.stop[0]:
+            raise _OutOfBudget
+        # the probe also stops itself at the call's deadline (it reads the clock as it goes)
+        # and once the stop byte is set
+        answer = core.solve(*arguments, target, DEPTH_FIRST, self.left, left or 0.0, self.stop)
+        self.left -= core.expansions()
+        if isinstance(answer, str):
+            budget.check()  # the call's time is up: OutOfTime, else the round's states are
+            raise _OutOfBudget
+        return answer
 
 
 def _start(
@@ -188,10 +205,12 @@ def _start(
 
 
 def _search(
-    core: ModuleType, arguments: tuple[object, ...], known: _Known, states: int
+    core: ModuleType, arguments: tuple[object, ...], known: _Known, states: int,
+    stop: bytearray | None = None,
 ) -> tuple[int, list[int]] | None:
     """The optimum, by probing target scores from the top down (``known`` is updated as
-    the probes learn; :class:`_OutOfBudget` when a probe needs more than ``states``).
+    the probes learn; :class:`_OutOfBudget` once the probes have expanded ``states``, or
+    ``stop`` is set).
 
     A depth-first search asked to reach a target drops every state that could not reach it
     even by placing all the rack tiles still ahead, and tries the greediest moves first.  A
@@ -201,9 +220,10 @@ def _search(
     the ceiling and step down, in steps that double while targets are refuted; a play found
     lifts the floor to its score and the next probe is at the ceiling again.
     """
+    round_ = _Round(states, bytearray(1) if stop is None else stop)
     if known.low is None:
         # nothing known to be reachable yet: any play will do first
-        first = _probe(core, arguments, NO_INCUMBENT, states)
+        first = round_.probe(core, arguments, NO_INCUMBENT)
         if first is None:
             return None
         known.best, known.low = first, first[0]
@@ -214,7 +234,7 @@ def _search(
             return known.best
         budget.check()
         target = max(known.low + 1, known.high - step + 1)
-        answer = _probe(core, arguments, target, states)
+        answer = round_.probe(core, arguments, target)
         if answer is None:
             known.high, step = target - 1, step * 2
         else:
@@ -227,10 +247,46 @@ def _search(
 
 ILP_IMPORT_SECONDS = 2.0
 """Under a time budget with less than this left, the integer programme is not started until
-SciPy is imported (:func:`rearrange_ilp.prepare`, which servers call on start)."""
+HiGHS is imported (:func:`rearrange_ilp.prepare`, which servers call on start)."""
 ILP_TIME_SHARE = 0.8
 """Of what is left of a budget, what the integer programme may take at most: HiGHS checks
 its clock between its phases, not within them, and may run somewhat past its limit."""
+
+
+class _Relaxing:
+    """The programme of a position built and its linear relaxation solved on a thread of its
+    own, beside the probes (HiGHS leaves the GIL as the probes do); ``result`` waits for it.
+    Where the relaxation settles more than the search knows (``settles``), it sets ``stop``,
+    which ends the probes' round.  A relaxation no longer wanted is left to finish, within
+    its time limit."""
+
+    def __init__(self, programme: Programme, seconds: float, stop: bytearray,
+                 settles: Callable[[Relaxation | None], bool]) -> None:
+        self.programme, self._seconds = programme, seconds
+        self._stop, self._settles = stop, settles
+        self._relaxed: Relaxation | None = None
+        self._error: BaseException | None = None
+        # not a daemon: a process that ends while HiGHS still runs would be aborted; the
+        # interpreter waits for it instead, at most its time limit
+        self._thread = threading.Thread(target=self._run, name="relaxation")
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._relaxed = self.programme.relax(seconds=self._seconds)
+            if self._settles(self._relaxed):
+                self._stop[0] = 1
+        except BaseException as error:  # raised again in the caller's thread
+            self._error = error
+            self._stop[0] = 1
+
+    def result(self) -> Relaxation | None:
+        """The relaxation (None: not even it can be met); :class:`budget.OutOfTime` where
+        HiGHS ran out of time first."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._relaxed
 
 
 def _settle(known: _Known) -> tuple[int, list[int]]:
@@ -339,19 +395,33 @@ def arrange(
     )
     jokers_in_play = jokers_table + jokers_rack > 0
     known = _start(core, arguments, table_is_legal and threshold == 0)
+
+    def programme_of() -> Programme:
+        return Programme(table_grid, rack_grid, jokers_table, jokers_rack,
+                         weight_tile=weight_tile, weight_joker=weight_joker,
+                         threshold=threshold, reference_mode=reference_mode)
+
     programme: Programme | None = None  # built when the probes first give up
+    relaxing: _Relaxing | None = None
+    stop = bytearray(1)
+
+    def settles(relaxed: Relaxation | None) -> bool:
+        return relaxed is None or relaxed.play is not None or relaxed.ceiling < known.high
+
     # A portfolio of two exact methods, in rounds: the probes, then the integer programme
     # (HiGHS proves with linear-programming bounds what the probes would have to walk), each
     # round allowing both four times more than the last; the first proof is the answer.
-    # Before the first programme, its linear relaxation: mostly its optimum is the integer
-    # optimum, often whole-numbered (then it is the answer), else a probe at its ceiling, in
-    # a round of its own, mostly proves it with a play.  A time budget that runs out ends it
-    # with the best play found, never worse than the beam's.
-    states, seconds = SEARCH_BUDGET, ILP_SLICE
+    # Its linear relaxation comes first, started on a thread of its own once a first look of
+    # the probes settles nothing, while they go on (both leave the GIL) until it answers
+    # something they do not know: mostly its optimum is the integer optimum, often
+    # whole-numbered (then it is the answer), else a probe at its ceiling, in a round of its
+    # own, mostly proves it with a play.  A time budget that runs out ends it with the best
+    # play found, never worse than the beam's.
+    states, seconds = min(FIRST_LOOK, SEARCH_BUDGET), ILP_SLICE
     while True:
         answer = None
         try:
-            answer = _search(core, arguments, known, states)
+            answer = _search(core, arguments, known, states, stop)
         except _OutOfBudget:
             pass
         except budget.OutOfTime:
@@ -365,29 +435,36 @@ def arrange(
             break
         left = budget.remaining()
         if left is not None and left < ILP_IMPORT_SECONDS and not ready():
-            # SciPy's import would take the rest of the budget: more probing instead
-            states *= ROUND_GROWTH
+            # HiGHS's import would take the rest of the budget: more probing instead
+            states = max(states, SEARCH_BUDGET) * ROUND_GROWTH
             continue
         slice_s = seconds if left is None else min(seconds, left * ILP_TIME_SHARE)
-        if programme is None:
-            programme = Programme(table_grid, rack_grid, jokers_table, jokers_rack,
-                                  weight_tile=weight_tile, weight_joker=weight_joker,
-                                  threshold=threshold, reference_mode=reference_mode)
+        if programme is None and relaxing is None:
+            # built here: the thread holds the GIL for as little as it can (a thread that
+            # holds it keeps the probes' thread waiting up to the interpreter's switch interval)
+            relaxing = _Relaxing(programme_of(), slice_s, stop, settles)
+            states = SEARCH_BUDGET * ROUND_GROWTH  # the relaxation ends the round sooner
+            continue
+        if relaxing is not None:
+            waited, relaxing = relaxing, None
             try:
-                relaxed_answer = programme.relax(seconds=slice_s)
+                relaxed = waited.result()
             except budget.OutOfTime:
                 pass
             else:
-                if relaxed_answer is None:
+                if relaxed is None:
                     return None
-                if relaxed_answer.play is not None:
-                    score, melds = relaxed_answer.play
+                if relaxed.play is not None:
+                    score, melds = relaxed.play
                     break
-                known.high = max(min(relaxed_answer.ceiling, known.high), known.low or 0)
+                known.high = max(min(relaxed.ceiling, known.high), known.low or 0)
                 # the probes again, from that ceiling and with more room: a probe at the
                 # optimum mostly finds its play sooner than the programme proves it
                 states *= ROUND_GROWTH
                 continue
+            finally:
+                programme, stop[0] = waited.programme, 0
+        assert programme is not None
         try:
             solved = programme.best(ceiling=known.high, seconds=slice_s)
         except budget.OutOfTime:
@@ -483,8 +560,14 @@ def _code(length: int, first: Item, last: Item, reference_mode: bool) -> int:
     """The C side's slot code (make_code), whose order the replay must follow."""
     if not reference_mode:
         return 1 + (min(length, 3) - 1) * 4
-    start, end = int(first.is_joker), int(last.is_joker)
-    return 1 + (min(length, 6) - 1) * 4 + start * 2 + end
+    length, start, end = min(length, 6), int(first.is_joker), int(last.is_joker)
+    if length <= 3 or (length == 4 and start):
+        end = 0
+    if length == 5:
+        start, end, length = (1, 0, 5) if start or end else (0, 0, 6)
+    if length == 6:
+        start = end = 0
+    return 1 + (length - 1) * 4 + start * 2 + end
 
 
 def _meld_order(meld: tuple[Item, ...]) -> tuple[int, ...]:

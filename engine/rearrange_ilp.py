@@ -8,8 +8,8 @@ bounds instead, so it is the other half of :func:`tabletop.engine.rearrange.arra
 portfolio, given a slice of time whenever the probes use up a round (its linear
 relaxation first, once: :meth:`Programme.relax`): a model
 with one integer variable per legal meld of three to five tiles (a longer run
-splits into those), after den Hertog and Hulshof, solved with HiGHS through
-SciPy.  Exact like the search.  SciPy is imported only when needed, or at
+splits into those), after den Hertog and Hulshof, solved with HiGHS
+(highspy).  Exact like the search.  HiGHS is imported only when needed, or at
 once by :func:`prepare`.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -83,27 +84,47 @@ def candidates(jokers: int, reference_mode: bool) -> tuple[Candidate, ...]:
     return tuple(found)
 
 
+@dataclass(frozen=True)
+class _Model:
+    """Every candidate meld of a joker count and mode, in the forms the programme is built
+    from: for each, the rows (the 52 tiles, then the joker) it takes and how many of each,
+    padded to five with a row that always has room (:data:`_ROOM`), its value, and each
+    joker place's meld and value."""
+
+    melds: tuple[Candidate, ...]
+    rows: Any
+    takes: Any
+    values: Any
+    place_melds: Any
+    place_values: Any
+
+
+_ROOM = 53
+
+
 @cache
-def _model(jokers: int, reference_mode: bool) -> tuple[Any, Any, Any, Any, Any]:
-    """Every candidate meld's tile counts (53 x melds: the 52 tiles, then jokers), values,
-    and each joker place's meld and value."""
+def _model(jokers: int, reference_mode: bool) -> _Model:
     import numpy as np
 
     melds = candidates(jokers, reference_mode)
-    counts = np.zeros((53, len(melds)))
+    rows = np.full((len(melds), 5), _ROOM, dtype=np.int64)
+    takes = np.zeros((len(melds), 5), dtype=np.int64)
     for m, meld in enumerate(melds):
-        for item in meld.items:
-            index = 52 if isinstance(item, Joker) else item.color.index * 13 + item.number - 1  # type: ignore[union-attr]
-            counts[index, m] += 1
+        taken = Counter(52 if isinstance(item, Joker) else item.color.index * 13 + item.number - 1  # type: ignore[union-attr]
+                        for item in meld.items)
+        for slot, (row, count) in enumerate(sorted(taken.items())):
+            rows[m, slot], takes[m, slot] = row, count
     values = np.array([meld.value() for meld in melds], dtype=float)
     places = [(m, value) for m, meld in enumerate(melds) for value in meld.joker_values()]
-    place_melds = np.array([m for m, _ in places], dtype=np.int64)
-    place_values = np.array([v for _, v in places], dtype=np.int64)
-    return melds, counts, values, place_melds, place_values
+    return _Model(melds, rows, takes, values,
+                  np.array([m for m, _ in places], dtype=np.int64),
+                  np.array([v for _, v in places], dtype=np.int64))
 
 
 def prepare() -> None:
-    """Import SciPy and build the models now, so no later call pays for it (servers, benches)."""
+    """Import HiGHS and build the models now, so no later call pays for it (servers, benches);
+    SciPy too, whose linear programmes bound the lay-off search (engine/partition.py)."""
+    import highspy  # noqa: F401
     import scipy.optimize  # noqa: F401  (half a second on first import)
 
     for jokers in range(3):
@@ -112,12 +133,14 @@ def prepare() -> None:
 
 
 def ready() -> bool:
-    """Whether SciPy's solver is imported (:func:`prepare`): until then the first programme
-    pays half a second or more for the import, which a small time budget cannot hold."""
-    return "scipy.optimize" in sys.modules
+    """Whether HiGHS is imported (:func:`prepare`): until then the first programme pays for
+    the import, which a small time budget cannot hold."""
+    return "highspy" in sys.modules
 
 
 Laid = tuple[tuple[Item, ...], ...]
+COLUMN_WISE, MINIMISE = 1, 1
+"""HiGHS's codes for a matrix given by columns and for minimising (its C interface's)."""
 
 
 @dataclass(frozen=True)
@@ -153,58 +176,57 @@ class Programme:
     ) -> None:
         import numpy as np
 
-        all_melds, all_counts, all_values, place_melds, place_values = _model(
-            jokers_table + jokers_rack, reference_mode
-        )
+        model = _model(jokers_table + jokers_rack, reference_mode)
         # only melds the tiles in play can make: a much smaller model
-        available = np.asarray(
+        room = np.asarray(
             [*(a + b for a, b in zip(table[:52], rack[:52], strict=True)),
-             jokers_table + jokers_rack],
-            dtype=float,
+             jokers_table + jokers_rack, 99],
+            dtype=np.int64,
         )
-        keep = np.nonzero(~(all_counts > available[:, None]).any(axis=0))[0]
-        self.melds = [all_melds[i] for i in keep]
-        counts = all_counts[:, keep]
+        keep = np.nonzero((room[model.rows] >= model.takes).all(axis=1))[0]
+        self.melds = [model.melds[i] for i in keep.tolist()]
         self.count = count = len(keep)
         pooled = len(set(weight_joker)) == 1
         if pooled:
             place_meld = np.zeros(1 if jokers_rack else 0, dtype=np.int64)
             place_value = np.ones(len(place_meld), dtype=np.int64)
         else:
-            renumber = np.full(len(all_melds), -1, dtype=np.int64)
+            renumber = np.full(len(model.melds), -1, dtype=np.int64)
             renumber[keep] = np.arange(count)
-            kept_places = renumber[place_melds] >= 0
-            place_meld = renumber[place_melds[kept_places]]
-            place_value = place_values[kept_places]
+            kept_places = renumber[model.place_melds] >= 0
+            place_meld = renumber[model.place_melds[kept_places]]
+            place_value = model.place_values[kept_places]
         nplaces = len(place_meld)
         self.size = size = count + 52 + nplaces
         cost = np.zeros(size)
         cost[count : count + 52] = -np.asarray(weight_tile, dtype=float)
         cost[count + 52 :] = -np.asarray(weight_joker, dtype=float)[place_value - 1]
         linked = nplaces if not pooled else 0
-        rows = 54 + linked + (1 if threshold else 0)
-        matrix = np.zeros((rows, size))
-        # naturals: melds use exactly the table's tiles plus the rack tiles used
-        matrix[:52, :count] = counts[:52]
-        matrix[np.arange(52), count + np.arange(52)] = -1.0
-        # jokers: the melds' jokers are the table's plus the rack's credited
-        matrix[52, :count] = counts[52]
-        matrix[52, count + 52 :] = -1.0
-        matrix[53, count + 52 :] = 1.0
+        # the constraint matrix as (column, row, value) entries, compressed by column below
+        used = model.takes[keep] > 0
+        entries = [
+            # naturals: melds use exactly the table's tiles plus the rack tiles used;
+            # jokers: the melds' jokers are the table's plus the rack's credited
+            (np.repeat(np.arange(count), used.sum(axis=1)), model.rows[keep][used],
+             model.takes[keep][used].astype(float)),
+            (count + np.arange(52), np.arange(52), np.full(52, -1.0)),
+            (count + 52 + np.arange(nplaces), np.full(nplaces, 52), np.full(nplaces, -1.0)),
+            (count + 52 + np.arange(nplaces), np.full(nplaces, 53), np.full(nplaces, 1.0)),
+        ]
         lower: list[float] = [*table[:52], jokers_table, 0]
         upper: list[float] = [*table[:52], jokers_table, jokers_rack]
         if linked:
             # a credited joker place needs its meld laid
-            matrix[54 + np.arange(nplaces), count + 52 + np.arange(nplaces)] = 1.0
-            matrix[54 + np.arange(nplaces), place_meld] = -1.0
+            entries.append((count + 52 + np.arange(nplaces), 54 + np.arange(nplaces),
+                            np.full(nplaces, 1.0)))
+            entries.append((place_meld, 54 + np.arange(nplaces), np.full(nplaces, -1.0)))
             lower += [-np.inf] * nplaces
             upper += [0.0] * nplaces
         if threshold:
-            matrix[-1, :count] = all_values[keep]
+            entries.append((np.arange(count), np.full(count, len(lower)), model.values[keep]))
             lower.append(threshold)
             upper.append(np.inf)
         self.cost = cost
-        self.matrix = matrix
         self.lower, self.upper = lower, upper
         self.highest = np.concatenate(
             [
@@ -212,6 +234,29 @@ class Programme:
                 np.asarray(rack[:52], float),
                 np.full(nplaces, float(jokers_rack) if pooled else 2.0),
             ]
+        )
+        columns, rows, values = (np.concatenate(part) for part in zip(*entries, strict=True))
+        order = np.lexsort((rows, columns))
+        self._model = self._highs_model(columns[order], rows[order], values[order])
+
+    def _highs_model(self, columns: Any, rows: Any, values: Any) -> tuple[Any, ...]:
+        """The programme's arrays as HiGHS takes them (by column, the entries in column
+        order), built once: the relaxation may be solved on a thread of its own, which should
+        hold the GIL for as little as it can, and HiGHS copies arrays passed whole at once."""
+        import highspy
+        import numpy as np
+
+        infinity = highspy.kHighsInf
+        return (
+            np.ascontiguousarray(self.cost, dtype=np.float64),
+            np.zeros(self.size),
+            np.ascontiguousarray(self.highest, dtype=np.float64),
+            np.clip(np.asarray(self.lower, dtype=np.float64), -infinity, infinity),
+            np.clip(np.asarray(self.upper, dtype=np.float64), -infinity, infinity),
+            np.concatenate([[0], np.cumsum(np.bincount(columns, minlength=self.size))]
+                           ).astype(np.int32),
+            rows.astype(np.int32),
+            np.ascontiguousarray(values, dtype=np.float64),
         )
 
     def best(self, ceiling: int | None = None,
@@ -256,25 +301,52 @@ class Programme:
         return tuple(self.melds[m].items for m in np.nonzero(chosen)[0]
                      for _ in range(chosen[m]))
 
-    def solve(self, seconds: float | None, *, relaxed: bool, ceiling: int | None = None) -> Any:
+    def solve(self, seconds: float | None, *, relaxed: bool,
+              ceiling: int | None = None) -> Solved:
+        """HiGHS on this programme, directly: SciPy's ``milp`` wrapper costs more than HiGHS's
+        own work on a model this small, and highspy's ``Highs`` wrapper prints HiGHS's banner
+        on stdout (where ``tabletop solve`` writes its JSON) and adds callbacks unused here."""
+        import highspy
         import numpy as np
-        from scipy.optimize import Bounds, LinearConstraint, milp
+        from highspy._core import _Highs
 
         left = budget.remaining() if seconds is None else seconds
-        options: dict[str, Any] = {"presolve": False}
+        highs = _Highs()
+        highs.setOptionValue("output_flag", False)
+        # without presolve HiGHS keeps to its time limit (its presolve has run most of a
+        # second past a limit of 50 ms) and proves these small models as fast
+        highs.setOptionValue("presolve", "off")
         if left is not None:
-            options["time_limit"] = max(left, 0.001)
+            highs.setOptionValue("time_limit", max(left, 0.001))
         if ceiling is not None:
             # scores are whole: a play less than one point below HiGHS's bound is optimal.
             # Whether HiGHS measures the gap against the play's score or its bound, both
             # are at most ceiling + 1 here, so this relative gap is less than one point
-            options["mip_rel_gap"] = 0.99 / (max(ceiling, 0) + 1)
-        return milp(
-            self.cost,
-            constraints=LinearConstraint(self.matrix, self.lower, self.upper),
-            integrality=np.zeros(self.size) if relaxed else np.ones(self.size),
-            bounds=Bounds(np.zeros(self.size), self.highest),
-            # without presolve HiGHS keeps to its time limit (its presolve has run most of a
-            # second past a limit of 50 ms) and proves these small models as fast
-            options=options,
+            highs.setOptionValue("mip_rel_gap", 0.99 / (max(ceiling, 0) + 1))
+        cost, col_lower, col_upper, row_lower, row_upper, starts, rows, values = self._model
+        highs.passModel(
+            self.size, len(row_lower), len(values), COLUMN_WISE, MINIMISE, 0.0,
+            cost, col_lower, col_upper, row_lower, row_upper, starts, rows, values,
+            np.full(self.size, 0 if relaxed else 1, dtype=np.int32),
         )
+        highs.run()
+        status = highs.getModelStatus()
+        Status = highspy.HighsModelStatus
+        if status == Status.kOptimal:
+            return Solved(0, highs.getInfo().objective_function_value,
+                          np.asarray(highs.getSolution().col_value))
+        if status == Status.kInfeasible:
+            return Solved(2, 0.0, None)
+        if status == Status.kTimeLimit:
+            return Solved(1, 0.0, None)
+        return Solved(4, 0.0, None)
+
+
+@dataclass(frozen=True)
+class Solved:
+    """What HiGHS answered: status 0 optimal, 1 out of time, 2 infeasible, 4 anything else;
+    the objective (minimised: the score negated) and the solution where optimal."""
+
+    status: int
+    fun: float
+    x: Any
