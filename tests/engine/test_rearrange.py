@@ -500,3 +500,56 @@ def test_positions_the_probes_give_up_on_are_settled_by_the_relaxation(
             assert found.score == _ilp_optimum(table, rack, objective), (seed, objective)
             check_arrangement(table, found)
     assert settled, "the relaxation settled no position"
+
+
+def _melds_rummikub_solver_leaves_out(
+    melds: tuple[tuple[Item, ...], ...],
+) -> list[tuple[Item, ...]]:
+    def is_run(meld: tuple[Item, ...]) -> bool:
+        colours = {item.stands_for.color if isinstance(item, Joker) else item.color  # type: ignore[union-attr]
+                   for item in meld}
+        return len(colours) == 1
+    return [meld for meld in melds
+            if (is_run(meld) and len(meld) in (4, 5)
+                and (isinstance(meld[0], Joker) or isinstance(meld[-1], Joker)))
+            or (not is_run(meld) and len(meld) == 4 and any(isinstance(i, Joker) for i in meld))]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_reference_mode_lays_only_the_melds_rummikub_solver_counts(seed: int) -> None:
+    # the C search merges run codes no future can tell apart (a run's joker flags where
+    # they no longer matter); the replay must follow, and the melds stay those the
+    # reference counts, as many as a search that lays any legal meld where none of those
+    # is needed
+    table, rack = random_position(random.Random(seed), 14, 16, 2)
+    if table and not _can_be_laid(table):
+        pytest.skip("a table no arrangement holds")
+    for objective in ("tiles", "value"):
+        found = arrange(table, rack, objective=objective, reference_mode=True)
+        assert found is not None
+        check_arrangement(table, found)
+        assert _melds_rummikub_solver_leaves_out(found.melds) == []
+        anything = arrange(table, rack, objective=objective)
+        assert anything is not None and anything.score >= found.score
+
+
+def test_a_probe_ends_when_its_stop_byte_is_set_and_refuses_what_is_not_a_bytearray() -> None:
+    from tabletop.engine import rearrange
+
+    # a position where refuting one more than the optimum walks tens of thousands of states
+    table, rack = random_position(random.Random(7), 22, 14, 2)
+    optimum = arrange(table, rack)
+    assert optimum is not None
+    arguments = (rearrange._grid(table), rearrange._grid(rack), [1] * 52, [1] * 13,
+                 list(rearrange.NUMBERS), sum(isinstance(i, Joker) for i in table),
+                 sum(isinstance(i, Joker) for i in rack), 2, 0, 0, rearrange.set_table(False))
+    core = rearrange._core()
+    beyond = optimum.score + 1
+    assert core.solve(*arguments, beyond, -1, 10**9, 0.0, bytearray(1)) is None
+    walked = core.expansions()
+    assert walked > 10_000
+    assert core.solve(*arguments, beyond, -1, 10**9, 0.0, bytearray(b"\x01")) == "budget"
+    assert core.expansions() <= 1025  # the byte is read every 1,024 states
+    with pytest.raises(TypeError, match="bytearray"):
+        core.solve(*arguments, beyond, -1, 10**9, 0.0, b"\x01")
+
