@@ -44,17 +44,19 @@ _current: ContextVar[Deadline | None] = ContextVar("tabletop_search_deadline", d
 
 
 @contextmanager
-def limit(seconds: float | None) -> Iterator[None]:
+def limit(seconds: float | None) -> Iterator[Deadline | None]:
     """Searches inside may run ``seconds`` in all (None: no limit; 0: none at all, as a
-    share of a budget already spent is, so their first :func:`check` raises)."""
+    share of a budget already spent is, so their first :func:`check` raises).  Yields the
+    deadline: another thread may end the searches early by setting its ``at`` to the past."""
     if seconds is None:
-        yield
+        yield None
         return
     if not seconds >= 0:
         raise ValueError(f"a time budget is a number of seconds, not {seconds!r}")
-    token = _current.set(Deadline(time.monotonic() + seconds))
+    deadline = Deadline(time.monotonic() + seconds)
+    token = _current.set(deadline)
     try:
-        yield
+        yield deadline
     finally:
         _current.reset(token)
 

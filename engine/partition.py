@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import itertools
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from tabletop.engine import budget
 from tabletop.engine.base import Variant
@@ -609,12 +611,82 @@ def _run_length_cap(variant: Variant, vkey: str, jokers: int) -> int:
 
 
 HIGHS_IMPORT_SECONDS = 2.0
-"""Under a budget with less than this left, the linear relaxation is not used unless SciPy
-is already imported: the first import takes up to a second, which no deadline can cut."""
+"""Under a budget with less than this left, the linear relaxation is not used unless HiGHS
+is already imported: a first import no deadline can cut."""
+
+
+RACE_AFTER = 0.005
+"""Seconds the search runs alone before the integer programme races it: most searches
+answer sooner, and start no programme (one started runs to its end, unwanted, where the
+search answers first: HiGHS cannot be stopped from outside without a callback into
+Python, which would wait on the GIL the search holds)."""
+RACE_CAP = 10.0
+"""Seconds the programme may take where no budget is in force (it goes on, its answer
+unwanted, where the search proves the optimum first)."""
+RACE_UNBOUNDED = 1e9
+"""The race's own deadline where no budget is in force (it is moved to end the search)."""
+
+
+class _IntegerRace:
+    """The packing's integer programme (its relaxation's rows, every move a whole number of
+    times) on a thread that waits :data:`RACE_AFTER` first; solved to optimality, it moves
+    ``deadline`` to the past, which ends the search racing it at its next check."""
+
+    def __init__(self, programme: tuple[tuple[Any, ...], list[PackCandidate]],
+                 deadline: budget.Deadline, seconds: float | None) -> None:
+        self._programme, self._deadline, self._seconds = programme, deadline, seconds
+        self._done = threading.Event()
+        self.answer: tuple[PackCandidate, ...] | None = None
+        # not a daemon: a process that ends while HiGHS runs would be aborted
+        self._thread = threading.Thread(target=self._run, name="packing programme")
+        self._thread.start()
+
+    def _run(self) -> None:
+        if self._done.wait(RACE_AFTER):
+            return  # the search answered first
+        model, candidates = self._programme
+        solved = _highs(model, integer=True, seconds=max(
+            (RACE_CAP if self._seconds is None else self._seconds) - RACE_AFTER, 0.001))
+        if self._done.is_set() or solved is None:
+            return
+        counts = [round(x) for x in solved[1]]
+        self.answer = tuple(c for c, n in zip(candidates, counts, strict=True)
+                            for _ in range(n))
+        self._deadline.at = float("-inf")
+
+    def finish(self) -> bool:
+        """Tell the thread the search is over; whether the programme proved the optimum
+        first (its answer is then in)."""
+        self._done.set()
+        return self.answer is not None
+
+
+def _highs(model: tuple[Any, ...], *, integer: bool,
+           seconds: float | None) -> tuple[float, list[float]] | None:
+    """HiGHS's optimum of a packing's programme (its arrays as ``passModel`` takes them,
+    integrality last), relaxed unless ``integer``: the objective and the solution, None
+    where it is not proved (infeasible, out of time).  Through highspy's bare solver
+    without presolve, which on these programmes is many times faster and keeps to its
+    time limit."""
+    import highspy
+    import numpy as np
+    from highspy._core import _Highs
+
+    highs: Any = _Highs()  # its overloads are not written for arguments passed as a tuple
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("presolve", "off")
+    if seconds is not None:
+        highs.setOptionValue("time_limit", max(seconds, 0.001))
+    *arrays, integrality = model
+    highs.passModel(*arrays, integrality if integer else np.zeros_like(integrality))
+    highs.run()
+    if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return None
+    return highs.getInfo().objective_function_value, list(highs.getSolution().col_value)
 
 
 def _highs_at_hand() -> bool:
-    if "scipy.optimize" in sys.modules:
+    if "highspy" in sys.modules:
         return True
     left = budget.remaining()
     return left is None or left >= HIGHS_IMPORT_SECONDS
@@ -670,6 +742,8 @@ class MeldPacking:
         self.rules = variant.meld_rules
         self.item_score = item_score
         self._vkey = repr(variant)
+        self._programme: tuple[tuple[Any, ...], list[PackCandidate]] | None = None
+        """The relaxation's rows and moves (:meth:`_relaxation`), for the race."""
         counts = [0] * 52
         jokers = 0
         for item in items:
@@ -983,7 +1057,7 @@ class MeldPacking:
                 free: PackResult | None = relaxed
             else:
                 ceiling = relaxed
-                free = self._search(0, False, keep, ceiling)
+                free = self._race(keep, ceiling)
         else:
             free = self._search(0, False, keep, ceiling)
         if free is None or not (need > 0 or need_run):
@@ -995,6 +1069,33 @@ class MeldPacking:
         # the best play does not open: the best that does scores no more
         return self._search(need, need_run, keep, free.score)
 
+    def _race(self, keep: int, ceiling: int | None) -> PackResult | None:
+        """The search, and beside it on a thread of its own, from :data:`RACE_AFTER` on,
+        the integer programme of its relaxation (:meth:`_relaxation`; HiGHS leaves the GIL
+        while it solves): the first proof is the answer (the programme ends the search
+        early by moving the search's deadline to the past)."""
+        if self._programme is None:
+            return self._search(0, False, keep, ceiling)
+        left = budget.remaining()
+        with budget.limit(RACE_UNBOUNDED if left is None else left) as deadline:
+            assert deadline is not None
+            race = _IntegerRace(self._programme, deadline, left)
+            try:
+                searched = self._search(0, False, keep, ceiling)
+            except budget.OutOfTime:
+                searched = None
+                if not race.finish():
+                    raise
+            else:
+                race.finish()
+        if race.answer is not None and (searched is None or not searched.optimal):
+            chosen = race.answer
+            return PackResult(tuple(c.reading for c in chosen), sum(c.score for c in chosen),
+                              True, chosen)
+        if searched is not None and not searched.optimal:
+            budget.settle()  # the budget in force's: the search settled the race's own
+        return searched
+
     def _relaxation(self, keep: int = 0) -> int | PackResult | None:
         """Where items must be placed (a table rebuilt): the linear relaxation of the
         packing, solved by HiGHS.  Its optimum, when every meld is taken a whole number
@@ -1002,7 +1103,6 @@ class MeldPacking:
         when it reaches the bound) and orders each pivot's melds by their share in it, so
         the first dive mostly finds the best play.  None when it is not solved."""
         import numpy as np
-        from scipy.optimize import linprog
 
         candidates = self.moves()
         touched = self.start
@@ -1026,32 +1126,43 @@ class MeldPacking:
         placed_row = matrix[items].sum(axis=0)
         limit = counts[items].sum() - keep
         left = budget.remaining()
-        relaxed = linprog(
-            -np.array([c.score for c in candidates], dtype=float),
-            A_ub=np.vstack([matrix, -matrix, placed_row]),
-            b_ub=np.concatenate([counts, -lowest, [limit]]),
-            bounds=(0, None),
-            method="highs",
-            options={} if left is None else {"time_limit": max(left, 0.001)},
-        )
+        cost = -np.array([c.score for c in candidates], dtype=float)
+        # the rows bounded on both sides (the row of what is laid only where something must
+        # stay out), for the relaxation and the race's programme alike.  Built here: the
+        # race's thread holds the GIL for as little as it can while the search runs
+        rows = np.vstack([matrix, placed_row]) if keep else matrix
+        columns = rows.T
+        column, row = np.nonzero(columns)
+        self._programme = (
+            len(cost), len(rows), len(column), 1, 1, 0.0,  # by column; minimise
+            np.ascontiguousarray(cost), np.zeros(len(cost)), np.full(len(cost), np.inf),
+            np.concatenate([lowest, [0.0]]) if keep else lowest,
+            np.concatenate([counts, [limit]]) if keep else counts,
+            np.concatenate([[0], np.cumsum(np.bincount(column, minlength=len(cost)))]
+                           ).astype(np.int32),
+            row.astype(np.int32), np.ascontiguousarray(columns[column, row], dtype=float),
+            np.ones(len(cost), dtype=np.int32),
+        ), candidates
+        relaxed = _highs(self._programme[0], integer=False, seconds=left)
         budget.check()
-        if relaxed.status != 0:
+        if relaxed is None:
             return None
-        if all(abs(x - round(x)) < 1e-7 for x in relaxed.x):
+        objective, solution = relaxed
+        if all(abs(x - round(x)) < 1e-7 for x in solution):
             chosen = [
-                c for c, x in zip(candidates, relaxed.x, strict=True) for _ in range(round(x))
+                c for c, x in zip(candidates, solution, strict=True) for _ in range(round(x))
             ]
             return PackResult(
                 tuple(c.reading for c in chosen), sum(c.score for c in chosen), True,
                 tuple(chosen),
             )
-        share = {id(c): float(x) for c, x in zip(candidates, relaxed.x, strict=True)}
+        share = {id(c): float(x) for c, x in zip(candidates, solution, strict=True)}
         for index, group in enumerate(self.by_pivot):
             if group:
                 ranked = sorted(range(len(group)), key=lambda k: (-share[id(group[k])], k))
                 self.by_pivot[index] = tuple(group[k] for k in ranked)
         self._available.clear()
-        return int(np.floor(-relaxed.fun + 1e-6))
+        return int(np.floor(-objective + 1e-6))
 
     def _opens(self, readings: Sequence[Reading], need: int, need_run: bool) -> bool:
         value = sum(self.variant.meld_value(reading) for reading in readings)

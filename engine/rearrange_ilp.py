@@ -122,10 +122,8 @@ def _model(jokers: int, reference_mode: bool) -> _Model:
 
 
 def prepare() -> None:
-    """Import HiGHS and build the models now, so no later call pays for it (servers, benches);
-    SciPy too, whose linear programmes bound the lay-off search (engine/partition.py)."""
+    """Import HiGHS and build the models now, so no later call pays for it (servers, benches)."""
     import highspy  # noqa: F401
-    import scipy.optimize  # noqa: F401  (half a second on first import)
 
     for jokers in range(3):
         for reference_mode in (False, True):

@@ -131,10 +131,9 @@ class HintPool:
 
 
 WORKER_MODULES = ["tabletop.panel.hints", "tabletop.engine.solver",
-                  "tabletop.engine.rearrange_ilp", "highspy", "scipy.optimize"]
+                  "tabletop.engine.rearrange_ilp", "highspy"]
 """What the workers' server process imports once, so that each worker forked from it has
-the optimiser ready (SciPy's import alone, for the lay-off search, is half a second, more
-than a short budget)."""
+the optimiser ready (its imports take longer than a short budget)."""
 
 WORKER_GRACE_S = 5.0
 """A worker not answered this long after its search's deadline is taken for stuck: it is

@@ -237,3 +237,44 @@ def test_a_run_moved_from_the_first_suit_is_the_variants_own_reading(variant_id:
                                                     moved.is_run)
                             compared += 1
     assert compared > 100
+
+
+@pytest.mark.parametrize("keep", [0, 1])
+def test_where_the_integer_programme_proves_first_its_play_is_the_answer(
+    monkeypatch: pytest.MonkeyPatch, keep: int,
+) -> None:
+    """The lay-off search races the integer programme of its relaxation; held back until
+    the programme has answered, the search stops at its first check and the programme's
+    play is the answer: proved best (as the item-by-item search scores it) and legal."""
+    from tabletop.engine import partition
+
+    searched = MeldPacking._search
+    won: list[bool] = []
+
+    def held_back(self: MeldPacking, *args: object, **kwargs: object) -> object:
+        # in a race (a deadline of its own in force), wait for the programme, which moves
+        # that deadline to the past once it is done
+        started = time.monotonic()
+        while (budget.remaining() or 0) > 0 and time.monotonic() - started < 5:
+            time.sleep(0.001)
+        won.append(budget.remaining() == 0)
+        return searched(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(partition, "RACE_AFTER", 0.0)
+    monkeypatch.setattr(MeldPacking, "_search", held_back)
+    variant = find_variant("rommee")
+    rng = random.Random(f"race-{keep}")
+    raced = 0
+    for _ in range(12):
+        rack, table = random_case(variant, rng, rng.randint(10, 16))
+        objective = rng.choice(["tiles", "value"])
+        won.clear()
+        play = solve(variant, rack, table, objective=objective, keep=keep)
+        expected = extend_by_items(variant, rack, table, objective, keep)
+        assert play.optimal
+        assert ranking(play, objective) == ranking(expected, objective), (rack, table)
+        assert len(play.placed) <= len(rack) - keep
+        if play.placed:
+            assert check_turn(variant, table, play.melds, play.placed, opened=True).valid
+        raced += any(won)
+    assert raced  # the relaxation was fractional, and the programme answered, somewhere
