@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bench.positions import Position, dense_positions, play_games
+from tabletop.engine import highs
 from tabletop.engine.base import Variant
 from tabletop.engine.items import (
     JOKER,
@@ -465,9 +466,7 @@ def lay_off_milp(variant: Variant, rack: tuple[Item, ...], table: tuple[tuple[It
                  objective: str) -> tuple[int, ...]:
     """The best play by an integer programme over every move (new melds and bundles laid
     onto the table) as :func:`tabletop.engine.solver.solve` ranks it."""
-    import highspy
     import numpy as np
-    from highspy._core import _Highs
 
     melds = _TableMelds(variant, table)
     counts = Counter(rack)
@@ -483,23 +482,11 @@ def lay_off_milp(variant: Variant, rack: tuple[Item, ...], table: tuple[tuple[It
     have = np.array([(packing.start >> (4 * f)) & 15 for f in fields])
     # HiGHS without presolve: on these programmes several times faster than with it (as
     # SciPy's milp runs it), so the best exact method there is
-    highs: Any = _Highs()
-    highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("presolve", "off")
-    columns = matrix.T.astype(float)
-    column, row = np.nonzero(columns)
-    highs.passModel(
-        len(moves), len(have), len(column), 1, 1, 0.0,  # by column; minimise
-        -np.array([move.score for move in moves], dtype=float), np.zeros(len(moves)),
-        np.full(len(moves), np.inf), np.zeros(len(have)), have.astype(float),
-        np.concatenate([[0], np.cumsum(np.bincount(column, minlength=len(moves)))]
-                       ).astype(np.int32),
-        row.astype(np.int32), np.ascontiguousarray(columns[column, row]),
-        np.ones(len(moves), dtype=np.int32),
-    )
-    highs.run()
-    assert highs.getModelStatus() == highspy.HighsModelStatus.kOptimal
-    solution = highs.getSolution().col_value
+    solved = highs.solve(highs.by_columns(
+        -np.array([move.score for move in moves], dtype=float), np.full(len(moves), np.inf),
+        np.zeros(len(have)), have, highs.columns_of(matrix)), integer=True)
+    assert solved.status == highs.OPTIMAL
+    solution = solved.solution
     chosen = [move for move, x in zip(moves, solution, strict=True) for _ in range(round(x))]
     score = sum(move.score for move in chosen)
     return divmod(score, SCORE_SCALE)

@@ -494,7 +494,6 @@ typedef struct {
     int failed;
     long expansions, budget; /* budget > 0: give up after that many expanded states */
     double deadline;         /* > 0: give up when the monotonic clock passes it (seconds) */
-    const volatile unsigned char *stop; /* non-null: give up once another thread sets it */
     int exhausted;
 } Search;
 
@@ -594,9 +593,8 @@ static int dfs(Search *search, int step, Key key, int32_t score) {
     if (seen >= 0 && memo->entries[seen].score >= score) return 0;
     ++search->expansions;
     if ((search->budget > 0 && search->expansions > search->budget)
-        || ((search->expansions & 1023) == 0
-            && ((search->stop && *search->stop)
-                || (search->deadline > 0 && monotonic_seconds() >= search->deadline)))) {
+        || (search->deadline > 0 && (search->expansions & 1023) == 0
+            && monotonic_seconds() >= search->deadline)) {
         search->exhausted = 1;
         return 0;
     }
@@ -673,22 +671,11 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
     p.incumbent = NEG_INF;
     long budget = 0;
     double seconds = 0.0;
-    PyObject *stop_object = NULL;
-    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|iildO", &table, &rack, &weight_tile, &weight_joker,
+    if (!PyArg_ParseTuple(args, "OOOOOiiiiiy#|iild", &table, &rack, &weight_tile, &weight_joker,
                           &value, &p.jokers_table, &p.jokers_rack, &p.copies,
                           &p.reference_mode, &p.threshold, &set_ok_bytes, &set_ok_len,
-                          &p.incumbent, &p.beam, &budget, &seconds, &stop_object))
+                          &p.incumbent, &p.beam, &budget, &seconds))
         return NULL;
-    /* a bytearray another thread may set to end a depth-first search early (it answers
-       "budget", as when out of states); the caller's arguments keep it alive meanwhile */
-    const volatile unsigned char *stop = NULL;
-    if (stop_object && stop_object != Py_None) {
-        if (!PyByteArray_Check(stop_object) || PyByteArray_GET_SIZE(stop_object) < 1) {
-            PyErr_SetString(PyExc_TypeError, "stop must be a bytearray of at least one byte");
-            return NULL;
-        }
-        stop = (const volatile unsigned char *)PyByteArray_AS_STRING(stop_object);
-    }
     if (set_ok_len != 5 * 5 * 8) {
         PyErr_SetString(PyExc_ValueError, "set_ok must be 200 bytes");
         return NULL;
@@ -751,7 +738,6 @@ static PyObject *solve_impl(PyObject *self, PyObject *args) {
             search->target = p.incumbent;
             search->budget = budget;
             search->deadline = seconds > 0 ? monotonic_seconds() + seconds : 0.0;
-            search->stop = stop;
             search->found = NEG_INF;
             Key start = {0, make_extra(0, 0, 0, 0, 0)};
             int found;

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tabletop.engine import budget
+from tabletop.engine import budget, highs
 from tabletop.engine.base import Variant
 from tabletop.engine.items import JOKER, Family, Item, Joker, Natural, natural
 from tabletop.engine.melds import MeldKind, MeldRules, Reading, Slot
@@ -620,9 +620,10 @@ RACE_AFTER = 0.005
 answer sooner, and start no programme (one started runs to its end, unwanted, where the
 search answers first: HiGHS cannot be stopped from outside without a callback into
 Python, which would wait on the GIL the search holds)."""
-RACE_CAP = 10.0
-"""Seconds the programme may take where no budget is in force (it goes on, its answer
-unwanted, where the search proves the optimum first)."""
+RACE_CAP = 0.1
+"""Seconds the programme may take at most: it goes on, its answer unwanted, where the
+search proves the optimum first, taking a core from what runs next; where it needs longer,
+the search answers alone."""
 RACE_UNBOUNDED = 1e9
 """The race's own deadline where no budget is in force (it is moved to end the search)."""
 
@@ -645,11 +646,12 @@ class _IntegerRace:
         if self._done.wait(RACE_AFTER):
             return  # the search answered first
         model, candidates = self._programme
-        solved = _highs(model, integer=True, seconds=max(
-            (RACE_CAP if self._seconds is None else self._seconds) - RACE_AFTER, 0.001))
-        if self._done.is_set() or solved is None:
+        solved = highs.solve(model, integer=True, seconds=max(
+            min(RACE_CAP, RACE_UNBOUNDED if self._seconds is None else self._seconds)
+            - RACE_AFTER, 0.001))
+        if self._done.is_set() or solved.status != highs.OPTIMAL:
             return
-        counts = [round(x) for x in solved[1]]
+        counts = [round(x) for x in solved.solution]
         self.answer = tuple(c for c, n in zip(candidates, counts, strict=True)
                             for _ in range(n))
         self._deadline.at = float("-inf")
@@ -659,30 +661,6 @@ class _IntegerRace:
         first (its answer is then in)."""
         self._done.set()
         return self.answer is not None
-
-
-def _highs(model: tuple[Any, ...], *, integer: bool,
-           seconds: float | None) -> tuple[float, list[float]] | None:
-    """HiGHS's optimum of a packing's programme (its arrays as ``passModel`` takes them,
-    integrality last), relaxed unless ``integer``: the objective and the solution, None
-    where it is not proved (infeasible, out of time).  Through highspy's bare solver
-    without presolve, which on these programmes is many times faster and keeps to its
-    time limit."""
-    import highspy
-    import numpy as np
-    from highspy._core import _Highs
-
-    highs: Any = _Highs()  # its overloads are not written for arguments passed as a tuple
-    highs.setOptionValue("output_flag", False)
-    highs.setOptionValue("presolve", "off")
-    if seconds is not None:
-        highs.setOptionValue("time_limit", max(seconds, 0.001))
-    *arrays, integrality = model
-    highs.passModel(*arrays, integrality if integer else np.zeros_like(integrality))
-    highs.run()
-    if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
-        return None
-    return highs.getInfo().objective_function_value, list(highs.getSolution().col_value)
 
 
 def _highs_at_hand() -> bool:
@@ -1131,23 +1109,17 @@ class MeldPacking:
         # stay out), for the relaxation and the race's programme alike.  Built here: the
         # race's thread holds the GIL for as little as it can while the search runs
         rows = np.vstack([matrix, placed_row]) if keep else matrix
-        columns = rows.T
-        column, row = np.nonzero(columns)
-        self._programme = (
-            len(cost), len(rows), len(column), 1, 1, 0.0,  # by column; minimise
-            np.ascontiguousarray(cost), np.zeros(len(cost)), np.full(len(cost), np.inf),
+        self._programme = highs.by_columns(
+            cost, np.full(len(cost), np.inf),
             np.concatenate([lowest, [0.0]]) if keep else lowest,
             np.concatenate([counts, [limit]]) if keep else counts,
-            np.concatenate([[0], np.cumsum(np.bincount(column, minlength=len(cost)))]
-                           ).astype(np.int32),
-            row.astype(np.int32), np.ascontiguousarray(columns[column, row], dtype=float),
-            np.ones(len(cost), dtype=np.int32),
+            highs.columns_of(rows),
         ), candidates
-        relaxed = _highs(self._programme[0], integer=False, seconds=left)
+        relaxed = highs.solve(self._programme[0], integer=False, seconds=left)
         budget.check()
-        if relaxed is None:
+        if relaxed.status != highs.OPTIMAL:
             return None
-        objective, solution = relaxed
+        objective, solution = relaxed.objective, relaxed.solution
         if all(abs(x - round(x)) < 1e-7 for x in solution):
             chosen = [
                 c for c, x in zip(candidates, solution, strict=True) for _ in range(round(x))

@@ -158,11 +158,10 @@ class _OutOfBudget(Exception):
 
 
 class _Round:
-    """The states the probes of one round may expand between them, and the byte that ends
-    the round early once set (by the linear relaxation, when it has settled more)."""
+    """The states the probes of one round may expand between them."""
 
-    def __init__(self, states: int, stop: bytearray) -> None:
-        self.left, self.stop = states, stop
+    def __init__(self, states: int) -> None:
+        self.left = states
 
     def probe(
         self, core: ModuleType, arguments: tuple[object, ...], target: int
@@ -170,11 +169,10 @@ class _Round:
         left = budget.remaining()
         if left is not None and left <= 0:
             raise budget.OutOfTime
-        if self.left <= 0 or self.stop[0]:
+        if self.left <= 0:
             raise _OutOfBudget
         # the probe also stops itself at the call's deadline (it reads the clock as it goes)
-        # and once the stop byte is set
-        answer = core.solve(*arguments, target, DEPTH_FIRST, self.left, left or 0.0, self.stop)
+        answer = core.solve(*arguments, target, DEPTH_FIRST, self.left, left or 0.0)
         self.left -= core.expansions()
         if isinstance(answer, str):
             budget.check()  # the call's time is up: OutOfTime, else the round's states are
@@ -205,12 +203,10 @@ def _start(
 
 
 def _search(
-    core: ModuleType, arguments: tuple[object, ...], known: _Known, states: int,
-    stop: bytearray | None = None,
+    core: ModuleType, arguments: tuple[object, ...], known: _Known, states: int
 ) -> tuple[int, list[int]] | None:
     """The optimum, by probing target scores from the top down (``known`` is updated as
-    the probes learn; :class:`_OutOfBudget` once the probes have expanded ``states``, or
-    ``stop`` is set).
+    the probes learn; :class:`_OutOfBudget` once the probes have expanded ``states``).
 
     A depth-first search asked to reach a target drops every state that could not reach it
     even by placing all the rack tiles still ahead, and tries the greediest moves first.  A
@@ -220,7 +216,7 @@ def _search(
     the ceiling and step down, in steps that double while targets are refuted; a play found
     lifts the floor to its score and the next probe is at the ceiling again.
     """
-    round_ = _Round(states, bytearray(1) if stop is None else stop)
+    round_ = _Round(states)
     if known.low is None:
         # nothing known to be reachable yet: any play will do first
         first = round_.probe(core, arguments, NO_INCUMBENT)
@@ -254,16 +250,12 @@ its clock between its phases, not within them, and may run somewhat past its lim
 
 
 class _Relaxing:
-    """The programme of a position built and its linear relaxation solved on a thread of its
-    own, beside the probes (HiGHS leaves the GIL as the probes do); ``result`` waits for it.
-    Where the relaxation settles more than the search knows (``settles``), it sets ``stop``,
-    which ends the probes' round.  A relaxation no longer wanted is left to finish, within
-    its time limit."""
+    """A position's programme's linear relaxation solved on a thread of its own, beside the
+    probes (HiGHS leaves the GIL as the probes do); ``result`` waits for it.  A relaxation
+    no longer wanted is left to finish, within its time limit."""
 
-    def __init__(self, programme: Programme, seconds: float, stop: bytearray,
-                 settles: Callable[[Relaxation | None], bool]) -> None:
+    def __init__(self, programme: Programme, seconds: float) -> None:
         self.programme, self._seconds = programme, seconds
-        self._stop, self._settles = stop, settles
         self._relaxed: Relaxation | None = None
         self._error: BaseException | None = None
         # not a daemon: a process that ends while HiGHS still runs would be aborted; the
@@ -274,11 +266,8 @@ class _Relaxing:
     def _run(self) -> None:
         try:
             self._relaxed = self.programme.relax(seconds=self._seconds)
-            if self._settles(self._relaxed):
-                self._stop[0] = 1
         except BaseException as error:  # raised again in the caller's thread
             self._error = error
-            self._stop[0] = 1
 
     def result(self) -> Relaxation | None:
         """The relaxation (None: not even it can be met); :class:`budget.OutOfTime` where
@@ -403,17 +392,14 @@ def arrange(
 
     programme: Programme | None = None  # built when the probes first give up
     relaxing: _Relaxing | None = None
-    stop = bytearray(1)
-
-    def settles(relaxed: Relaxation | None) -> bool:
-        return relaxed is None or relaxed.play is not None or relaxed.ceiling < known.high
 
     # A portfolio of two exact methods, in rounds: the probes, then the integer programme
     # (HiGHS proves with linear-programming bounds what the probes would have to walk), each
     # round allowing both four times more than the last; the first proof is the answer.
     # Its linear relaxation comes first, started on a thread of its own once a first look of
-    # the probes settles nothing, while they go on (both leave the GIL) until it answers
-    # something they do not know: mostly its optimum is the integer optimum, often
+    # the probes settles nothing, while a round of them goes on (both leave the GIL; the
+    # round's size in states, not the relaxation's speed, decides when its answer is read,
+    # so every call answers alike): mostly its optimum is the integer optimum, often
     # whole-numbered (then it is the answer), else a probe at its ceiling, in a round of its
     # own, mostly proves it with a play.  A time budget that runs out ends it with the best
     # play found, never worse than the beam's.
@@ -421,7 +407,7 @@ def arrange(
     while True:
         answer = None
         try:
-            answer = _search(core, arguments, known, states, stop)
+            answer = _search(core, arguments, known, states)
         except _OutOfBudget:
             pass
         except budget.OutOfTime:
@@ -442,8 +428,8 @@ def arrange(
         if programme is None and relaxing is None:
             # built here: the thread holds the GIL for as little as it can (a thread that
             # holds it keeps the probes' thread waiting up to the interpreter's switch interval)
-            relaxing = _Relaxing(programme_of(), slice_s, stop, settles)
-            states = SEARCH_BUDGET * ROUND_GROWTH  # the relaxation ends the round sooner
+            relaxing = _Relaxing(programme_of(), slice_s)
+            states = SEARCH_BUDGET
             continue
         if relaxing is not None:
             waited, relaxing = relaxing, None
@@ -463,7 +449,7 @@ def arrange(
                 states *= ROUND_GROWTH
                 continue
             finally:
-                programme, stop[0] = waited.programme, 0
+                programme = waited.programme
         assert programme is not None
         try:
             solved = programme.best(ceiling=known.high, seconds=slice_s)

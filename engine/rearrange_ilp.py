@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from tabletop.engine import budget
+from tabletop.engine import budget, highs
 from tabletop.engine.items import Color, Item, Joker, Tile
 
 COLOURS = tuple(Color)
@@ -137,8 +137,6 @@ def ready() -> bool:
 
 
 Laid = tuple[tuple[Item, ...], ...]
-COLUMN_WISE, MINIMISE = 1, 1
-"""HiGHS's codes for a matrix given by columns and for minimising (its C interface's)."""
 
 
 @dataclass(frozen=True)
@@ -235,27 +233,12 @@ class Programme:
         )
         columns, rows, values = (np.concatenate(part) for part in zip(*entries, strict=True))
         order = np.lexsort((rows, columns))
-        self._model = self._highs_model(columns[order], rows[order], values[order])
-
-    def _highs_model(self, columns: Any, rows: Any, values: Any) -> tuple[Any, ...]:
-        """The programme's arrays as HiGHS takes them (by column, the entries in column
-        order), built once: the relaxation may be solved on a thread of its own, which should
-        hold the GIL for as little as it can, and HiGHS copies arrays passed whole at once."""
-        import highspy
-        import numpy as np
-
-        infinity = highspy.kHighsInf
-        return (
-            np.ascontiguousarray(self.cost, dtype=np.float64),
-            np.zeros(self.size),
-            np.ascontiguousarray(self.highest, dtype=np.float64),
-            np.clip(np.asarray(self.lower, dtype=np.float64), -infinity, infinity),
-            np.clip(np.asarray(self.upper, dtype=np.float64), -infinity, infinity),
-            np.concatenate([[0], np.cumsum(np.bincount(columns, minlength=self.size))]
-                           ).astype(np.int32),
-            rows.astype(np.int32),
-            np.ascontiguousarray(values, dtype=np.float64),
-        )
+        # built once: the relaxation may be solved on a thread of its own, which should
+        # hold the GIL for as little as it can
+        self._model = highs.by_columns(
+            cost, self.highest, lower, upper,
+            (np.concatenate([[0], np.cumsum(np.bincount(columns, minlength=size))]),
+             rows[order], values[order]))
 
     def best(self, ceiling: int | None = None,
              seconds: float | None = None) -> tuple[int, Laid] | None:
@@ -265,11 +248,11 @@ class Programme:
         is whole).  ``seconds``: HiGHS's time limit (None: what is left of the budget in
         force, if any); :class:`budget.OutOfTime` when it passes unproved."""
         result = self.solve(seconds, relaxed=False, ceiling=ceiling)
-        if result.status == 1:  # the time limit: the optimum was not proved
+        if result.status == highs.OUT_OF_TIME:  # the optimum was not proved
             raise budget.OutOfTime
-        if result.status != 0 or result.x is None:
+        if result.status != highs.OPTIMAL:
             return None
-        return round(-result.fun), self.laid(result.x)
+        return round(-result.objective), self.laid(result.solution)
 
     def relax(self, seconds: float | None = None) -> Relaxation | None:
         """The linear relaxation (None: not even it can be met, so no play can).
@@ -281,15 +264,15 @@ class Programme:
         import numpy as np
 
         result = self.solve(seconds, relaxed=True)
-        if result.status == 2:  # infeasible
+        if result.status == highs.INFEASIBLE:
             return None
-        if result.status != 0 or result.x is None:
+        if result.status != highs.OPTIMAL:
             raise budget.OutOfTime  # out of time, or no bound: the search goes on without one
-        ceiling = math.floor(-result.fun + 1e-6)
-        whole = np.rint(result.x)
-        if np.abs(result.x - whole).max() > 1e-6:
+        ceiling = math.floor(-result.objective + 1e-6)
+        whole = np.rint(result.solution)
+        if np.abs(result.solution - whole).max() > 1e-6:
             return Relaxation(ceiling, None)
-        return Relaxation(ceiling, (round(-result.fun), self.laid(whole)))
+        return Relaxation(ceiling, (round(-result.objective), self.laid(whole)))
 
     def laid(self, solution: Any) -> Laid:
         """The melds a (whole-numbered) solution lays."""
@@ -300,51 +283,13 @@ class Programme:
                      for _ in range(chosen[m]))
 
     def solve(self, seconds: float | None, *, relaxed: bool,
-              ceiling: int | None = None) -> Solved:
-        """HiGHS on this programme, directly: SciPy's ``milp`` wrapper costs more than HiGHS's
-        own work on a model this small, and highspy's ``Highs`` wrapper prints HiGHS's banner
-        on stdout (where ``tabletop solve`` writes its JSON) and adds callbacks unused here."""
-        import highspy
-        import numpy as np
-        from highspy._core import _Highs
-
+              ceiling: int | None = None) -> highs.Solved:
+        """HiGHS on this programme (:mod:`tabletop.engine.highs`)."""
         left = budget.remaining() if seconds is None else seconds
-        highs = _Highs()
-        highs.setOptionValue("output_flag", False)
-        # without presolve HiGHS keeps to its time limit (its presolve has run most of a
-        # second past a limit of 50 ms) and proves these small models as fast
-        highs.setOptionValue("presolve", "off")
-        if left is not None:
-            highs.setOptionValue("time_limit", max(left, 0.001))
-        if ceiling is not None:
-            # scores are whole: a play less than one point below HiGHS's bound is optimal.
-            # Whether HiGHS measures the gap against the play's score or its bound, both
-            # are at most ceiling + 1 here, so this relative gap is less than one point
-            highs.setOptionValue("mip_rel_gap", 0.99 / (max(ceiling, 0) + 1))
-        cost, col_lower, col_upper, row_lower, row_upper, starts, rows, values = self._model
-        highs.passModel(
-            self.size, len(row_lower), len(values), COLUMN_WISE, MINIMISE, 0.0,
-            cost, col_lower, col_upper, row_lower, row_upper, starts, rows, values,
-            np.full(self.size, 0 if relaxed else 1, dtype=np.int32),
-        )
-        highs.run()
-        status = highs.getModelStatus()
-        Status = highspy.HighsModelStatus
-        if status == Status.kOptimal:
-            return Solved(0, highs.getInfo().objective_function_value,
-                          np.asarray(highs.getSolution().col_value))
-        if status == Status.kInfeasible:
-            return Solved(2, 0.0, None)
-        if status == Status.kTimeLimit:
-            return Solved(1, 0.0, None)
-        return Solved(4, 0.0, None)
+        # scores are whole: a play less than one point below HiGHS's bound is optimal.
+        # Whether HiGHS measures the gap against the play's score or its bound, both are at
+        # most ceiling + 1 here, so this relative gap is less than one point
+        gap = None if ceiling is None else 0.99 / (max(ceiling, 0) + 1)
+        return highs.solve(self._model, integer=not relaxed, seconds=left, gap=gap)
 
 
-@dataclass(frozen=True)
-class Solved:
-    """What HiGHS answered: status 0 optimal, 1 out of time, 2 infeasible, 4 anything else;
-    the objective (minimised: the score negated) and the solution where optimal."""
-
-    status: int
-    fun: float
-    x: Any

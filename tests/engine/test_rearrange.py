@@ -532,24 +532,3 @@ def test_reference_mode_lays_only_the_melds_rummikub_solver_counts(seed: int) ->
         anything = arrange(table, rack, objective=objective)
         assert anything is not None and anything.score >= found.score
 
-
-def test_a_probe_ends_when_its_stop_byte_is_set_and_refuses_what_is_not_a_bytearray() -> None:
-    from tabletop.engine import rearrange
-
-    # a position where refuting one more than the optimum walks tens of thousands of states
-    table, rack = random_position(random.Random(7), 22, 14, 2)
-    optimum = arrange(table, rack)
-    assert optimum is not None
-    arguments = (rearrange._grid(table), rearrange._grid(rack), [1] * 52, [1] * 13,
-                 list(rearrange.NUMBERS), sum(isinstance(i, Joker) for i in table),
-                 sum(isinstance(i, Joker) for i in rack), 2, 0, 0, rearrange.set_table(False))
-    core = rearrange._core()
-    beyond = optimum.score + 1
-    assert core.solve(*arguments, beyond, -1, 10**9, 0.0, bytearray(1)) is None
-    walked = core.expansions()
-    assert walked > 10_000
-    assert core.solve(*arguments, beyond, -1, 10**9, 0.0, bytearray(b"\x01")) == "budget"
-    assert core.expansions() <= 1025  # the byte is read every 1,024 states
-    with pytest.raises(TypeError, match="bytearray"):
-        core.solve(*arguments, beyond, -1, 10**9, 0.0, b"\x01")
-

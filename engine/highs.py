@@ -1,0 +1,87 @@
+"""HiGHS, the optimiser's linear and integer programmes' solver, called directly.
+
+Through highspy's bare solver class: SciPy's wrappers cost more than HiGHS's own work on
+programmes this small, and highspy's ``Highs`` wrapper prints HiGHS's banner on stdout
+(where ``tabletop solve`` writes its JSON) and adds callbacks unused here.  Without
+presolve: on these programmes HiGHS is as fast or faster so, and keeps to its time limit
+(its presolve has run most of a second past a limit of 50 ms).  A programme is given as
+its arrays by column (:func:`by_columns`), built once and solved relaxed or whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+OPTIMAL, OUT_OF_TIME, INFEASIBLE, OTHER = 0, 1, 2, 4
+
+
+@dataclass(frozen=True)
+class Solved:
+    """What HiGHS answered: its status (:data:`OPTIMAL`, :data:`OUT_OF_TIME`,
+    :data:`INFEASIBLE` or :data:`OTHER`), and where optimal the objective (minimised: a
+    score negated) and the solution."""
+
+    status: int
+    objective: float = 0.0
+    solution: Any = None
+
+
+def columns_of(matrix: Any) -> tuple[Any, Any, Any]:
+    """A dense matrix's entries by column: where each column starts, their rows, values."""
+    import numpy as np
+
+    columns = np.asarray(matrix, dtype=np.float64).T
+    column, row = np.nonzero(columns)
+    return (np.concatenate([[0], np.cumsum(np.bincount(column, minlength=len(columns)))]),
+            row, columns[column, row])
+
+
+def by_columns(cost: Any, upper: Any, row_lower: Any, row_upper: Any,
+               entries: tuple[Any, Any, Any]) -> tuple[Any, ...]:
+    """A programme's arrays as HiGHS takes them: minimise ``cost`` over columns between
+    zero and ``upper``, each row between its bounds (infinite ones allowed); ``entries``:
+    where each column starts, the rows and the values of its entries (:func:`columns_of`)."""
+    import highspy
+    import numpy as np
+
+    infinity = highspy.kHighsInf
+    starts, rows, values = entries
+    return (
+        len(cost), len(row_lower), len(values), 1, 1, 0.0,  # by column; minimise; no offset
+        np.ascontiguousarray(cost, dtype=np.float64), np.zeros(len(cost)),
+        np.ascontiguousarray(upper, dtype=np.float64),
+        np.clip(np.asarray(row_lower, dtype=np.float64), -infinity, infinity),
+        np.clip(np.asarray(row_upper, dtype=np.float64), -infinity, infinity),
+        np.asarray(starts, dtype=np.int32), np.asarray(rows, dtype=np.int32),
+        np.ascontiguousarray(values, dtype=np.float64),
+    )
+
+
+def solve(arrays: tuple[Any, ...], *, integer: bool, seconds: float | None = None,
+          gap: float | None = None) -> Solved:
+    """HiGHS on a programme (:func:`by_columns`), relaxed unless ``integer``, within
+    ``seconds`` where given; ``gap``: the relative gap at which a whole solution counts
+    as optimal."""
+    import highspy
+    import numpy as np
+    from highspy._core import _Highs
+
+    highs: Any = _Highs()  # its overloads are not written for arguments passed as a tuple
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("presolve", "off")
+    if seconds is not None:
+        highs.setOptionValue("time_limit", max(seconds, 0.001))
+    if gap is not None:
+        highs.setOptionValue("mip_rel_gap", gap)
+    highs.passModel(*arrays, np.full(arrays[0], 1 if integer else 0, dtype=np.int32))
+    highs.run()
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
+        return Solved(OPTIMAL, highs.getInfo().objective_function_value,
+                      np.asarray(highs.getSolution().col_value))
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return Solved(INFEASIBLE)
+    if status == highspy.HighsModelStatus.kTimeLimit:
+        return Solved(OUT_OF_TIME)
+    return Solved(OTHER)
