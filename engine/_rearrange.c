@@ -94,7 +94,6 @@ typedef struct {
 /* code = 1 + (len-1)*4 + started_joker*2 + ends_joker; len 1..6 (6 = 6+) */
 static Transitions **transition_tables[TRANSITION_TABLES];
 
-
 /* The most a state can still add from `step` on, when `jr_used` rack jokers are placed: the
    rack tiles of the steps ahead, and each rack joker left at the best weight still ahead (a
    joker placed early is worth what it stands for, not the best weight, so counting jokers
@@ -111,9 +110,9 @@ static int code_end(int code) { return code ? (code - 1) & 1 : 0; }
    whether a run ends with a joker matters only at four, and only where it did not start with
    one; a run of five may close at once or not, and becomes six either way; a run of six may
    always close.  rearrange.py's _code mirrors this. */
-static int make_code_of(int reference_mode, int len, int start_joker, int end_joker) {
-    int cap = reference_mode ? 6 : 3;
-    if (!reference_mode) start_joker = end_joker = 0;
+static int make_code(const Problem *p, int len, int start_joker, int end_joker) {
+    int cap = p->reference_mode ? 6 : 3;
+    if (!p->reference_mode) start_joker = end_joker = 0;
     if (len > cap) len = cap;
     if (len <= 3 || (len == 4 && start_joker)) end_joker = 0;
     if (len == 5) {
@@ -123,18 +122,14 @@ static int make_code_of(int reference_mode, int len, int start_joker, int end_jo
     if (len == 6) start_joker = end_joker = 0;
     return 1 + (len - 1) * 4 + start_joker * 2 + end_joker;
 }
-static int make_code(const Problem *p, int len, int start_joker, int end_joker) {
-    return make_code_of(p->reference_mode, len, start_joker, end_joker);
-}
-static int closable_in(int reference_mode, int code) {
+static int closable(const Problem *p, int code) {
     int len = code_len(code);
     if (code == 0) return 1;
     if (len < 3) return 0;
-    if (reference_mode && (len == 4 || len == 5) && (code_start(code) || code_end(code)))
+    if (p->reference_mode && (len == 4 || len == 5) && (code_start(code) || code_end(code)))
         return 0;
     return 1;
 }
-static int closable(const Problem *p, int code) { return closable_in(p->reference_mode, code); }
 
 static int get_slot(uint64_t runs, int colour, int slot) {
     int shift = (colour * MAX_SLOTS + slot) * SLOT_BITS;

@@ -255,7 +255,7 @@ class _Relaxing:
     no longer wanted is left to finish, within its time limit."""
 
     def __init__(self, programme: Programme, seconds: float) -> None:
-        self.programme, self._seconds = programme, seconds
+        self._programme, self._seconds = programme, seconds
         self._relaxed: Relaxation | None = None
         self._error: BaseException | None = None
         # not a daemon: a process that ends while HiGHS still runs would be aborted; the
@@ -265,7 +265,7 @@ class _Relaxing:
 
     def _run(self) -> None:
         try:
-            self._relaxed = self.programme.relax(seconds=self._seconds)
+            self._relaxed = self._programme.relax(seconds=self._seconds)
         except BaseException as error:  # raised again in the caller's thread
             self._error = error
 
@@ -384,13 +384,7 @@ def arrange(
     )
     jokers_in_play = jokers_table + jokers_rack > 0
     known = _start(core, arguments, table_is_legal and threshold == 0)
-
-    def programme_of() -> Programme:
-        return Programme(table_grid, rack_grid, jokers_table, jokers_rack,
-                         weight_tile=weight_tile, weight_joker=weight_joker,
-                         threshold=threshold, reference_mode=reference_mode)
-
-    programme: Programme | None = None  # built when the probes first give up
+    programme: Programme | None = None  # built when a first look of the probes gives up
     relaxing: _Relaxing | None = None
 
     # A portfolio of two exact methods, in rounds: the probes, then the integer programme
@@ -425,10 +419,13 @@ def arrange(
             states = max(states, SEARCH_BUDGET) * ROUND_GROWTH
             continue
         slice_s = seconds if left is None else min(seconds, left * ILP_TIME_SHARE)
-        if programme is None and relaxing is None:
+        if programme is None:
             # built here: the thread holds the GIL for as little as it can (a thread that
             # holds it keeps the probes' thread waiting up to the interpreter's switch interval)
-            relaxing = _Relaxing(programme_of(), slice_s)
+            programme = Programme(table_grid, rack_grid, jokers_table, jokers_rack,
+                                  weight_tile=weight_tile, weight_joker=weight_joker,
+                                  threshold=threshold, reference_mode=reference_mode)
+            relaxing = _Relaxing(programme, slice_s)
             states = SEARCH_BUDGET
             continue
         if relaxing is not None:
@@ -448,9 +445,6 @@ def arrange(
                 # optimum mostly finds its play sooner than the programme proves it
                 states *= ROUND_GROWTH
                 continue
-            finally:
-                programme = waited.programme
-        assert programme is not None
         try:
             solved = programme.best(ceiling=known.high, seconds=slice_s)
         except budget.OutOfTime:

@@ -222,9 +222,7 @@ class Programme:
             entries.append((np.arange(count), np.full(count, len(lower)), model.values[keep]))
             lower.append(threshold)
             upper.append(np.inf)
-        self.cost = cost
-        self.lower, self.upper = lower, upper
-        self.highest = np.concatenate(
+        highest = np.concatenate(
             [
                 np.full(count, 2.0),
                 np.asarray(rack[:52], float),
@@ -236,7 +234,7 @@ class Programme:
         # built once: the relaxation may be solved on a thread of its own, which should
         # hold the GIL for as little as it can
         self._model = highs.by_columns(
-            cost, self.highest, lower, upper,
+            cost, highest, lower, upper,
             (np.concatenate([[0], np.cumsum(np.bincount(columns, minlength=size))]),
              rows[order], values[order]))
 
