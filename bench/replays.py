@@ -115,6 +115,7 @@ def model_tag(model: str | Path | None) -> str:
         card_finder_path,
         card_reader_path,
         default_model,
+        face_reader_path,
         head_path,
         reader_path,
         set_inks_path,
@@ -123,7 +124,7 @@ def model_tag(model: str | Path | None) -> str:
     path = Path(model) if model is not None else default_model()
     digest = hashlib.sha1()
     for part in (path, reader_path(path), card_finder_path(path), card_reader_path(path),
-                 head_path(path), set_inks_path(path)):
+                 head_path(path), set_inks_path(path), face_reader_path(path)):
         if part.is_file():
             digest.update(part.read_bytes())
     return f"{path.stem}-{digest.hexdigest()[:10]}"

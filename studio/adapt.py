@@ -605,10 +605,16 @@ def constant_split(graph: Any, pieces: int) -> str:
 # --- the model folder ------------------------------------------------------------------------
 def model_files(finder: Path) -> dict[str, Path]:
     """The files of the two-stage model whose finder is ``finder``, by role."""
-    from tabletop.vision.detector import card_finder_path, card_reader_path, reader_path
+    from tabletop.vision.detector import (
+        card_finder_path,
+        card_reader_path,
+        face_reader_path,
+        reader_path,
+    )
 
     return {"finder": finder, "reader": reader_path(finder),
-            "card_finder": card_finder_path(finder), "card_reader": card_reader_path(finder)}
+            "card_finder": card_finder_path(finder), "card_reader": card_reader_path(finder),
+            "faces": face_reader_path(finder)}
 
 
 def adapted_model(folder: str | Path) -> Path:
@@ -820,6 +826,8 @@ def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
                 steps.setdefault(role, 0)
             else:
                 shutil.copy2(base[role], target)
+        if base["faces"].is_file():
+            shutil.copy2(base["faces"], staging / base["faces"].name)
         if not any(steps.get(role) for role in roles.values()) and not moved:
             raise AdaptError("the photos label no tile and no card index: nothing to adapt")
         seconds = time.monotonic() - started

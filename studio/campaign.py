@@ -270,7 +270,7 @@ def export(folder: Path, out: Path, models: Path = MODELS) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name in ("tabletop.onnx", "tabletop.pt", "tabletop.reader.onnx", "tabletop.cards.onnx",
-                 "tabletop.cards.pt", "tabletop.cards.reader.onnx"):
+                 "tabletop.cards.pt", "tabletop.cards.reader.onnx", "tabletop.faces.onnx"):
         if (models / name).is_file():
             shutil.copy2(models / name, out / name)
     if (folder / "finder.pt").is_file():

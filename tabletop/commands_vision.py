@@ -37,6 +37,10 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
                         help="judge each card index's suit colour, red or black, by its ink "
                              "as well as by the reader (on, the default) or by the reader "
                              "alone (off)")
+    parser.add_argument("--faces", dest="faces", default=None, choices=FACE_CHOICES,
+                        help="read the cards lying in full view from their whole face too "
+                             "(pips, court figure, both corners; on, the default, where the "
+                             "model has NAME.faces.onnx) or from their indices alone (off)")
     parser.add_argument("--spade-odds", dest="spade_odds", type=float, default=None,
                         help="what the card reader's odds of a spade against a club are "
                              "multiplied by before an index is named (0.25..8, default 3: "
@@ -46,6 +50,8 @@ def add_card_model_options(parser: argparse.ArgumentParser) -> None:
 
 SUIT_COLOUR_CHOICES = ("on", "off")
 """``vision.detector.SUIT_COLOUR_WAYS``, kept here for the same reason."""
+FACE_CHOICES = ("on", "off")
+"""``vision.detector.FACE_WAYS``, kept here for the same reason."""
 
 PALETTE_CHOICES = ("auto", "on", "off")
 """``vision.detector.PALETTE_WAYS``, kept here for the same reason."""
@@ -131,7 +137,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 DETECTOR_OPTIONS = ("imgsz", "confidence", "views", "zoom", "zoom_out", "card_turns",
                     "card_finder", "card_reader", "palette", "suit_colour",
-                    "spade_odds")
+                    "spade_odds", "faces")
 """The ``vision.detector.DetectorSettings`` fields that model options set (each option's
 ``dest`` is its field's name)."""
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from tabletop.vision.card_faces import FaceReader, find_faces, join_faces
 from tabletop.vision.detections import EDGE_PX, Detections, iou_matrix, without_duplicates
 from tabletop.vision.labels import CLASS_NAMES, Kind, label_of
 from tabletop.vision.palette import SET_INKS_FILE, SetInks, TablePalette
@@ -129,6 +130,21 @@ def card_reader_path(finder: Path) -> Path:
     ``NAME.pt|.onnx``: it names every card-index box, whichever finder gave it and
     whichever runtime runs the finders."""
     return finder.with_name(f"{finder.stem}.cards.reader.onnx")
+
+
+def face_reader_path(finder: Path) -> Path:
+    """Where a finder's face reader lives (:mod:`tabletop.vision.card_faces`):
+    ``NAME.faces.onnx`` beside ``NAME.pt|.onnx``."""
+    return finder.with_name(f"{finder.stem}.faces.onnx")
+
+
+FACE_WAYS = ("on", "off")
+
+
+def check_faces(way: str) -> str:
+    if way not in FACE_WAYS:
+        raise ValueError(f"faces must be one of {', '.join(FACE_WAYS)}, not {way!r}")
+    return way
 
 
 def set_inks_path(finder: Path) -> Path:
@@ -486,6 +502,10 @@ class DetectorSettings:
     spade_odds: float | None = None
     """What each rank's spade-to-club odds from the card reader are multiplied by (1 for
     the reader's own; None: :data:`DEFAULT_SPADE_ODDS`)."""
+    faces: str = "on"
+    """``on`` to read the cards lying in full view from their whole face as well, where
+    the model has a face reader (:func:`face_reader_path`,
+    :mod:`tabletop.vision.card_faces`); ``off`` for the indices alone."""
     smallest_index: float = SMALLEST_INDEX_PX
     """Card indices boxed shorter than this on their longer side (pixels) are not named
     (0: every index is named)."""
@@ -507,6 +527,7 @@ class DetectorSettings:
             check_card_reader(self.card_reader)
         check_palette(self.palette)
         check_suit_colour(self.suit_colour)
+        check_faces(self.faces)
         if self.spade_odds is not None:
             object.__setattr__(self, "spade_odds", check_spade_odds(self.spade_odds))
 
@@ -610,6 +631,7 @@ class Detector:
     def _load_reader(self, two_stage: bool) -> None:
         self.reader: Any = None
         self.card_reader: Any = None
+        self.face_reader: FaceReader | None = None
         self._head: dict[str, HeadPart] = {}
         if not two_stage:
             if self.settings.card_reader == "on":
@@ -628,6 +650,16 @@ class Detector:
         except Exception as error:
             raise ModelError(f"cannot load reader {str(path)!r}: {error}") from None
         self._load_card_reader()
+        self._load_face_reader()
+
+    def _load_face_reader(self) -> None:
+        path = face_reader_path(self.path)
+        if self.settings.faces == "off" or not path.is_file():
+            return
+        try:
+            self.face_reader = FaceReader(path)
+        except Exception as error:
+            raise ModelError(f"cannot load face reader {str(path)!r}: {error}") from None
 
     def _head_for(self, role: str, path: Path) -> HeadPart | None:
         """The head's part for the reader file ``path`` (``role``: ``reader`` or
@@ -689,8 +721,23 @@ class Detector:
         inks where the settings say so (:meth:`with_palette`)."""
         if len(found) == 0:
             return found
-        return self.named(found, self.with_palette(image, found,
-                                                   self.probabilities(image, found)))
+        probabilities = self.with_palette(image, found, self.probabilities(image, found))
+        return self.named(*self.with_faces(image, found, probabilities))
+
+    def with_faces(self, image: npt.NDArray[np.uint8], found: Detections,
+                   probabilities: npt.NDArray[np.float64]
+                   ) -> tuple[Detections, npt.NDArray[np.float64]]:
+        """The found boxes and their ``probabilities`` with the faces of the cards in
+        full view read and joined in (:func:`tabletop.vision.card_faces.join_faces`):
+        only on frames where a card index was found, and where the model has a face
+        reader and the settings' ``faces`` is on."""
+        if self.face_reader is None or "card" not in found.kinds:
+            return found, probabilities
+        faces = find_faces(image)
+        if not faces:
+            return found, probabilities
+        return join_faces(found, probabilities, faces,
+                          self.face_reader.probabilities(image, faces))
 
     @property
     def palette(self) -> TablePalette | None:

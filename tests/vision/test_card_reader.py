@@ -70,11 +70,13 @@ def test_an_unknown_way_is_refused_quoting_it(way: str) -> None:
 def test_the_command_line_offers_the_detector_s_ways() -> None:
     from tabletop.commands_vision import (
         CARD_READER_CHOICES,
+        FACE_CHOICES,
         PALETTE_CHOICES,
         SUIT_COLOUR_CHOICES,
     )
-    from tabletop.vision.detector import PALETTE_WAYS, SUIT_COLOUR_WAYS
+    from tabletop.vision.detector import FACE_WAYS, PALETTE_WAYS, SUIT_COLOUR_WAYS
 
+    assert FACE_CHOICES == FACE_WAYS
     assert CARD_READER_CHOICES == CARD_READER_WAYS
     assert PALETTE_CHOICES == PALETTE_WAYS
     assert SUIT_COLOUR_CHOICES == SUIT_COLOUR_WAYS
