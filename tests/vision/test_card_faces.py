@@ -3,6 +3,7 @@ how a face's reading joins the index's."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -273,3 +274,20 @@ def test_a_tile_table_is_read_alike_with_and_without_faces() -> None:
     on = Detector(FINDER, DetectorSettings(faces="on"))(image)
     assert len(off) > 10
     assert on.labels == off.labels and np.array_equal(on.boxes, off.boxes)
+
+
+@pytest.mark.parametrize(("way", "read"), [("on", True), ("off", False)])
+def test_detect_reads_a_card_from_its_face_unless_told_not_to(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], way: str, read: bool) -> None:
+    from tabletop.cli import main
+
+    image, outline, label = hidden_index_table()
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), image)
+    assert main(["detect", str(photo), "--json", "--faces", way]) == 0
+    detections = json.loads(capsys.readouterr().out)["detections"]
+    on_card = [d["label"] for d in detections
+               if inside(outline, ((d["box"][0] + d["box"][2]) / 2,
+                                   (d["box"][1] + d["box"][3]) / 2))]
+    assert (label in on_card) == read
+    assert "9C" in [d["label"] for d in detections]
