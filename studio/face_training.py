@@ -11,7 +11,6 @@ crops in resumable chunks; ``... train --crops DIR [--held FILE] --out RUN`` tra
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -22,9 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tabletop.studio.reader_training import READER_WIDTHS, build_net
+from tabletop.studio.reader_training import READER_WIDTHS, build_net, export_onnx
 from tabletop.vision.card_faces import FACE_HEIGHT, FACE_WIDTH
-from tabletop.vision.reader import READER_CLASSES
 
 CHUNK = 2000
 """Crops per rendered chunk file."""
@@ -106,23 +104,6 @@ def accuracy(net: Any, images: npt.NDArray[np.uint8], labels: npt.NDArray[np.int
     return right / max(len(images), 1)
 
 
-def export_onnx(net: Any, path: str | Path) -> Path:
-    torch = _torch()
-    net.eval()
-    path = Path(path)
-    dummy = torch.zeros(1, 3, FACE_HEIGHT, FACE_WIDTH)
-    torch.onnx.export(net, (dummy,), str(path), input_names=["faces"], output_names=["logits"],
-                      dynamic_axes={"faces": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
-                      dynamo=False)
-    import onnx
-
-    model = onnx.load(str(path))
-    entry = model.metadata_props.add()
-    entry.key, entry.value = "classes", json.dumps(list(READER_CLASSES))
-    onnx.save(model, str(path))
-    return path
-
-
 def train(crops: Sequence[str | Path], out: str | Path, held: Sequence[str | Path] = (),
           epochs: int = 12, batch: int = 128, lr: float = 3e-3, seed: int = 0,
           threads: int | None = None,
@@ -187,7 +168,7 @@ def train(crops: Sequence[str | Path], out: str | Path, held: Sequence[str | Pat
         log(f"epoch {epoch + 1}/{epochs}: loss {total / steps:.3f}, held-out {score:.4f}, "
             f"{time.monotonic() - began:.0f} s")
     net.load_state_dict(torch.load(out / "best.pt"))
-    return export_onnx(net, out / "face.onnx")
+    return export_onnx(net, out / "face.onnx", (FACE_HEIGHT, FACE_WIDTH), "faces")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -370,13 +370,17 @@ def accuracy(net: Any, images: npt.NDArray[np.uint8], labels: npt.NDArray[np.int
     return right / max(len(images), 1)
 
 
-def export_onnx(net: Any, path: str | Path) -> Path:
+def export_onnx(net: Any, path: str | Path, size: tuple[int, int] = (CROP_SIZE, CROP_SIZE),
+                input_name: str = "crops") -> Path:
+    """A :func:`build_net` net written as a reader file: input ``input_name`` of crops
+    ``size`` (height, width), outputs ``logits`` and the features, the classes named."""
     torch = _torch()
     net.eval()
     path = Path(path)
-    dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
-    torch.onnx.export(net, (dummy,), str(path), input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
+    dummy = torch.zeros(1, 3, *size)
+    torch.onnx.export(net, (dummy,), str(path), input_names=[input_name],
+                      output_names=["logits"],
+                      dynamic_axes={input_name: {0: "n"}, "logits": {0: "n"}}, opset_version=17,
                       dynamo=False)
     import onnx
 

@@ -22,7 +22,6 @@ Overlapping cards in a meld show no whole face: there the index alone reads, as 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,14 @@ import numpy.typing as npt
 
 from tabletop.vision.detections import Detections
 from tabletop.vision.labels import Kind
-from tabletop.vision.reader import NONE_INDEX, READER_CLASSES, kind_mask, preprocess, softmax
+from tabletop.vision.reader import (
+    NONE_INDEX,
+    READER_CLASSES,
+    cpu_session,
+    kind_mask,
+    preprocess,
+    softmax,
+)
 
 FACE_WIDTH = 64
 FACE_HEIGHT = 96
@@ -248,17 +254,10 @@ class FaceReader:
     ``none`` are trained), read upright and upside down and averaged."""
 
     def __init__(self, path: str | Path) -> None:
-        import onnxruntime as ort
-
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"face reader {str(self.path)!r} does not exist")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = os.cpu_count() or 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(self.path), options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = cpu_session(self.path)
         outputs = self._session.get_outputs()
         if outputs[0].shape[-1] != len(READER_CLASSES):
             raise ValueError(f"face reader {str(self.path)!r} has {outputs[0].shape[-1]} "

@@ -145,6 +145,20 @@ def alternatives(probabilities: npt.NDArray[np.float64], kinds: Any,
     return listed
 
 
+def cpu_session(path: Path) -> Any:
+    """An ONNX Runtime session of a reader file on the CPU, on every core."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = os.cpu_count() or 1
+    # constant folding, node fusions and the CPU's own kernel layouts
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Several sessions run one after the other per frame; a spinning thread pool
+    # would hold the cores the next session needs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
 class Reader:
     """A loaded reader: ``reader(image, boxes, kinds) -> (labels, probabilities)``.
 
@@ -154,20 +168,10 @@ class Reader:
     (ValueError otherwise).  A file without that output reads as before, without a head."""
 
     def __init__(self, path: str | Path, head: HeadPart | None = None) -> None:
-        import onnxruntime as ort
-
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"reader model {str(self.path)!r} does not exist")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = os.cpu_count() or 1
-        # constant folding, node fusions and the CPU's own kernel layouts
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # Two sessions run one after the other per frame; a spinning thread pool
-        # would hold the cores the other session needs.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(str(self.path), options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = cpu_session(self.path)
         shape = self._session.get_inputs()[0].shape
         self.size = int(shape[2]) if isinstance(shape[2], int) else CROP_SIZE
         outputs = self._session.get_outputs()
