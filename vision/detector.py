@@ -716,12 +716,16 @@ class Detector:
                 probabilities[is_card], suit_inks(image, found.boxes[is_card]))
         return probabilities
 
-    def _read(self, image: npt.NDArray[np.uint8], found: Detections) -> Detections:
+    def _read(self, image: npt.NDArray[np.uint8], found: Detections,
+              faces: bool = True) -> Detections:
         """Name every found box (:meth:`named`), tile colours decided against the frame's
-        inks where the settings say so (:meth:`with_palette`)."""
+        inks where the settings say so (:meth:`with_palette`), and with ``faces`` the
+        cards lying in full view read from their faces too (:meth:`with_faces`)."""
         if len(found) == 0:
             return found
         probabilities = self.with_palette(image, found, self.probabilities(image, found))
+        if not faces:
+            return self.named(found, probabilities)
         return self.named(*self.with_faces(image, found, probabilities))
 
     def with_faces(self, image: npt.NDArray[np.uint8], found: Detections,
@@ -831,7 +835,8 @@ class Detector:
             found.append(spot)
         if not found:
             return Detections.empty()
-        return self._read(image, Detections.concatenate(found))
+        # a spot is one item the table asks about, not a frame to look for faces in
+        return self._read(image, Detections.concatenate(found), faces=False)
 
     # --- both ------------------------------------------------------------------------
     def __call__(self, image: npt.NDArray[np.uint8]) -> Detections:

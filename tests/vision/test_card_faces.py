@@ -291,3 +291,23 @@ def test_detect_reads_a_card_from_its_face_unless_told_not_to(
                                    (d["box"][1] + d["box"][3]) / 2))]
     assert (label in on_card) == read
     assert "9C" in [d["label"] for d in detections]
+
+
+def test_a_look_again_at_one_spot_does_not_search_the_frame_for_faces(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import tabletop.vision.detector as detector_module
+
+    image, _, _ = hidden_index_table()
+    detector = Detector(FINDER)
+    searched: list[int] = []
+
+    def counting(frame: np.ndarray) -> list[np.ndarray]:
+        searched.append(1)
+        return find_faces(frame)
+
+    monkeypatch.setattr(detector_module, "find_faces", counting)
+    detector(image)
+    assert searched == [1]  # the whole frame's reading looks for faces once
+    # the spot of the 9 of clubs' top left index: the table asks about one item
+    detector.look_again(image, np.array([[805.0, 205.0, 830.0, 245.0]]), ["card"])
+    assert searched == [1]
