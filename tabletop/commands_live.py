@@ -312,8 +312,9 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                              "(1..3, default 1.5; 1 for one pass, at about 0.4 times the "
                              "detector's time)")
     parser.add_argument("--zoom-out", dest="zoom_out", type=float, default=None,
-                        help="where a tile is large, one more finder pass at this many "
-                             "times the input size (0.25..1, default 0.667; 1 for none)")
+                        help="where a tile is large or the frame holds few items, "
+                             "finder passes at this many times the input size and its "
+                             "square and cube (0.25..1, default 0.667; 1 for none)")
     add_card_model_options(parser)
     add_palette_option(parser)
     add_adapted_option(parser)

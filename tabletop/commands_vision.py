@@ -324,10 +324,11 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                          help="a second finder pass at this many times the input size, "
                               "for small card indices (1..3, default 1.5; 1 for one pass)")
         sub.add_argument("--zoom-out", dest="zoom_out", type=float, default=None,
-                         help="where a tile is large, one more finder pass at this many "
-                              "times the input size, for large tiles (0.25..1, default "
+                         help="where a tile is large or the frame holds few items, "
+                              "finder passes at this many times the input size and its "
+                              "square and cube, for close-ups of tiles (0.25..1, default "
                               "0.667), and where a card index is large, one at half the "
-                              "size, for close-ups of cards; 1 for neither")
+                              "size, for close-ups of cards; 1 for none")
         sub.add_argument("--card-turns", dest="card_turns", type=int, default=None,
                          help="turns of each card index's crop the reader averages (1, 2 "
                               "or 4; default 2: as found and upside down; 4 read 0.004-0.009 "

@@ -239,16 +239,29 @@ def check_palette(way: str) -> str:
 
 
 DEFAULT_ZOOM_OUT = 0.667
-"""Where the base pass finds a large tile, the finder runs once more at this many times
-its input size, for large tiles it misses: at 960 the shipped finder boxes fewer tiles
-over about 96 input pixels (0.924 of those over 128 frame pixels on rendered tables
-against 0.973 at 64-128).  1 turns it off."""
+"""Where the base pass finds a large tile (or few items), the finder runs once more at
+this many times its input size, for large tiles it misses, and again at this factor's
+powers while tiles stay large (:data:`ZOOM_OUT_DEPTH`): at 960 the shipped finder boxes
+fewer tiles over about 96 input pixels (0.924 of those over 128 frame pixels on rendered
+tables against 0.973 at 64-128), and a tile 300 input pixels long piecemeal or not at
+all.  1 turns it off."""
 ZOOM_OUT_TRIGGER = 96
-"""The base pass's largest tile box, in its input pixels, from which the zoomed-out pass
+"""A pass's largest tile box, in its input pixels, from which the next zoomed-out pass
 runs: tables of small tiles, the usual live view, never pay for it."""
 ZOOM_OUT_TILE_FLOOR = 48
-"""The zoomed-out pass keeps tile boxes this many of its input pixels long or longer:
-smaller ones are the base pass's to find."""
+"""A zoomed-out pass keeps tile boxes this many of its input pixels long or longer:
+smaller ones are the larger passes' to find."""
+ZOOM_OUT_DEPTH = 3
+"""The tiles' zoomed-out passes at most, each at ``zoom_out`` times the size of the one
+before (0.667, 0.444, 0.296 of the input size): the next runs where the last one still
+boxes a tile of :data:`ZOOM_OUT_TRIGGER` of its input pixels, or found almost nothing
+(:data:`CLOSE_UP_ITEMS`), so a tile filling a third of the frame is boxed at the size
+the finder was trained on."""
+CLOSE_UP_ITEMS = 6
+"""A whole frame whose pass boxes fewer items than this may be a close-up, whose
+tiles the pass boxes piecemeal or not at all: the tiles' next zoomed-out pass runs
+there whatever the sizes of its boxes.  A region of the frame (the live table's look
+at one spot) never counts as one."""
 CARD_ZOOM_OUT = 0.5
 """The card indices' zoomed-out pass's input size as a multiple of ``imgsz``: a close-up
 of a few cards (indices 100-200 pixels long at 1280x720) is boxed at half the size, where
@@ -296,9 +309,13 @@ def check_spade_odds(odds: float) -> float:
     return float(odds)
 
 
+MIN_ZOOM_OUT = 0.25
+"""The smallest zoomed-out pass, as a share of the input size."""
+
+
 def check_zoom_out(zoom_out: float) -> float:
     """``zoom_out`` if it is a usable zoomed-out pass factor (0.25..1), else ValueError."""
-    if not 0.25 <= zoom_out <= 1.0:
+    if not MIN_ZOOM_OUT <= zoom_out <= 1.0:
         raise ValueError(f"zoom out must be from 0.25 to 1 (no such pass), not {zoom_out!r}")
     return float(zoom_out)
 
@@ -478,9 +495,11 @@ class DetectorSettings:
     """The second finder pass's input size as a multiple of ``imgsz`` (1: one pass only,
     as always for an ONNX model exported with a fixed input size)."""
     zoom_out: float = DEFAULT_ZOOM_OUT
-    """The zoomed-out pass's input size as a multiple of ``imgsz``, run where the base pass
-    boxed a tile of :data:`ZOOM_OUT_TRIGGER` input pixels or more (1: never, and no card
-    indices' zoomed-out pass either, :data:`CARD_ZOOM_OUT`)."""
+    """The first zoomed-out pass's input size as a multiple of ``imgsz``, run where the
+    base pass boxed a tile of :data:`ZOOM_OUT_TRIGGER` input pixels or more or, on a whole
+    frame, fewer than :data:`CLOSE_UP_ITEMS` items; the next ones at its powers
+    (:data:`ZOOM_OUT_DEPTH`).  1: none, and no card indices' zoomed-out pass either
+    (:data:`CARD_ZOOM_OUT`)."""
     card_turns: int = DEFAULT_CARD_TURNS
     """How many turns of each card index's crop the reader averages (1, 2 or 4)."""
     card_finder: str | None = None
@@ -625,7 +644,7 @@ class Detector:
         model without a card finder has none."""
         if self._card_finder is None:
             return Detections.empty()
-        return self._passes(image, self._card_finder_pass, sized_by=sized_by)
+        return self._passes(image, self._card_finder_pass, sized_by=sized_by, tiles=False)
 
     # --- the reader of a two-stage model ----------------------------------------------
     def _load_reader(self, two_stage: bool) -> None:
@@ -884,7 +903,8 @@ class Detector:
             frame_long = max(w, h)
             found = self._passes(region, self._pass, frame_long)
             if self._card_finder is not None and "card" in found.kinds:
-                cards = self._passes(region, self._card_finder_pass, frame_long, found)
+                cards = self._passes(region, self._card_finder_pass, frame_long, found,
+                                     tiles=False)
                 if self.card_finder_way == "replace":
                     found = Detections.concatenate(
                         [found[np.asarray(found.kinds) == "tile"], cards])
@@ -905,19 +925,21 @@ class Detector:
     def _passes(self, image: npt.NDArray[np.uint8],
                 run: Callable[[npt.NDArray[np.uint8], int], Detections],
                 frame_long: int | None = None,
-                sized_by: Detections | None = None) -> Detections:
+                sized_by: Detections | None = None, tiles: bool = True) -> Detections:
         """A finder's pass at the base size and, with a zoom, its zoomed pass, merged.
         ``frame_long``: the long side of the frame ``image`` is a region of (None: it is
         the frame); the passes run at the frame's scales.  ``sized_by``: the boxes whose
         sizes decide the zoomed-out passes (the finder's, for the card finder's passes;
-        None: this finder's own base pass)."""
+        None: this finder's own base pass).  ``tiles``: the finder boxes tiles (the card
+        finder boxes card indices only)."""
         long_side = max(image.shape[:2])
         h, w = image.shape[:2]
         share = 1.0 if frame_long is None else long_side / frame_long
         base_size = max(32, round(self.imgsz * share))
         found = run(image, base_size)
         found = self._zoomed_out(image, found, run, base_size, share,
-                                 found if sized_by is None else sized_by)
+                                 found if sized_by is None else sized_by,
+                                 tiles=tiles, whole_frame=frame_long is None)
         zoomed_size = self.zoom_imgsz
         if zoomed_size is None:
             return found
@@ -927,36 +949,51 @@ class Detector:
 
     def _zoomed_out(self, image: npt.NDArray[np.uint8], found: Detections,
                     run: Callable[[npt.NDArray[np.uint8], int], Detections],
-                    base_size: int, share: float, sized_by: Detections) -> Detections:
-        """``found`` with the large items of passes at smaller input sizes: the tiles of a
-        pass at ``zoom_out`` times the input size where ``sized_by`` holds a large tile
-        (:data:`ZOOM_OUT_TRIGGER`), the card indices of one at :data:`CARD_ZOOM_OUT` times
-        it where ``sized_by`` holds a large card box (:data:`CARD_ZOOM_OUT_TRIGGER`); only
-        of the kinds ``found`` holds (a card finder boxes no tiles)."""
-        if self.settings.zoom_out >= 1.0 or self._fixed_input or not len(sized_by):
+                    base_size: int, share: float, sized_by: Detections,
+                    tiles: bool = True, whole_frame: bool = True) -> Detections:
+        """``found`` with the large items of passes at smaller input sizes: with
+        ``tiles`` (a finder that boxes tiles; ``sized_by`` its own base pass), the tiles
+        of up to :data:`ZOOM_OUT_DEPTH` passes, each at ``zoom_out`` times the size of
+        the one before, the first where ``sized_by`` holds a large tile
+        (:data:`ZOOM_OUT_TRIGGER`) or, on a ``whole_frame``, few items
+        (:data:`CLOSE_UP_ITEMS`), each next one where the last pass does; the card
+        indices of one pass at :data:`CARD_ZOOM_OUT` times the input size where
+        ``sized_by`` holds a large card box (:data:`CARD_ZOOM_OUT_TRIGGER`) and ``found``
+        a card box."""
+        if self.settings.zoom_out >= 1.0 or self._fixed_input:
             return found
         h, w = image.shape[:2]
-        base_scale = min(base_size / w, base_size / h)
-        kinds = np.asarray(sized_by.kinds)
-        passes: list[tuple[str, float, float]] = []
-        for kind, factor, trigger, floor in (
-                ("tile", self.settings.zoom_out, ZOOM_OUT_TRIGGER, ZOOM_OUT_TILE_FLOOR),
-                ("card", CARD_ZOOM_OUT, CARD_ZOOM_OUT_TRIGGER, CARD_ZOOM_OUT_FLOOR)):
-            mine = sized_by[kinds == kind]
-            if len(mine) and _longest(mine) * base_scale >= trigger:
-                passes.append((kind, factor, floor))
-        passes = [one for one in passes if one[0] in found.kinds]
         kept = [found]
         runs: dict[int, Detections] = {}
-        for kind, factor, least in passes:
+
+        def pass_at(factor: float, kind: str, least: float) -> Detections:
             size = max(32, round(self.imgsz * factor * share / 32) * 32)
-            scale = min(size / w, size / h)
             if size not in runs:
                 runs[size] = run(image, size)
             out = runs[size]
+            scale = min(size / w, size / h)
             sides = np.maximum(out.boxes[:, 2] - out.boxes[:, 0],
                                out.boxes[:, 3] - out.boxes[:, 1])
             kept.append(out[(np.asarray(out.kinds) == kind) & (sides * scale >= least)])
+            return out
+
+        if tiles:
+            last, last_size = sized_by, base_size
+            for depth in range(1, ZOOM_OUT_DEPTH + 1):
+                last_tiles = last[np.asarray(last.kinds) == "tile"]
+                large = bool(len(last_tiles)) and _longest(last_tiles) * min(
+                    last_size / w, last_size / h) >= ZOOM_OUT_TRIGGER
+                if not (large or (whole_frame and len(last) < CLOSE_UP_ITEMS)):
+                    break
+                factor = self.settings.zoom_out ** depth
+                if factor < MIN_ZOOM_OUT:
+                    break
+                last = pass_at(factor, "tile", ZOOM_OUT_TILE_FLOOR)
+                last_size = max(32, round(self.imgsz * factor * share / 32) * 32)
+        cards = sized_by[np.asarray(sized_by.kinds) == "card"]
+        if ("card" in found.kinds and len(cards)
+                and _longest(cards) * min(base_size / w, base_size / h) >= CARD_ZOOM_OUT_TRIGGER):
+            pass_at(CARD_ZOOM_OUT, "card", CARD_ZOOM_OUT_FLOOR)
         return merge_boxes(kept) if len(kept) > 1 else found
 
     def _pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:

@@ -192,8 +192,12 @@ def test_zoom_out_out_of_range_is_refused(zoom_out: float) -> None:
         check_zoom_out(zoom_out)
 
 
-def _tile_table(tile_height: int) -> np.ndarray:
-    """Real tiles of the set (CropBank) in a row on a plain table, ``tile_height`` px tall."""
+TABLE_LABELS = ("R5", "B7", "K10", "O1", "R12", "B3", "K8", "O13")
+
+
+def _tile_table(tile_height: int, count: int = 3) -> tuple[np.ndarray, list[str]]:
+    """``count`` real tiles of the set (CropBank) in a row on a plain table,
+    ``tile_height`` px tall, and their labels."""
     from tabletop.studio.replay import CropBank
     from tests.shared import REALDATA
 
@@ -201,35 +205,64 @@ def _tile_table(tile_height: int) -> np.ndarray:
         pytest.skip("the real photos are missing")
     bank = CropBank.load(REALDATA, max_aspect=0.95)
     frame = np.full((720, 1280, 3), (70, 110, 150), np.uint8)
+    labels = list(TABLE_LABELS[:count])
     x = 40
-    for label in ("R5", "B7", "K10"):
+    for label in labels:
         piece = bank.of(label)[0].image
         width = round(piece.shape[1] * tile_height / piece.shape[0])
-        frame[100:100 + tile_height, x:x + width] = cv2.resize(piece, (width, tile_height))
+        top = (720 - tile_height) // 2
+        frame[top:top + tile_height, x:x + width] = cv2.resize(piece, (width, tile_height))
         x += width + 30
-    return frame
+    assert x <= 1280
+    return frame, labels
 
 
-# a close-up of tiles pays the card indices' zoomed-out pass too: the base pass boxes
-# some of its numerals as card indices over 43 px
-@pytest.mark.parametrize(("tile_height", "passes"), [(60, 2), (330, 4)],
-                         ids=["table view", "close-up"])
-def test_the_zoomed_out_pass_runs_only_where_a_tile_is_large(tile_height: int, passes: int
-                                                             ) -> None:
+# Passes (input sizes at imgsz 960; every frame has the base pass and the zoomed one,
+# 1440): a table of small tiles is found by those alone; a frame of few items may be a
+# close-up, so the tiles' zoomed-out passes run down to 288 (ZOOM_OUT_DEPTH), as they
+# do where the tiles are large.
+@pytest.mark.parametrize(("tile_height", "count", "sizes"), [
+    (60, 8, [960, 1440]),
+    (150, 8, [960, 640, 1440]),
+    (60, 3, [960, 640, 416, 288, 1440]),
+    (330, 3, [960, 640, 416, 288, 1440]),
+], ids=["table view", "a few small tiles", "large tiles", "close-up"])
+def test_the_zoomed_out_passes_run_only_where_a_tile_is_large_or_items_are_few(
+        tile_height: int, count: int, sizes: list[int]) -> None:
     from tabletop.vision.detector import Detector
 
     detector = Detector()
-    sizes: list[int] = []
+    asked: list[int] = []
     finder = detector._finder
 
     def counting(image: np.ndarray, size: int, *rest: object) -> Detections:
-        sizes.append(size)
+        asked.append(size)
         return finder(image, size, *rest)  # type: ignore[arg-type]
 
     detector._finder = counting  # type: ignore[assignment]
-    read = detector(_tile_table(tile_height))
-    assert len(sizes) == passes
-    assert sorted(read.labels) == ["B7", "K10", "R5"]
+    frame, labels = _tile_table(tile_height, count)
+    read = detector(frame)
+    assert asked == sizes
+    assert sorted(read.labels) == sorted(labels)
+
+
+@pytest.mark.parametrize(("depth", "close_up_items", "read_at_least", "read_at_most"), [
+    (None, None, 3, 3),
+    (1, 0, 0, 1),
+], ids=["shipped", "one zoomed-out pass, by size only"])
+def test_tiles_filling_most_of_the_frame_are_read(
+        monkeypatch: pytest.MonkeyPatch, depth: int | None, close_up_items: int | None,
+        read_at_least: int, read_at_most: int) -> None:
+    """Tiles 480 px tall at 1280x720: the base pass boxes their numerals or nothing;
+    the deepest zoomed-out pass sees them at the size the finder was trained on."""
+    import tabletop.vision.detector as detector_module
+
+    if depth is not None:
+        monkeypatch.setattr(detector_module, "ZOOM_OUT_DEPTH", depth)
+        monkeypatch.setattr(detector_module, "CLOSE_UP_ITEMS", close_up_items)
+    frame, labels = _tile_table(480, 3)
+    read = detector_module.Detector()(frame).labels
+    assert read_at_least <= sum(label in read for label in labels) <= read_at_most, read
 
 
 def _card_close_up(share: float) -> tuple[np.ndarray, Detections]:
