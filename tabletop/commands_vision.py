@@ -327,8 +327,8 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                          help="where a tile is large or the frame holds few items, "
                               "finder passes at this many times the input size and its "
                               "square and cube, for close-ups of tiles (0.25..1, default "
-                              "0.667), and where a card index is large, one at half the "
-                              "size, for close-ups of cards; 1 for none")
+                              "0.667), and where a card index is large, two at a half "
+                              "and a third of the size, for close-ups of cards; 1 for none")
         sub.add_argument("--card-turns", dest="card_turns", type=int, default=None,
                          help="turns of each card index's crop the reader averages (1, 2 "
                               "or 4; default 2: as found and upside down; 4 read 0.004-0.009 "

@@ -263,9 +263,12 @@ tiles the pass boxes piecemeal or not at all: the tiles' next zoomed-out pass ru
 there whatever the sizes of its boxes.  A region of the frame (the live table's look
 at one spot) never counts as one."""
 CARD_ZOOM_OUT = 0.5
-"""The card indices' zoomed-out pass's input size as a multiple of ``imgsz``: a close-up
-of a few cards (indices 100-200 pixels long at 1280x720) is boxed at half the size, where
-the base pass boxes the pips instead."""
+"""The card indices' first zoomed-out pass's input size as a multiple of ``imgsz``: a
+close-up of a few cards (indices 100-200 pixels long at 1280x720) is boxed at half the
+size, where the base pass boxes the pips instead."""
+CARD_ZOOM_OUT_DEEPER = 0.35
+"""The card indices' second zoomed-out pass, run with the first: indices 200 pixels long
+at 1280x720 are boxed surely enough to keep only at about a third of the size."""
 CARD_ZOOM_OUT_TRIGGER = 32
 """The base pass's largest card box, in its input pixels, from which the card indices'
 zoomed-out pass runs: tables seen from their usual distance never pay for it."""
@@ -957,9 +960,11 @@ class Detector:
         the one before, the first where ``sized_by`` holds a large tile
         (:data:`ZOOM_OUT_TRIGGER`) or, on a ``whole_frame``, few items
         (:data:`CLOSE_UP_ITEMS`), each next one where the last pass does; the card
-        indices of one pass at :data:`CARD_ZOOM_OUT` times the input size where
-        ``sized_by`` holds a large card box (:data:`CARD_ZOOM_OUT_TRIGGER`) and ``found``
-        a card box."""
+        indices of two passes, at :data:`CARD_ZOOM_OUT` and :data:`CARD_ZOOM_OUT_DEEPER`
+        times the input size, where ``sized_by`` holds a large card box
+        (:data:`CARD_ZOOM_OUT_TRIGGER`) or, on a ``whole_frame``, few items, and this
+        finder boxed a card index itself or boxes nothing else (the card finder, which
+        runs only where the first finder saw one)."""
         if self.settings.zoom_out >= 1.0 or self._fixed_input:
             return found
         h, w = image.shape[:2]
@@ -991,9 +996,12 @@ class Detector:
                 last = pass_at(factor, "tile", ZOOM_OUT_TILE_FLOOR)
                 last_size = max(32, round(self.imgsz * factor * share / 32) * 32)
         cards = sized_by[np.asarray(sized_by.kinds) == "card"]
-        if ("card" in found.kinds and len(cards)
-                and _longest(cards) * min(base_size / w, base_size / h) >= CARD_ZOOM_OUT_TRIGGER):
-            pass_at(CARD_ZOOM_OUT, "card", CARD_ZOOM_OUT_FLOOR)
+        large = bool(len(cards)) and _longest(cards) * min(
+            base_size / w, base_size / h) >= CARD_ZOOM_OUT_TRIGGER
+        if ("card" in found.kinds or not tiles) and (
+                large or (whole_frame and len(sized_by) < CLOSE_UP_ITEMS)):
+            for factor in (CARD_ZOOM_OUT, CARD_ZOOM_OUT_DEEPER):
+                pass_at(factor, "card", CARD_ZOOM_OUT_FLOOR)
         return merge_boxes(kept) if len(kept) > 1 else found
 
     def _pass(self, image: npt.NDArray[np.uint8], size: int) -> Detections:

@@ -303,3 +303,33 @@ def test_a_close_up_of_cards_is_read_by_the_zoomed_out_pass(
     settings = DetectorSettings() if zoom_out is None else DetectorSettings(zoom_out=zoom_out)
     read = items_read_right([(truth, Detector(settings=settings)(view))])
     assert read_at_least <= sum(read) <= read_at_most, read
+
+
+@pytest.mark.parametrize(("deeper", "read_at_least", "read_at_most"), [
+    (None, 56, 83),
+    (0.5, 0, 52),
+], ids=["shipped", "one card indices' pass"])
+def test_card_indices_200_px_long_are_read_by_the_deeper_pass(
+        monkeypatch: pytest.MonkeyPatch, deeper: float | None, read_at_least: int,
+        read_at_most: int) -> None:
+    """deal1's views a quarter of its width (83 indices about 200 px long at 1280x720):
+    at half the input size the card finder boxes many of them too unsurely to keep;
+    the pass at a third boxes them surely (61 read against 47 when measured)."""
+    import tabletop.vision.detector as detector_module
+    from bench.card_closeups import card_pictures, close_up, windows
+    from tabletop.studio.evaluate import items_read_right
+    from tests.shared import REALDATA
+
+    if REALDATA is None:
+        pytest.skip("the real photos are missing")
+    if deeper is not None:
+        monkeypatch.setattr(detector_module, "CARD_ZOOM_OUT_DEEPER", deeper)
+    detector = detector_module.Detector()
+    pairs = []
+    for image, truth in card_pictures(REALDATA, "adapt"):
+        for window in windows(image.shape[1], image.shape[0], 4):
+            made = close_up(image, truth, window)
+            if made is not None:
+                pairs.append((made[1], detector(made[0])))
+    assert sum(len(truth) for truth, _ in pairs) == 83
+    assert read_at_least <= int(items_read_right(pairs).sum()) <= read_at_most
