@@ -219,6 +219,18 @@ def compose_at(setup: Any, index: int, fps: float, folder: Path) -> None:
     partial.rename(folder)
 
 
+def comparable(event: dict[str, Any]) -> dict[str, Any]:
+    """An event's JSON as a scenario states it: without its number and time, and without a
+    table event's boxes (where the camera saw each meld, which no scenario knows)."""
+    return {k: v for k, v in event.items() if k not in ("seq", "t", "boxes")}
+
+
+def events_right(got: Sequence[dict[str, Any]], want: Sequence[dict[str, Any]]) -> int:
+    """How many of ``got`` match ``want`` before the first that does not."""
+    return next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b),
+                min(len(got), len(want)))
+
+
 def card_case(out: Path, fps: float, model: str | None) -> Case:
     from bench.pipeline_fps import delays
     from bench.replays import model_tag
@@ -237,8 +249,8 @@ def card_case(out: Path, fps: float, model: str | None) -> Case:
     scenario = load_scenario(scenario_path)
     header, _ = read_truth(truth_path_for(video))
     skipped = {s["scenario_t"] for s in header["skipped"]}
-    want = [{k: v for k, v in event_to_json(e).items() if k not in ("seq", "t")}
-            for e in scenario.events if not (isinstance(e, GameWarning) and e.t in skipped)]
+    want = [comparable(event_to_json(e)) for e in scenario.events
+            if not (isinstance(e, GameWarning) and e.t in skipped)]
 
     def make_watcher() -> Any:
         zones = default_layout(scenario.variant.id, len(scenario.players),
@@ -246,10 +258,8 @@ def card_case(out: Path, fps: float, model: str | None) -> Case:
         return TableWatcher(scenario.variant, zones, calibration_from(header))
 
     def score(events: list[dict[str, Any]], committed: list[float]) -> dict[str, Any]:
-        got = [{k: v for k, v in e.items() if k not in ("seq", "t")} for e in events]
-        leading = next((i for i, (a, b) in enumerate(zip(got, want, strict=False))
-                        if a != b),
-                       min(len(got), len(want)))
+        got = [comparable(e) for e in events]
+        leading = events_right(got, want)
         return {"events_exact": got == want, "events_right": leading,
                 "events_true": len(want), "events": got, "delays": delays(header, committed)}
 

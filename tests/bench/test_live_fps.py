@@ -63,3 +63,21 @@ def test_without_the_clock_every_frame_comes(video: Path) -> None:
 def test_spans_are_counted_once(spans: list[tuple[float, float]], end: float,
                                 seconds: float) -> None:
     assert _covered(spans, end) == pytest.approx(seconds)
+
+
+TABLE = {"type": "table", "seat": 0, "melds": ["10H JH QH"]}
+LAID = {"type": "meld_laid", "seat": 0, "meld": "10H JH QH"}
+
+
+@pytest.mark.parametrize(("got", "want", "right"), [
+    ([dict(LAID, seq=1, t=1.0), dict(TABLE, seq=2, t=1.0, boxes=[[1.0, 2.0, 3.0, 4.0]])],
+     [LAID, TABLE], 2),
+    ([dict(LAID, seq=1, t=1.0), dict(TABLE, melds=["KS KD KC"])], [LAID, TABLE], 1),
+    ([dict(LAID, seq=1, t=1.0)], [LAID, TABLE], 1),
+    ([], [LAID], 0),
+], ids=["boxes ignored", "wrong melds", "one short", "none"])
+def test_events_right_counts_the_leading_events_a_scenario_states(
+        got: list[dict[str, object]], want: list[dict[str, object]], right: int) -> None:
+    from bench.live_fps import comparable, events_right
+
+    assert events_right([comparable(e) for e in got], want) == right
