@@ -971,7 +971,9 @@ class Detector:
         kept = [found]
         runs: dict[int, Detections] = {}
 
-        def pass_at(factor: float, kind: str, least: float) -> Detections:
+        def pass_at(factor: float, kind: str, least: float) -> tuple[Detections, float]:
+            """The pass at ``factor`` times the input size (run once) and its input pixels
+            per frame pixel; its ``kind`` boxes ``least`` input pixels long or more kept."""
             size = max(32, round(self.imgsz * factor * share / 32) * 32)
             if size not in runs:
                 runs[size] = run(image, size)
@@ -980,21 +982,20 @@ class Detector:
             sides = np.maximum(out.boxes[:, 2] - out.boxes[:, 0],
                                out.boxes[:, 3] - out.boxes[:, 1])
             kept.append(out[(np.asarray(out.kinds) == kind) & (sides * scale >= least)])
-            return out
+            return out, scale
 
         if tiles:
-            last, last_size = sized_by, base_size
+            last, last_scale = sized_by, min(base_size / w, base_size / h)
             for depth in range(1, ZOOM_OUT_DEPTH + 1):
                 last_tiles = last[np.asarray(last.kinds) == "tile"]
-                large = bool(len(last_tiles)) and _longest(last_tiles) * min(
-                    last_size / w, last_size / h) >= ZOOM_OUT_TRIGGER
+                large = (bool(len(last_tiles))
+                         and _longest(last_tiles) * last_scale >= ZOOM_OUT_TRIGGER)
                 if not (large or (whole_frame and len(last) < CLOSE_UP_ITEMS)):
                     break
                 factor = self.settings.zoom_out ** depth
                 if factor < MIN_ZOOM_OUT:
                     break
-                last = pass_at(factor, "tile", ZOOM_OUT_TILE_FLOOR)
-                last_size = max(32, round(self.imgsz * factor * share / 32) * 32)
+                last, last_scale = pass_at(factor, "tile", ZOOM_OUT_TILE_FLOOR)
         cards = sized_by[np.asarray(sized_by.kinds) == "card"]
         large = bool(len(cards)) and _longest(cards) * min(
             base_size / w, base_size / h) >= CARD_ZOOM_OUT_TRIGGER
