@@ -271,7 +271,7 @@ CARD_ZOOM_OUT_DEEPER = 0.35
 at 1280x720 are boxed surely enough to keep only at about a third of the size."""
 CARD_ZOOM_OUT_TRIGGER = 32
 """The base pass's largest card box, in its input pixels, from which the card indices'
-zoomed-out pass runs: tables seen from their usual distance never pay for it."""
+zoomed-out passes run: tables seen from their usual distance never pay for them."""
 CARD_ZOOM_OUT_FLOOR = 24
 """The card indices' zoomed-out pass keeps card boxes this many of its input pixels long
 or longer."""
@@ -319,7 +319,8 @@ MIN_ZOOM_OUT = 0.25
 def check_zoom_out(zoom_out: float) -> float:
     """``zoom_out`` if it is a usable zoomed-out pass factor (0.25..1), else ValueError."""
     if not MIN_ZOOM_OUT <= zoom_out <= 1.0:
-        raise ValueError(f"zoom out must be from 0.25 to 1 (no such pass), not {zoom_out!r}")
+        raise ValueError(f"zoom out must be from {MIN_ZOOM_OUT:g} to 1 (no such pass), "
+                         f"not {zoom_out!r}")
     return float(zoom_out)
 
 
