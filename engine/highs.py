@@ -5,15 +5,17 @@ programmes this small, and highspy's ``Highs`` wrapper prints HiGHS's banner on 
 (where ``tabletop solve`` writes its JSON) and adds callbacks unused here.  Without
 presolve: on these programmes HiGHS is as fast or faster so, and keeps to its time limit
 (its presolve has run most of a second past a limit of 50 ms).  A programme is given as
-its arrays by column (:func:`by_columns`), built once and solved relaxed or whole.
+its arrays by column (:func:`by_columns`), built once and solved relaxed or whole.  A
+solve on one thread can be stopped from another (:class:`Stop`).
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any
 
-OPTIMAL, OUT_OF_TIME, INFEASIBLE, OTHER = 0, 1, 2, 4
+OPTIMAL, OUT_OF_TIME, INFEASIBLE, OTHER, STOPPED = 0, 1, 2, 4, 5
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,47 @@ class Solved:
     status: int
     objective: float = 0.0
     solution: Any = None
+
+
+class Stop:
+    """Ends a solve running on another thread (:func:`solve` with ``stop``) soon after it
+    is called; a solve that has not begun yet does not begin.
+
+    HiGHS's interrupt callbacks are Python functions, so each call of one waits for the
+    GIL, which a search racing the programme holds for a switch interval at a time: a
+    callback active from the outset cost a solve beside a search twice its time.  So the
+    callback is set before the solve but started only when the solve is to end, from the
+    stopping thread (HiGHS reads whether a callback is active each time it would call
+    it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._highs: Any = None
+        self.stopped = False
+
+    def __call__(self) -> None:
+        with self._lock:
+            self.stopped = True
+            if self._highs is not None:
+                from highspy._core import cb
+
+                self._highs.startCallback(cb.HighsCallbackType.kCallbackMipInterrupt)
+                self._highs.startCallback(cb.HighsCallbackType.kCallbackSimplexInterrupt)
+
+    def _attach(self, highs: Any) -> bool:
+        """Whether the solve may begin: not once stopped."""
+
+        def interrupt(kind: Any, message: str, out: Any, data_in: Any, user: Any) -> None:
+            data_in.user_interrupt = True
+
+        highs.setCallback(interrupt, None)
+        with self._lock:
+            self._highs = highs
+            return not self.stopped
+
+    def _detach(self) -> None:
+        with self._lock:
+            self._highs = None
 
 
 def columns_of(matrix: Any) -> tuple[Any, Any, Any]:
@@ -59,10 +102,16 @@ def by_columns(cost: Any, upper: Any, row_lower: Any, row_upper: Any,
 
 
 def solve(arrays: tuple[Any, ...], *, integer: bool, seconds: float | None = None,
-          gap: float | None = None) -> Solved:
+          gap: float | None = None, whole: bool = False, stop: Stop | None = None
+          ) -> Solved:
     """HiGHS on a programme (:func:`by_columns`), relaxed unless ``integer``, within
     ``seconds`` where given; ``gap``: the relative gap at which a whole solution counts
-    as optimal."""
+    as optimal; ``whole``: the objective is whole at every whole solution, so a solution
+    within less than one of the bound is optimal and none further from it is (HiGHS's
+    default relative gap, 1e-4, passes a play short by a few points of its second
+    criterion as optimal where the first is weighed by 65536).  Out of time, an integer
+    programme's best solution so far comes with :data:`OUT_OF_TIME` where it has one.
+    ``stop``: ends the solve from another thread (:data:`STOPPED`)."""
     import highspy
     import numpy as np
     from highspy._core import _Highs
@@ -74,8 +123,17 @@ def solve(arrays: tuple[Any, ...], *, integer: bool, seconds: float | None = Non
         highs.setOptionValue("time_limit", max(seconds, 0.001))
     if gap is not None:
         highs.setOptionValue("mip_rel_gap", gap)
+    if whole:
+        highs.setOptionValue("mip_rel_gap", 0.0)
+        highs.setOptionValue("mip_abs_gap", 0.99)
     highs.passModel(*arrays, np.full(arrays[0], 1 if integer else 0, dtype=np.int32))
-    highs.run()
+    if stop is not None and not stop._attach(highs):
+        return Solved(STOPPED)
+    try:
+        highs.run()
+    finally:
+        if stop is not None:
+            stop._detach()
     status = highs.getModelStatus()
     if status == highspy.HighsModelStatus.kOptimal:
         return Solved(OPTIMAL, highs.getInfo().objective_function_value,
@@ -83,5 +141,11 @@ def solve(arrays: tuple[Any, ...], *, integer: bool, seconds: float | None = Non
     if status == highspy.HighsModelStatus.kInfeasible:
         return Solved(INFEASIBLE)
     if status == highspy.HighsModelStatus.kTimeLimit:
+        if integer and highs.getInfo().primal_solution_status == int(
+                highspy.SolutionStatus.kSolutionStatusFeasible):
+            return Solved(OUT_OF_TIME, highs.getInfo().objective_function_value,
+                          np.asarray(highs.getSolution().col_value))
         return Solved(OUT_OF_TIME)
+    if status == highspy.HighsModelStatus.kInterrupt:
+        return Solved(STOPPED)
     return Solved(OTHER)

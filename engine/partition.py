@@ -615,40 +615,36 @@ HIGHS_IMPORT_SECONDS = 2.0
 is already imported: a first import no deadline can cut."""
 
 
-RACE_AFTER = 0.005
-"""Seconds the search runs alone before the integer programme races it: most searches
-answer sooner, and start no programme (one started runs to its end, unwanted, where the
-search answers first: HiGHS cannot be stopped from outside without a callback into
-Python, which would wait on the GIL the search holds)."""
-RACE_CAP = 0.1
-"""Seconds the programme may take at most: it goes on, its answer unwanted, where the
-search proves the optimum first, taking a core from what runs next; where it needs longer,
-the search answers alone."""
+SEARCH_FIRST = 0.005
+"""Seconds the search runs alone, ordered and bounded by the linear relaxation, before the
+integer programme of that relaxation joins it (a table rebuilt) or takes over (a table
+laid off onto): most searches answer sooner."""
 RACE_UNBOUNDED = 1e9
 """The race's own deadline where no budget is in force (it is moved to end the search)."""
 
 
 class _IntegerRace:
     """The packing's integer programme (its relaxation's rows, every move a whole number of
-    times) on a thread that waits :data:`RACE_AFTER` first; solved to optimality, it moves
-    ``deadline`` to the past, which ends the search racing it at its next check."""
+    times) on a thread that waits :data:`SEARCH_FIRST` first; solved to optimality, it
+    moves ``deadline`` to the past, which ends the search racing it at its next check.  A
+    search that answers first stops it (:class:`highs.Stop`)."""
 
     def __init__(self, programme: tuple[tuple[Any, ...], list[PackCandidate]],
                  deadline: budget.Deadline, seconds: float | None) -> None:
         self._programme, self._deadline, self._seconds = programme, deadline, seconds
         self._done = threading.Event()
+        self._stop = highs.Stop()
         self.answer: tuple[PackCandidate, ...] | None = None
         # not a daemon: a process that ends while HiGHS runs would be aborted
         self._thread = threading.Thread(target=self._run, name="packing programme")
         self._thread.start()
 
     def _run(self) -> None:
-        if self._done.wait(RACE_AFTER):
+        if self._done.wait(SEARCH_FIRST):
             return  # the search answered first
         model, candidates = self._programme
-        solved = highs.solve(model, integer=True, seconds=max(
-            min(RACE_CAP, RACE_UNBOUNDED if self._seconds is None else self._seconds)
-            - RACE_AFTER, 0.001))
+        seconds = None if self._seconds is None else max(self._seconds - SEARCH_FIRST, 0.001)
+        solved = highs.solve(model, integer=True, seconds=seconds, whole=True, stop=self._stop)
         if self._done.is_set() or solved.status != highs.OPTIMAL:
             return
         counts = [round(x) for x in solved.solution]
@@ -657,9 +653,10 @@ class _IntegerRace:
         self._deadline.at = float("-inf")
 
     def finish(self) -> bool:
-        """Tell the thread the search is over; whether the programme proved the optimum
-        first (its answer is then in)."""
+        """Tell the thread the search is over, which stops the programme; whether the
+        programme proved the optimum first (its answer is then in)."""
         self._done.set()
+        self._stop()
         return self.answer is not None
 
 
@@ -715,13 +712,16 @@ class MeldPacking:
         tables: int = 0,
         freed: int = 0,
         freed_needs_rack_pair: bool = False,
+        lead: int | None = None,
     ) -> None:
         self.variant = variant
+        self.lead = lead
         self.rules = variant.meld_rules
         self.item_score = item_score
         self._vkey = repr(variant)
         self._programme: tuple[tuple[Any, ...], list[PackCandidate]] | None = None
-        """The relaxation's rows and moves (:meth:`_relaxation`), for the race."""
+        """The integer programme over the relaxation's rows, and its moves
+        (:meth:`_relaxation`), for :meth:`_search_then_programme`."""
         counts = [0] * 52
         jokers = 0
         for item in items:
@@ -1035,7 +1035,11 @@ class MeldPacking:
                 free: PackResult | None = relaxed
             else:
                 ceiling = relaxed
-                free = self._race(keep, ceiling)
+                # a rebuilt table's search and programme each take ten times the other's
+                # time on some positions, so they race; on a table laid off onto the
+                # programme is the faster on the hard positions, so it takes over
+                free = (self._race(keep, ceiling) if self.must
+                        else self._search_then_programme(keep, ceiling))
         else:
             free = self._search(0, False, keep, ceiling)
         if free is None or not (need > 0 or need_run):
@@ -1048,10 +1052,11 @@ class MeldPacking:
         return self._search(need, need_run, keep, free.score)
 
     def _race(self, keep: int, ceiling: int | None) -> PackResult | None:
-        """The search, and beside it on a thread of its own, from :data:`RACE_AFTER` on,
+        """The search, and beside it on a thread of its own, from :data:`SEARCH_FIRST` on,
         the integer programme of its relaxation (:meth:`_relaxation`; HiGHS leaves the GIL
         while it solves): the first proof is the answer (the programme ends the search
-        early by moving the search's deadline to the past)."""
+        early by moving the search's deadline to the past; the search ends the programme
+        by stopping it)."""
         if self._programme is None:
             return self._search(0, False, keep, ceiling)
         left = budget.remaining()
@@ -1072,6 +1077,46 @@ class MeldPacking:
                               True, chosen)
         if searched is not None and not searched.optimal:
             budget.settle()  # the budget in force's: the search settled the race's own
+        return searched
+
+    def _search_then_programme(self, keep: int, ceiling: int | None) -> PackResult | None:
+        """The search for :data:`SEARCH_FIRST` seconds, then, unless it proved its answer,
+        the integer programme of the relaxation (:meth:`_relaxation`) with the rest of the
+        budget.  Out of time, the better of the two's best plays (HiGHS's best is the same
+        or better with more time, so more budget never answers worse)."""
+        if self._programme is None:
+            return self._search(0, False, keep, ceiling)
+        left = budget.remaining()
+        try:
+            with budget.limit(SEARCH_FIRST if left is None else min(SEARCH_FIRST, left)):
+                searched = self._search(0, False, keep, ceiling)
+        except budget.OutOfTime:
+            searched = None  # nothing found yet
+        else:
+            if searched is None or searched.optimal:
+                return searched  # proved: the best play, or that none exists
+        model, candidates = self._programme
+        solved = highs.solve(model, integer=True, seconds=budget.remaining(), whole=True)
+        if solved.solution is not None:
+            counts = [round(x) for x in solved.solution]
+            chosen = tuple(c for c, n in zip(candidates, counts, strict=True)
+                           for _ in range(n))
+            found = PackResult(tuple(c.reading for c in chosen),
+                               sum(c.score for c in chosen), solved.status == highs.OPTIMAL,
+                               chosen)
+            if found.optimal or searched is None or found.score > searched.score:
+                searched = found
+        if searched is not None and searched.optimal:
+            return searched
+        if solved.status == highs.OUT_OF_TIME or budget.spent():
+            if searched is None:
+                raise budget.OutOfTime
+            budget.settle()
+            return searched
+        # HiGHS failed otherwise: the search goes on (its memo tables kept)
+        searched = self._search(0, False, keep, ceiling)
+        if searched is not None and not searched.optimal:
+            budget.settle()
         return searched
 
     def _relaxation(self, keep: int = 0) -> int | PackResult | None:
@@ -1106,16 +1151,16 @@ class MeldPacking:
         left = budget.remaining()
         cost = -np.array([c.score for c in candidates], dtype=float)
         # the rows bounded on both sides (the row of what is laid only where something must
-        # stay out), for the relaxation and the race's programme alike.  Built here: the
-        # race's thread holds the GIL for as little as it can while the search runs
+        # stay out), for the relaxation and the integer programme alike
         rows = np.vstack([matrix, placed_row]) if keep else matrix
-        self._programme = highs.by_columns(
+        relaxation = highs.by_columns(
             cost, np.full(len(cost), np.inf),
             np.concatenate([lowest, [0.0]]) if keep else lowest,
             np.concatenate([counts, [limit]]) if keep else counts,
             highs.columns_of(rows),
-        ), candidates
-        relaxed = highs.solve(self._programme[0], integer=False, seconds=left)
+        )
+        self._programme = (self._whole_costs(relaxation, candidates), candidates)
+        relaxed = highs.solve(relaxation, integer=False, seconds=left)
         budget.check()
         if relaxed.status != highs.OPTIMAL:
             return None
@@ -1135,6 +1180,26 @@ class MeldPacking:
                 self.by_pivot[index] = tuple(group[k] for k in ranked)
         self._available.clear()
         return int(np.floor(-objective + 1e-6))
+
+    def _whole_costs(self, arrays: tuple[Any, ...], candidates: list[PackCandidate]
+                     ) -> tuple[Any, ...]:
+        """The integer programme's arrays: the relaxation's, where the score is
+        lexicographic (``lead``: the first criterion's weight), with the first criterion
+        weighed only just above the most the second can reach in one play (at most one move
+        per item), which ranks plays alike and which HiGHS solves faster than a weight of
+        ``lead``."""
+        if self.lead is None:
+            return arrays
+        import numpy as np
+
+        scores = np.array([c.score for c in candidates], dtype=np.int64)
+        first, second = np.divmod(scores, self.lead)
+        moves = sum(self.counts) + self.jokers + self.freed
+        weight = 1 + int(np.sort(second)[-moves:].sum())
+        if weight >= self.lead:
+            return arrays
+        cost = -(first * weight + second).astype(np.float64)
+        return (*arrays[:6], cost, *arrays[7:])
 
     def _opens(self, readings: Sequence[Reading], need: int, need_run: bool) -> bool:
         value = sum(self.variant.meld_value(reading) for reading in readings)

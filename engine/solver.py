@@ -249,7 +249,9 @@ def _melds_from_the_rack(
 
     try:
         with budget.limit(seconds):
-            found = MeldPacking(variant, items, scorer).solve(need, need_run, keep)
+            found = MeldPacking(variant, items, scorer, lead=SCORE_SCALE).solve(
+                need, need_run, keep
+            )
     except budget.OutOfTime:
         return nothing
     if found is None or not found.readings:
@@ -412,7 +414,7 @@ def _packed_lay_offs(
         lay_offs.extend(step.lay_off for step in bundles if step.lay_off is not None)
     packing = MeldPacking(
         variant, rack_items, scorer, lay_offs=lay_offs, tables=len(table_melds),
-        freed=freed, freed_needs_rack_pair=rules.freed_with_hand_tiles,
+        freed=freed, freed_needs_rack_pair=rules.freed_with_hand_tiles, lead=SCORE_SCALE,
     )
     result = packing.solve(keep=keep)
     if result is None:

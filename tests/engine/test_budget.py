@@ -229,3 +229,33 @@ def test_sabra_answers_with_the_best_play_found_in_time() -> None:
     assert 0 < quick.value <= exact.value
     assert not quick.optimal or quick.value == exact.value
     assert check_turn(sabra, table, quick.melds, quick.placed, opened=True).valid
+
+
+@pytest.mark.parametrize("rack", [
+    # a rebuilt table whose search proves its answer in tenths of a second, where the
+    # integer programme racing it takes seconds alone
+    "JD QS 4D 6D JS 4C 10H 8S 8C KS 6S 5S 10D",
+    "KH 10D 4S 9C 5D KC 7C JS 9D 10C KD 7D JH",
+])
+def test_a_race_the_search_wins_leaves_no_programme_running(rack: str) -> None:
+    import threading
+
+    variant = find_variant("raeuber")
+    raced: list[threading.Thread] = []
+    started = threading.Thread.start
+
+    def recorded(thread: threading.Thread) -> None:
+        if thread.name == "packing programme":
+            raced.append(thread)
+        started(thread)
+
+    threading.Thread.start = recorded  # type: ignore[method-assign]
+    try:
+        play = solve(variant, parse_items(rack), RAEUBER_TABLE)
+    finally:
+        threading.Thread.start = started  # type: ignore[method-assign]
+    assert play.optimal
+    assert raced
+    for thread in raced:
+        thread.join(0.5)  # stopped at HiGHS's next check, not at its end seconds later
+        assert not thread.is_alive()

@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from tabletop.engine import budget
+from tabletop.engine import budget, highs
 from tabletop.engine.items import JOKER, Item, parse_items, parse_melds
 from tabletop.engine.partition import (
     MeldPacking,
@@ -240,35 +240,31 @@ def test_a_run_moved_from_the_first_suit_is_the_variants_own_reading(variant_id:
 
 
 @pytest.mark.parametrize("keep", [0, 1])
-def test_where_the_integer_programme_proves_first_its_play_is_the_answer(
+def test_where_the_search_proves_nothing_first_the_integer_programme_answers(
     monkeypatch: pytest.MonkeyPatch, keep: int,
 ) -> None:
-    """The lay-off search races the integer programme of its relaxation; held back until
-    the programme has answered, the search stops at its first check and the programme's
-    play is the answer: proved best (as the item-by-item search scores it) and legal."""
+    """The lay-off search runs for a moment before the integer programme of its relaxation
+    takes over; with no moment at all, every position whose relaxation is fractional is
+    the programme's, and its play is proved best (as the item-by-item search scores it) and
+    legal."""
     from tabletop.engine import partition
 
-    searched = MeldPacking._search
-    won: list[bool] = []
+    solved = highs.solve
+    programmes: list[int] = []
 
-    def held_back(self: MeldPacking, *args: object, **kwargs: object) -> object:
-        # in a race (a deadline of its own in force), wait for the programme, which moves
-        # that deadline to the past once it is done
-        started = time.monotonic()
-        while (budget.remaining() or 0) > 0 and time.monotonic() - started < 5:
-            time.sleep(0.001)
-        won.append(budget.remaining() == 0)
-        return searched(self, *args, **kwargs)  # type: ignore[arg-type]
+    def counted(arrays: tuple[object, ...], **kwargs: object) -> highs.Solved:
+        programmes.append(bool(kwargs.get("integer")))
+        return solved(arrays, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(partition, "RACE_AFTER", 0.0)
-    monkeypatch.setattr(MeldPacking, "_search", held_back)
+    monkeypatch.setattr(partition, "SEARCH_FIRST", 0.0)
+    monkeypatch.setattr(partition.highs, "solve", counted)
     variant = find_variant("rommee")
     rng = random.Random(f"race-{keep}")
-    raced = 0
+    answered = 0
     for _ in range(12):
         rack, table = random_case(variant, rng, rng.randint(10, 16))
         objective = rng.choice(["tiles", "value"])
-        won.clear()
+        programmes.clear()
         play = solve(variant, rack, table, objective=objective, keep=keep)
         expected = extend_by_items(variant, rack, table, objective, keep)
         assert play.optimal
@@ -276,5 +272,5 @@ def test_where_the_integer_programme_proves_first_its_play_is_the_answer(
         assert len(play.placed) <= len(rack) - keep
         if play.placed:
             assert check_turn(variant, table, play.melds, play.placed, opened=True).valid
-        raced += any(won)
-    assert raced  # the relaxation was fractional, and the programme answered, somewhere
+        answered += any(programmes)
+    assert answered  # the relaxation was fractional, and the programme answered, somewhere
