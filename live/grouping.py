@@ -53,6 +53,10 @@ little off the arc makes a sharp turn at itself and opposite turns at its neighb
 cancel over that span, where a true corner's do not."""
 
 
+LINE_ITEMS = 3.0
+"""Item sizes (a tile's width, a card index's) across the reading direction beyond which
+two rows of one zone lie on two lines."""
+
 @dataclass(frozen=True)
 class Placed:
     key: int  # the track id
@@ -410,6 +414,37 @@ def _chains(links: dict[int, list[int]]) -> list[list[int]]:
 
 def _windows(chain: list[int]) -> list[tuple[int, int, int]]:
     return list(zip(chain, chain[1:], chain[2:], strict=False))
+
+
+def rows_in_reading_order(rows: Sequence[tuple[int, ...]], items: Sequence[Placed],
+                          reading_direction: Point) -> list[tuple[int, ...]]:
+    """``rows`` (of ``items``' keys) as the zone's player reads them: line by line from the
+    far side of their view, each line along ``reading_direction`` (a player across the
+    table reads its melds right to left in the picture).  A row starts a new line where it
+    lies more than ``LINE_ITEMS`` item sizes nearer the player than the line's last."""
+    if len(rows) < 2:
+        return list(rows)
+    by_key = {it.key: it for it in items}
+    dx, dy = reading_direction
+    nx, ny = -dy, dx  # towards the player, in the table's coordinates
+
+    def along(row: tuple[int, ...]) -> float:
+        return min(by_key[k].position[0] * dx + by_key[k].position[1] * dy for k in row)
+
+    def across(row: tuple[int, ...]) -> float:
+        return sum(by_key[k].position[0] * nx + by_key[k].position[1] * ny
+                   for k in row) / len(row)
+
+    size = _median([by_key[k].size for row in rows for k in row])
+    lines: list[list[tuple[int, ...]]] = []
+    for row in sorted(rows, key=across):
+        if lines and across(row) - across(lines[-1][-1]) > LINE_ITEMS * size:
+            lines.append([row])
+        elif lines:
+            lines[-1].append(row)
+        else:
+            lines.append([row])
+    return [row for line in lines for row in sorted(line, key=along)]
 
 
 def _path_order(members: list[int], edges: set[tuple[int, int]]) -> list[int]:

@@ -49,7 +49,13 @@ from tabletop.engine.items import JOKER, Family, Item, Joker, parse_item
 from tabletop.engine.variants import Variant
 from tabletop.live.corrections import Correction, CorrectionError
 from tabletop.live.decoding import Kept, LegalityCache
-from tabletop.live.grouping import Placed, group_items, loose_corner_partners, row_angles
+from tabletop.live.grouping import (
+    Placed,
+    group_items,
+    loose_corner_partners,
+    row_angles,
+    rows_in_reading_order,
+)
 from tabletop.live.permanence import (
     Held,
     is_camera_event,
@@ -752,7 +758,9 @@ class TableWatcher:
                 unplaced.extend(singles[name])
             elif zone.kind == "seat":
                 assert zone.seat is not None
-                seat_rows = [*rows[name], *((k,) for k in singles[name])]
+                seat_rows = rows_in_reading_order(
+                    [*rows[name], *((k,) for k in singles[name])], by_zone[name],
+                    zone.reading_direction)
                 seat_keys.setdefault(zone.seat, []).extend(seat_rows)
                 seats.setdefault(zone.seat, []).extend(tuple(item(k) for k in row)
                                                        for row in seat_rows)

@@ -269,3 +269,37 @@ def test_a_tile_box_holding_a_tighter_tile_box_is_dropped(
                        np.full(len(boxes), 0.9))
     left = without_enclosing(found)
     assert [boxes.index(list(box)) for box in left.boxes.tolist()] == kept
+
+
+@pytest.fixture(scope="module")
+def card_table() -> np.ndarray:
+    from tabletop.studio.card_replay import compose_random_card_game
+
+    replay = compose_random_card_game(("Ana", "Ben"), seed=0, realdata=REALDATA)
+    return replay.frame(replay.frame_count - 1)
+
+
+@pytest.mark.parametrize("touched", [0, 3, 6])
+def test_a_fingertip_on_a_card_index_loses_no_index(
+        card_table: np.ndarray, detector: Detector, touched: int) -> None:
+    """A small change over one card index (a fingertip, gone again): the region looked at
+    around it is wide enough for the finder to box the indices by their cards, so every
+    index is boxed again where it was."""
+    import cv2
+
+    looker = IncrementalDetector(detector, IncrementalSettings(refresh_s=NEVER))
+    looker.set_time(0.0)
+    before = looker(card_table)
+    cards = np.flatnonzero(np.asarray(before.kinds) == "card")
+    assert len(cards) >= 8
+    x1, y1, x2, y2 = before.boxes[cards[touched * len(cards) // 8]]
+    fingertip = card_table.copy()
+    cv2.circle(fingertip, (int((x1 + x2) / 2), int((y1 + y2) / 2)), 6, (60, 50, 40), -1)
+    after = before
+    for index, frame in enumerate([fingertip] * 4 + [card_table] * 10):
+        looker.set_time((index + 1) / 30)
+        after = looker(frame)
+    assert looker.counts.region_looks > 0
+    cards_after = np.flatnonzero(np.asarray(after.kinds) == "card")
+    overlap = iou_matrix(before.boxes[cards], after.boxes[cards_after])
+    assert overlap.max(axis=1).min() >= 0.5
