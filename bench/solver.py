@@ -486,7 +486,7 @@ def lay_off_milp(variant: Variant, rack: tuple[Item, ...], table: tuple[tuple[It
     # SciPy's milp runs it), so the best exact method there is; solved exactly, its
     # first criterion weighed as tabletop's own programme weighs it (HiGHS solves that
     # faster than a weight of SCORE_SCALE)
-    programme = packing._whole_costs(highs.by_columns(
+    programme = packing.programme_arrays(highs.by_columns(
         -np.array([move.score for move in moves], dtype=float), np.full(len(moves), np.inf),
         np.zeros(len(have)), have, highs.columns_of(matrix)), moves)
     solved = highs.solve(programme, integer=True, whole=True)

@@ -1159,7 +1159,7 @@ class MeldPacking:
             np.concatenate([counts, [limit]]) if keep else counts,
             highs.columns_of(rows),
         )
-        self._programme = (self._whole_costs(relaxation, candidates), candidates)
+        self._programme = (self.programme_arrays(relaxation, candidates), candidates)
         relaxed = highs.solve(relaxation, integer=False, seconds=left)
         budget.check()
         if relaxed.status != highs.OPTIMAL:
@@ -1181,7 +1181,7 @@ class MeldPacking:
         self._available.clear()
         return int(np.floor(-objective + 1e-6))
 
-    def _whole_costs(self, arrays: tuple[Any, ...], candidates: list[PackCandidate]
+    def programme_arrays(self, arrays: tuple[Any, ...], candidates: list[PackCandidate]
                      ) -> tuple[Any, ...]:
         """The integer programme's arrays: the relaxation's, where the score is
         lexicographic (``lead``: the first criterion's weight), with the first criterion

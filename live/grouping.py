@@ -57,6 +57,7 @@ LINE_ITEMS = 3.0
 """Item sizes (a tile's width, a card index's) across the reading direction beyond which
 two rows of one zone lie on two lines."""
 
+
 @dataclass(frozen=True)
 class Placed:
     key: int  # the track id
@@ -438,12 +439,10 @@ def rows_in_reading_order(rows: Sequence[tuple[int, ...]], items: Sequence[Place
     size = _median([by_key[k].size for row in rows for k in row])
     lines: list[list[tuple[int, ...]]] = []
     for row in sorted(rows, key=across):
-        if lines and across(row) - across(lines[-1][-1]) > LINE_ITEMS * size:
+        if not lines or across(row) - across(lines[-1][-1]) > LINE_ITEMS * size:
             lines.append([row])
-        elif lines:
-            lines[-1].append(row)
         else:
-            lines.append([row])
+            lines[-1].append(row)
     return [row for line in lines for row in sorted(line, key=along)]
 
 
