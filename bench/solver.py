@@ -25,8 +25,8 @@ and how many positions tabletop took longer on than the reference.
 
 ``--lay-off N``: the games whose table may only be extended have no published solver,
 so ``solve`` is held against the best exact method there is, an integer programme
-(HiGHS without presolve, one integer variable per move, as rummikub-solver models a
-rebuilt table) over
+(HiGHS as tabletop runs it: without presolve or feasibility jump; one integer variable
+per move, as rummikub-solver models a rebuilt table) over
 the same moves: every new meld the rack allows and every bundle it may lay onto each
 table meld, at most one per table meld; solved exactly, its objective weighed as
 tabletop's own programme weighs it.  N Rommé positions: racks of 26-30 cards and up
@@ -482,8 +482,9 @@ def lay_off_milp(variant: Variant, rack: tuple[Item, ...], table: tuple[tuple[It
     fields = range(packing.fields)
     matrix = np.array([[(move.mask >> (4 * f)) & 15 for move in moves] for f in fields])
     have = np.array([(packing.start >> (4 * f)) & 15 for f in fields])
-    # HiGHS without presolve: on these programmes several times faster than with it (as
-    # SciPy's milp runs it), so the best exact method there is; solved exactly, its
+    # HiGHS without presolve or feasibility jump (highs.solve): on these programmes several
+    # times faster than as SciPy's milp runs it, so the best exact method there is; solved
+    # exactly, its
     # first criterion weighed as tabletop's own programme weighs it (HiGHS solves that
     # faster than a weight of SCORE_SCALE)
     programme = packing.programme_arrays(highs.by_columns(

@@ -719,6 +719,7 @@ class MeldPacking:
         self.rules = variant.meld_rules
         self.item_score = item_score
         self._vkey = repr(variant)
+        self._weight: int | None = None  # the first criterion's in the integer programme
         self._programme: tuple[tuple[Any, ...], list[PackCandidate]] | None = None
         """The integer programme over the relaxation's rows, and its moves
         (:meth:`_relaxation`), for :meth:`_search_then_programme`."""
@@ -1096,7 +1097,12 @@ class MeldPacking:
             if searched is None or searched.optimal:
                 return searched  # proved: the best play, or that none exists
         model, candidates = self._programme
-        solved = highs.solve(model, integer=True, seconds=budget.remaining(), whole=True)
+        # only plays better than the search's are sought: none is a proof of the search's
+        cutoff = None if searched is None else -self._weighed(searched.score) - 0.5
+        solved = highs.solve(model, integer=True, seconds=budget.remaining(), whole=True,
+                             cutoff=cutoff)
+        if solved.status == highs.INFEASIBLE and searched is not None:
+            return PackResult(searched.readings, searched.score, True, searched.moves)
         if solved.solution is not None:
             counts = [round(x) for x in solved.solution]
             chosen = tuple(c for c, n in zip(candidates, counts, strict=True)
@@ -1198,8 +1204,16 @@ class MeldPacking:
         weight = 1 + int(np.sort(second)[-moves:].sum())
         if weight >= self.lead:
             return arrays
+        self._weight = weight
         cost = -(first * weight + second).astype(np.float64)
         return (*arrays[:6], cost, *arrays[7:])
+
+    def _weighed(self, score: int) -> int:
+        """A play's score as the integer programme weighs it (:meth:`programme_arrays`)."""
+        if self.lead is None or self._weight is None:
+            return score
+        first, second = divmod(score, self.lead)
+        return first * self._weight + second
 
     def _opens(self, readings: Sequence[Reading], need: int, need_run: bool) -> bool:
         value = sum(self.variant.meld_value(reading) for reading in readings)

@@ -10,12 +10,14 @@ import pytest
 from tabletop.engine import highs
 
 # A packing whose score weighs a first criterion by 65536 over a second (as the solver's
-# objectives do): HiGHS's default relative gap (1e-4) stops at a play 25 points short.
-ROWS = [[0, 1, 1, 1, 1, 0, 0, 2, 2, 0, 0], [2, 1, 0, 0, 0, 2, 1, 0, 0, 2, 0],
-        [0, 0, 0, 0, 0, 0, 1, 0, 2, 0, 0], [1, 0, 2, 1, 1, 0, 0, 0, 2, 0, 2]]
-HAVE = [2, 3, 1, 3]
-FIRST = [3, 2, 3, 2, 2, 2, 2, 2, 6, 2, 2]
-SECOND = [8, 9, 16, 13, 18, 25, 6, 14, 25, 0, 0]
+# objectives do): HiGHS's default relative gap (1e-4) stops at a play 11 points short.
+ROWS = [[0, 0, 0, 1, 2, 2, 2, 0, 1, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        [0, 2, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 1, 2, 2, 2, 2, 0],
+        [0, 0, 0, 0, 1, 0, 0, 2, 1, 1, 0, 2], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0],
+        [0, 0, 0, 1, 2, 0, 0, 0, 2, 0, 0, 2], [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 2]]
+HAVE = [1, 2, 2, 2, 3, 2, 1, 1]
+FIRST = [6, 4, 4, 4, 3, 4, 5, 4, 3, 6, 3, 2]
+SECOND = [1, 15, 2, 4, 1, 19, 6, 0, 5, 13, 14, 5]
 
 
 def _best_by_enumeration(rows: np.ndarray, have: np.ndarray, score: np.ndarray) -> int:
@@ -43,3 +45,26 @@ def test_a_whole_objective_is_solved_to_its_optimum_not_to_a_relative_gap(
     assert (rows @ taken <= have).all()
     best = _best_by_enumeration(rows, have, score)
     assert (int(score @ taken) == best) is exact
+
+
+@pytest.mark.parametrize(("short_of_best", "status"), [
+    (-1, highs.INFEASIBLE),  # only plays better than the best are sought: none
+    (0, highs.INFEASIBLE),  # a play as good as the cutoff's is not better
+    (1, highs.OPTIMAL),
+    (25 * 65536, highs.OPTIMAL),
+])
+def test_a_cutoff_answers_the_optimum_below_it_or_that_none_is(
+    short_of_best: int, status: int,
+) -> None:
+    """HiGHS, given an objective bound it cannot beat, may still call a worse solution it
+    kept optimal; :func:`highs.solve` answers that none is better instead."""
+    rows, have = np.array(ROWS), np.array(HAVE)
+    score = np.array(FIRST) * 65536 + np.array(SECOND)
+    best = _best_by_enumeration(rows, have, score)
+    programme = highs.by_columns(-score.astype(float), np.full(len(score), np.inf),
+                                 np.zeros(len(have)), have, highs.columns_of(rows))
+    solved = highs.solve(programme, integer=True, whole=True,
+                         cutoff=-(best - short_of_best) - 0.5)
+    assert solved.status == status
+    if status == highs.OPTIMAL:
+        assert round(-solved.objective) == best

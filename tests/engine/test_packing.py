@@ -274,3 +274,44 @@ def test_where_the_search_proves_nothing_first_the_integer_programme_answers(
             assert check_turn(variant, table, play.melds, play.placed, opened=True).valid
         answered += any(programmes)
     assert answered  # the relaxation was fractional, and the programme answered, somewhere
+
+
+def test_a_play_the_search_found_but_did_not_prove_is_proved_by_the_programme(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the search's moment ends with a play it has not proved, the integer programme
+    seeks only better plays; finding none proves the search's play best."""
+    from tabletop.engine import partition
+
+    search = MeldPacking._search
+    solved = highs.solve
+    cutoffs: list[tuple[object, int]] = []
+
+    def unproved(self: MeldPacking, *args: object) -> object:
+        found = search(self, *args)  # type: ignore[arg-type]
+        if found is None:
+            return None
+        # the search's best, as a moment that ran out before the proof would leave it
+        return partition.PackResult(found.readings, found.score, False, found.moves)
+
+    def recorded(arrays: tuple[object, ...], **kwargs: object) -> highs.Solved:
+        answer = solved(arrays, **kwargs)  # type: ignore[arg-type]
+        if kwargs.get("integer"):
+            cutoffs.append((kwargs.get("cutoff"), answer.status))
+        return answer
+
+    monkeypatch.setattr(MeldPacking, "_search", unproved)
+    monkeypatch.setattr(partition.highs, "solve", recorded)
+    variant = find_variant("rommee")
+    rng = random.Random("cutoff")
+    proved_by_none_better = 0
+    for _ in range(10):
+        rack, table = random_case(variant, rng, rng.randint(10, 16))
+        objective = rng.choice(["tiles", "value"])
+        cutoffs.clear()
+        play = solve(variant, rack, table, objective=objective)
+        expected = extend_by_items(variant, rack, table, objective, 0)
+        assert ranking(play, objective) == ranking(expected, objective), (rack, table)
+        assert all(cutoff is not None for cutoff, _ in cutoffs)
+        proved_by_none_better += any(status == highs.INFEASIBLE for _, status in cutoffs)
+    assert proved_by_none_better
