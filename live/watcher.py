@@ -149,6 +149,10 @@ class _Looked:
     """Looked at (or found filled by the frame's own pass) at least once."""
     found: bool = False
     """The last second look found an item there."""
+    found_box: npt.NDArray[np.float64] | None = None
+    """Where that look boxed it: the detector may keep that item under a box of its own
+    that overlaps the spot less, and the spot is filled by it all the same (else it is
+    looked at again every frame)."""
 
 
 @dataclass(frozen=True)
@@ -474,7 +478,10 @@ class TableWatcher:
         boxes = detections.boxes
         todo = []
         for key, looked in self._spots.items():
-            if any(_overlap(looked.spot.box, box) > SPOT_FOUND_IOU for box in boxes):
+            if any(_overlap(looked.spot.box, box) > SPOT_FOUND_IOU
+                   or (looked.found_box is not None
+                       and _overlap(looked.found_box, box) > SPOT_FOUND_IOU)
+                   for box in boxes):
                 looked.looked = True  # the frame's own pass found it this time
             else:
                 todo.append((key, looked))
@@ -485,8 +492,11 @@ class TableWatcher:
         found = self.look_again(frame, np.array([looked.spot.box for _, looked in todo]),
                                 [looked.spot.kind for _, looked in todo])
         for key, looked in todo:
-            hit = any(_overlap(looked.spot.box, box) > SPOT_FOUND_IOU for box in found.boxes)
+            hits = [box for box in found.boxes if _overlap(looked.spot.box, box) > SPOT_FOUND_IOU]
+            hit = bool(hits)
             looked.looked, looked.found = True, hit
+            if hits:
+                looked.found_box = hits[0]
             looked.misses = 0 if hit else looked.misses + 1
             if looked.misses >= SPOT_LOOKS:
                 del self._spots[key]

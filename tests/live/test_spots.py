@@ -120,3 +120,20 @@ def test_an_empty_spot_is_given_up_after_a_few_looks() -> None:
     gap = [c for c in second.asked if c == (154.0, 100.0)]
     assert 1 <= len(gap) <= 3
     assert watcher.last is not None and watcher.last.meld_strings() == ["R3 R4", "R6 R7"]
+
+
+def test_a_spot_filled_under_another_box_is_not_looked_at_again() -> None:
+    """The detector may keep what a second look found under a box of its own that overlaps
+    the spot less than the look's box did: the spot is filled all the same, not looked at
+    again every frame (each look is a finder pass)."""
+    watcher = TableWatcher(find_variant("sabra"), None, None, WatcherSettings(still_s=0.3))
+    second = SecondLook((154.0, 106.0), "R5")
+    watcher.look_again = second
+    seen = [(100.0, 100.0, {"R3": 0.97}), (127.0, 100.0, {"R4": 0.97}),
+            (181.0, 100.0, {"R6": 0.97}), (208.0, 100.0, {"R7": 0.97})]
+    kept = (154.0, 120.0, {"R5": 0.9})  # IoU 0.23 with the spot, 0.39 with the look's box
+    for t in range(40):
+        found_once = any(c == (154.0, 100.0) for c in second.asked)
+        watcher.update(t / 10, table_frame(), read([*seen, kept] if found_once else seen))
+    gap = [c for c in second.asked if c == (154.0, 100.0)]
+    assert len(gap) == 1
