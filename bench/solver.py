@@ -484,9 +484,8 @@ def lay_off_milp(variant: Variant, rack: tuple[Item, ...], table: tuple[tuple[It
     have = np.array([(packing.start >> (4 * f)) & 15 for f in fields])
     # HiGHS without presolve or feasibility jump (highs.solve): on these programmes several
     # times faster than as SciPy's milp runs it, so the best exact method there is; solved
-    # exactly, its
-    # first criterion weighed as tabletop's own programme weighs it (HiGHS solves that
-    # faster than a weight of SCORE_SCALE)
+    # exactly, its first criterion weighed as tabletop's own programme weighs it (HiGHS
+    # solves that faster than a weight of SCORE_SCALE)
     programme = packing.programme_arrays(highs.by_columns(
         -np.array([move.score for move in moves], dtype=float), np.full(len(moves), np.inf),
         np.zeros(len(have)), have, highs.columns_of(matrix)), moves)

@@ -1210,8 +1210,9 @@ class MeldPacking:
 
     def _weighed(self, score: int) -> int:
         """A play's score as the integer programme weighs it (:meth:`programme_arrays`)."""
-        if self.lead is None or self._weight is None:
+        if self._weight is None:  # no lead, or its own weight kept
             return score
+        assert self.lead is not None
         first, second = divmod(score, self.lead)
         return first * self._weight + second
 

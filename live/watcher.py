@@ -150,9 +150,14 @@ class _Looked:
     found: bool = False
     """The last second look found an item there."""
     found_box: npt.NDArray[np.float64] | None = None
-    """Where that look boxed it: the detector may keep that item under a box of its own
-    that overlaps the spot less, and the spot is filled by it all the same (else it is
-    looked at again every frame)."""
+    """Where a second look boxed its item: the detector may keep that item under a box of
+    its own that overlaps the spot less, and the spot is filled by it all the same (else
+    it is looked at again every frame)."""
+
+    def filled_by(self, box: npt.NDArray[np.float64]) -> bool:
+        """Whether an item boxed at ``box`` fills the spot."""
+        return _overlap(self.spot.box, box) > SPOT_FOUND_IOU or (
+            self.found_box is not None and _overlap(self.found_box, box) > SPOT_FOUND_IOU)
 
 
 @dataclass(frozen=True)
@@ -478,10 +483,7 @@ class TableWatcher:
         boxes = detections.boxes
         todo = []
         for key, looked in self._spots.items():
-            if any(_overlap(looked.spot.box, box) > SPOT_FOUND_IOU
-                   or (looked.found_box is not None
-                       and _overlap(looked.found_box, box) > SPOT_FOUND_IOU)
-                   for box in boxes):
+            if any(looked.filled_by(box) for box in boxes):
                 looked.looked = True  # the frame's own pass found it this time
             else:
                 todo.append((key, looked))
@@ -493,11 +495,10 @@ class TableWatcher:
                                 [looked.spot.kind for _, looked in todo])
         for key, looked in todo:
             hits = [box for box in found.boxes if _overlap(looked.spot.box, box) > SPOT_FOUND_IOU]
-            hit = bool(hits)
-            looked.looked, looked.found = True, hit
+            looked.looked, looked.found = True, bool(hits)
             if hits:
                 looked.found_box = hits[0]
-            looked.misses = 0 if hit else looked.misses + 1
+            looked.misses = 0 if hits else looked.misses + 1
             if looked.misses >= SPOT_LOOKS:
                 del self._spots[key]
                 self._given_up.add(key)
@@ -509,8 +510,7 @@ class TableWatcher:
         for looked in self._spots.values():
             if not looked.looked:
                 return True
-            if looked.found and not any(_overlap(looked.spot.box, tr.box) > SPOT_FOUND_IOU
-                                        for tr in tracks):
+            if looked.found and not any(looked.filled_by(tr.box) for tr in tracks):
                 return True
         return False
 
