@@ -69,7 +69,7 @@ from tabletop.live.spots import Spot, gap_spots
 from tabletop.live.spots import iou as _overlap
 from tabletop.live.stages import SecondLook, Settling
 from tabletop.live.tracking import Track, Tracker
-from tabletop.vision.detections import Detections, without_nested
+from tabletop.vision.detections import Detections, iou_matrix, without_nested
 from tabletop.vision.labels import Kind
 
 MISSED_DETECTION_GRACE_S = 0.25
@@ -154,10 +154,12 @@ class _Looked:
     its own that overlaps the spot less, and the spot is filled by it all the same (else
     it is looked at again every frame)."""
 
-    def filled_by(self, box: npt.NDArray[np.float64]) -> bool:
-        """Whether an item boxed at ``box`` fills the spot."""
-        return _overlap(self.spot.box, box) > SPOT_FOUND_IOU or (
-            self.found_box is not None and _overlap(self.found_box, box) > SPOT_FOUND_IOU)
+    def filled_by(self, boxes: npt.NDArray[np.float64]) -> bool:
+        """Whether an item boxed at one of ``boxes`` (N x 4) fills the spot."""
+        if not len(boxes):
+            return False
+        wanted = [self.spot.box] if self.found_box is None else [self.spot.box, self.found_box]
+        return bool((iou_matrix(np.array(wanted), boxes) > SPOT_FOUND_IOU).any())
 
 
 @dataclass(frozen=True)
@@ -426,10 +428,10 @@ class TableWatcher:
         held before and not let go now, and the items of the last committed table whose
         track is gone while the picture still shows them where they lay (each then
         looked at again before the table is judged)."""
-        for key, held in list(self._held.items()):
-            if any(_lies_over(tr, held.track) for tr in live) or (
-                    not held.by_camera
-                    and looks_otherwise(held.patch, frame, held.track.box)):
+        seen_again = _lie_over(live, [held.track for held in self._held.values()])
+        for (key, held), seen in zip(list(self._held.items()), seen_again, strict=True):
+            if seen or (not held.by_camera
+                        and looks_otherwise(held.patch, frame, held.track.box)):
                 del self._held[key]
         # an item that appeared since a camera event and reads as a held one is it, back
         # in view at another place (the camera moved)
@@ -442,10 +444,11 @@ class TableWatcher:
                 by_camera.remove(same)
                 del self._held[same.track.track_id]
         alive = {tr.track_id for tr in live}
-        for key, place in list(self._places.items()):
-            if key in alive or key in self._held:
-                continue
-            if any(_lies_over(tr, place.track) for tr in live):
+        gone = [(key, place) for key, place in self._places.items()
+                if key not in alive and key not in self._held]
+        for (key, place), taken in zip(gone, _lie_over(live, [p.track for _, p in gone]),
+                                       strict=True):
+            if taken:
                 del self._places[key]  # another item lies there now
             elif still_shows(place.patch, frame, place.track.box):
                 self._held[key] = Held(place.track, place.patch, self.tracker.t)
@@ -483,7 +486,7 @@ class TableWatcher:
         boxes = detections.boxes
         todo = []
         for key, looked in self._spots.items():
-            if any(looked.filled_by(box) for box in boxes):
+            if looked.filled_by(boxes):
                 looked.looked = True  # the frame's own pass found it this time
             else:
                 todo.append((key, looked))
@@ -507,10 +510,11 @@ class TableWatcher:
     def _spots_pending(self, tracks: Sequence[Track]) -> bool:
         """A spot not looked at yet, or one whose item a second look found but the
         tracker has not confirmed yet: the table is not judged before."""
+        boxes = np.array([tr.box for tr in tracks]).reshape(-1, 4)
         for looked in self._spots.values():
             if not looked.looked:
                 return True
-            if looked.found and not any(looked.filled_by(tr.box) for tr in tracks):
+            if looked.found and not looked.filled_by(boxes):
                 return True
         return False
 
@@ -843,10 +847,14 @@ def _rereads(before: TableSnapshot, rows: Sequence[Sequence[int]], after: TableS
     return tuple(changes)
 
 
-def _lies_over(track: Track, held: Track) -> bool:
-    """Whether a live track lies where a held item lies: the item seen again (or
-    another one laid in its place)."""
-    return track.kind == held.kind and _overlap(track.box, held.box) >= HELD_SEEN_IOU
+def _lie_over(live: Sequence[Track], held: Sequence[Track]) -> list[bool]:
+    """For each held item, whether a live track lies where it lies: the item seen again
+    (or another one laid in its place)."""
+    if not live or not held:
+        return [False] * len(held)
+    overlaps = iou_matrix(np.array([tr.box for tr in held]), np.array([tr.box for tr in live]))
+    same_kind = np.array([[h.kind == tr.kind for tr in live] for h in held])
+    return [bool(row) for row in ((overlaps >= HELD_SEEN_IOU) & same_kind).any(axis=1)]
 
 
 def _bare(token: str) -> str:

@@ -336,6 +336,13 @@ class IncrementalDetector:
                     else np.zeros((len(found), 0), bool))
             for i in range(len(found)):
                 if same.shape[1] and same[i].any():
+                    # a kept item the last region looks missed (so not shown) that this
+                    # look found counts it a hit, as a region look would: else it stays
+                    # hidden, the watcher's spot on it stays empty and is looked at again
+                    # every frame
+                    for j in np.flatnonzero(same[i]):
+                        item = self._items[int(j)]
+                        item.hits = (*item.hits, True)[-self.settings.looks_per_change:]
                     continue
                 self._items.append(_Item(found.boxes[i].copy(), found.kinds[i],
                                          float(found.confidences[i]), None,
