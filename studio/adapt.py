@@ -1135,22 +1135,32 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
     (:data:`CARD_ORDER`) or rows of labels (``kind`` then names their kind where the
     labels do not tell it).  A last row of jokers may hold fewer boxes than it lists, or
     be left out; each row of cards may show as two rows of indices (both corners of each
-    card).  With ``short_rows`` a row short of up to :data:`LAYOUT_MISSING` boxes takes
-    its labels by the columns of the complete rows.  LayoutError saying which row when
-    the boxes do not fit."""
+    card), and each card as two indices side by side (a four-index deck).  With
+    ``short_rows`` a row short of up to :data:`LAYOUT_MISSING` boxes, or holding as many
+    too many, takes its labels by the columns of the complete rows.  LayoutError saying
+    which row when the boxes do not fit."""
     kind, rows = _order(order, kind)
     mine = detections.of_kind(kind)
     found = layout_rows(mine.boxes)
     jokers = rows[-1] if _is_joker_row(rows[-1]) and len(rows) > 1 else None
     body = rows[:-1] if jokers is not None else rows
     shapes: list[list[tuple[str, ...]]] = []
-    for repeat in ((1, 2) if kind == "card" else (1,)):
-        repeated = [row for row in body for _ in range(repeat)]
-        tails = [[]] if jokers is None else [[jokers] * repeat, [jokers], []]
-        for tail in tails:
-            if repeated + tail not in shapes:
-                shapes.append(repeated + tail)
-    plan = next((shape for shape in shapes if len(shape) == len(found)), None)
+    # a deck's cards may show both corners' indices (a row of cards, two rows of
+    # indices), and a four-index deck two indices a corner side by side (each label
+    # twice in its row)
+    for across in ((1, 2) if kind == "card" else (1,)):
+        for repeat in ((1, 2) if kind == "card" else (1,)):
+            repeated = [_doubled(row, across) for row in body for _ in range(repeat)]
+            tails = ([[]] if jokers is None else
+                     [[_doubled(jokers, across)] * repeat, [_doubled(jokers, across)], []])
+            for tail in tails:
+                if repeated + tail not in shapes:
+                    shapes.append(repeated + tail)
+    fitting = [shape for shape in shapes if len(shape) == len(found)]
+    # of shapes with as many rows, the one most rows fill exactly
+    plan = max(fitting, key=lambda shape: sum(len(row) == len(wanted) for row, wanted
+                                              in zip(found, shape, strict=True)),
+               default=None)
     if plan is None:
         expected = sorted({len(shape) for shape in shapes})
         raise LayoutError(f"found {len(found)} row(s) of {kind} boxes ({_row_sizes(found)}), "
@@ -1166,7 +1176,8 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
         placed: Sequence[tuple[int, str]] = list(zip(row, wanted, strict=False))
         if not fits:
             columns = _columns(found, plan, centres, number - 1, period) if short_rows else None
-            placed = _short_row(row, wanted, centres, columns) if columns is not None else []
+            placed = (_short_row(row, wanted, centres, mine.confidences, columns)
+                      if columns is not None else [])
             if not placed:
                 raise LayoutError(f"row {number} from the top has {len(row)} {kind} box(es), "
                                   f"the order wants {len(wanted)} ({_span(wanted)}); the "
@@ -1179,9 +1190,10 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
 
 
 LAYOUT_MISSING = 3
-"""A layout row may lack this many boxes (items the finder missed) where complete rows
-above or below it say where its columns lie: its boxes then take the labels of their
-columns, and the places missed are left out."""
+"""A layout row may lack this many boxes (items the finder missed), or hold this many
+too many (a pip or a rim boxed beside the items), where complete rows above or below it
+say where its columns lie: its boxes then take the labels of their columns, the places
+missed and the boxes too many are left out."""
 
 
 def _columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
@@ -1199,25 +1211,38 @@ def _columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
 
 
 def _short_row(row: Sequence[int], wanted: Sequence[str], centres: npt.NDArray[np.float64],
-               columns: npt.NDArray[np.float64]) -> list[tuple[int, str]]:
-    """Each box of a short ``row`` with the label of the column it lies in; empty where the
-    row lacks more than :data:`LAYOUT_MISSING`, or a box lies between columns or two in
+               confidences: npt.NDArray[np.float64], columns: npt.NDArray[np.float64]
+               ) -> list[tuple[int, str]]:
+    """Each box of a ``row`` that is short of a few boxes, or holds a few too many, with
+    the label of the column it lies in.  Of a row too long, the boxes between columns and
+    the less sure of two in one column are left out (a pip or a rim boxed beside the
+    indices).  Empty where the row lacks or has more than :data:`LAYOUT_MISSING` boxes
+    too many or too few, or where a box of a short row lies between columns or two in
     one."""
-    if not len(wanted) - LAYOUT_MISSING <= len(row) < len(wanted) or len(columns) < 2:
+    extra = len(row) - len(wanted)
+    if not 0 < abs(extra) <= LAYOUT_MISSING or len(columns) < 2:
         return []
     pitch = float(np.median(np.diff(columns)))
     xs = centres[list(row)]
     # the row may lie a little to one side of the others: its best shift first
     shifts = [float(x - columns[np.argmin(np.abs(columns - x))]) for x in xs]
     shift = float(np.median(shifts))
-    out, taken = [], set()
-    for index, x in zip(row, xs, strict=True):
+    chosen: dict[int, int] = {}
+    # the surest boxes choose their columns first
+    for index, x in sorted(zip(row, xs, strict=True), key=lambda ix: -confidences[ix[0]]):
         column = int(np.argmin(np.abs(columns + shift - x)))
-        if abs(columns[column] + shift - x) > 0.35 * pitch or column in taken:
-            return []
-        taken.add(column)
-        out.append((index, wanted[column]))
-    return out
+        if abs(columns[column] + shift - x) > 0.35 * pitch or column in chosen:
+            if extra < 0:
+                return []
+            continue  # one too many: left out
+        chosen[column] = index
+    if extra > 0 and len(chosen) != len(wanted):
+        return []
+    return [(chosen[column], wanted[column]) for column in sorted(chosen)]
+
+
+def _doubled(row: tuple[str, ...], times: int) -> tuple[str, ...]:
+    return tuple(label for label in row for _ in range(times))
 
 
 def _span(row: Sequence[str]) -> str:

@@ -15,11 +15,24 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from tabletop.studio.synth.cards import CardRender, random_design, render_back, render_card
+from tabletop.studio.synth.cards import (
+    CardRender,
+    DeckDesign,
+    random_design,
+    render_back,
+    render_card,
+)
 from tabletop.studio.synth.textures import table_surface
 from tabletop.studio.synth.tiles import TileRender, TileStyle, random_style, render_tile
 from tabletop.vision.detections import Detections
-from tabletop.vision.labels import CARD_LABELS, JOKER, TILE_COLOURS, TILE_LABELS
+from tabletop.vision.labels import (
+    CARD_LABELS,
+    CARD_RANKS,
+    CARD_SUITS,
+    JOKER,
+    TILE_COLOURS,
+    TILE_LABELS,
+)
 
 Image = npt.NDArray[np.float32]
 SCENE_KINDS = ("tiles", "cards", "mixed")
@@ -58,6 +71,9 @@ class RenderOptions:
     tile_style: TileStyle | None = None
     """One tile set for the scene's tiles (a player's own set seen on several tables);
     None: a set drawn for the scene.  The scene's other draws are the same either way."""
+    deck: DeckDesign | None = None
+    """One deck for the scene's cards (a player's own deck seen on several tables); None:
+    a deck drawn for the scene.  The scene's other draws are the same either way."""
 
 
 @dataclass(frozen=True)
@@ -371,8 +387,10 @@ def square_to_a_side(rng: np.random.Generator, spread: float, any_turn: float = 
 
 
 def _card_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler,
-                 base_height: float, amount: float) -> None:
-    design = random_design(rng, beside=True)
+                 base_height: float, amount: float, deck: DeckDesign | None = None) -> None:
+    design = random_design(rng, beside=True)  # drawn either way: the other draws stay
+    if deck is not None:
+        design = deck
     ch = round(base_height)
     for _ in range(int(rng.integers(1, 4) * amount + 0.5)):
         style = rng.random()
@@ -573,7 +591,7 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
                      options.palettes, options.tile_style)
     if cards:
         ch = height * rng.uniform(*(CLOSE_UP_CARD_HEIGHT if close_up else CARD_HEIGHT))
-        _card_layout(plane, rng, sampler, ch, amount)
+        _card_layout(plane, rng, sampler, ch, amount, options.deck)
     if options.occluders and rng.random() < 0.35:
         for _ in range(int(rng.integers(1, 3))):
             _hand(plane, rng, sampler, height * rng.uniform(0.12, 0.22))
@@ -656,4 +674,47 @@ def render_layout(style: TileStyle, seed: int, width: int = 1600, height: int = 
     decoded = cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR)
     detections = Detections(np.array(boxes, np.float64), tuple(labels),
                             ("tile",) * len(labels), np.ones(len(labels)))
+    return Scene(decoded, encoded, detections, ())
+
+
+def render_deck_layout(design: DeckDesign, seed: int, card_height: int = 150,
+                       jokers: int = 2) -> Scene:
+    """A photo of one deck laid out as ``tabletop adapt --layout`` reads it: rows A..K of
+    spades, hearts, diamonds and clubs (top to bottom, each left to right), then
+    ``jokers`` jokers, each card upright and apart on a table, under the renderer's
+    light, blur and noise.  Its labels are the cards' index boxes (both corners, or all
+    four of a four-index deck); the same arguments give the same bytes."""
+    if card_height < 24:
+        raise ValueError(f"cards {card_height} pixels tall are too small (24 at least)")
+    if not 0 <= jokers <= len(CARD_RANKS):
+        raise ValueError(f"a layout holds 0..{len(CARD_RANKS)} jokers, not {jokers}")
+    rows = [tuple(f"{rank}{suit}" for rank in CARD_RANKS) for suit in CARD_SUITS]
+    if jokers:
+        rows.append((JOKER,) * jokers)
+    rng = np.random.default_rng(seed)
+    card_width = round(card_height * design.aspect)
+    gap_x, gap_y = round(0.2 * card_width), round(0.25 * card_height)
+    width = len(CARD_RANKS) * (card_width + gap_x) + gap_x
+    height = len(rows) * (card_height + gap_y) + gap_y
+    image = table_surface(rng, height, width)
+    boxes, labels = [], []
+    for r, row in enumerate(rows):
+        for c, label in enumerate(row):
+            card = render_card(label, design, card_height)
+            h, w = card.alpha.shape[:2]
+            x = int(np.clip(round(gap_x + c * (card_width + gap_x) + rng.normal(0, 2)),
+                            0, width - w))
+            y = int(np.clip(round(gap_y + r * (card_height + gap_y) + rng.normal(0, 2)),
+                            0, height - h))
+            alpha = card.alpha[..., None]
+            image[y:y + h, x:x + w] = card.image * alpha + image[y:y + h, x:x + w] * (1 - alpha)
+            for corners in card.indices:
+                (x1, y1), (x2, y2) = corners.min(axis=0), corners.max(axis=0)
+                boxes.append([x + float(x1), y + float(y1), x + float(x2), y + float(y2)])
+                labels.append(label)
+    image = np.clip(_effects(image, rng), 0, 255).astype(np.uint8)
+    encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    decoded = cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR)
+    detections = Detections(np.array(boxes, np.float64), tuple(labels),
+                            ("card",) * len(labels), np.ones(len(labels)))
     return Scene(decoded, encoded, detections, ())

@@ -296,6 +296,29 @@ def test_a_deck_may_show_both_corner_indices_of_each_card() -> None:
     assert len(CARD_ORDER) == 5
 
 
+def test_a_four_index_deck_shows_two_indices_a_card_in_each_row() -> None:
+    # each card's top two indices side by side, then its bottom two: 26 boxes a row
+    labelled = label_layout(_grid([26] * 8 + [4], width=20, kind="card"), "cards")
+    assert labelled.labels[:4] == ("AS", "AS", "2S", "2S")
+    assert labelled.labels[26:28] == ("AS", "AS") and labelled.labels[52] == "AH"
+    assert labelled.labels[-4:] == ("JK",) * 4 and len(labelled) == 8 * 26 + 4
+
+
+def test_a_row_holding_a_few_boxes_too_many_leaves_out_the_ones_off_its_columns() -> None:
+    grid = _grid([13] * 8, kind="card")
+    full = label_layout(grid, "cards")
+    # a pip boxed between two indices of row 3, less sure than the indices
+    pip = Detections(np.array([[10 + 5.5 * 48, 10 + 2 * 76, 50 + 5.5 * 48, 66 + 2 * 76]]),
+                     ("JK",), ("card",), np.array([0.4]))
+    labelled = label_layout(Detections.concatenate([grid, pip]), "cards")
+    assert labelled.labels == full.labels
+    assert np.array_equal(labelled.boxes, full.boxes)
+    # a second box on one index: the surer one keeps the label
+    twin = Detections(full.boxes[[30]] + 1.0, ("JK",), ("card",), np.array([0.3]))
+    again = label_layout(Detections.concatenate([grid, twin]), "cards")
+    assert again.labels == full.labels and np.array_equal(again.boxes, full.boxes)
+
+
 def test_a_custom_order_and_other_kinds_boxes() -> None:
     mixed = Detections.concatenate([_grid([2, 1]), _grid([3], kind="card")])
     labelled = label_layout(mixed, [["R1", "R2"], ["K5"]])

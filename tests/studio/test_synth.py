@@ -230,6 +230,48 @@ def test_wide_index_decks_are_drawn_only_when_asked_and_leave_other_draws_alone(
     assert (after[0] == after[1]).all()
 
 
+def test_a_scene_of_one_deck_draws_its_cards_in_it_and_everything_else_as_without() -> None:
+    deck = random_design(np.random.default_rng([52_000, 3]), beside=True)
+    drawn = render_scene(61_000, 640, 360, "cards")
+    mine = render_scene(61_000, 640, 360, "cards", RenderOptions(deck=deck))
+    # the same cards where they were (which of their indices show may differ: the deck's
+    # own proportions and index size)
+    assert [it.label for it in mine.items] == [it.label for it in drawn.items]
+    assert not np.array_equal(mine.image, drawn.image)
+    assert render_scene(61_000, 640, 360, "cards", RenderOptions(deck=deck)).encoded \
+        == mine.encoded
+
+
+@pytest.mark.parametrize(("four", "jokers"), [(False, 2), (True, 0)])
+def test_a_deck_layout_lies_in_the_order_adapt_reads(four: bool, jokers: int) -> None:
+    from tabletop.studio.adapt import CARD_ORDER
+    from tabletop.studio.synth.scene import render_deck_layout
+
+    deck = dataclasses.replace(random_design(np.random.default_rng(5)), four_indices=four)
+    layout = render_deck_layout(deck, 9, card_height=120, jokers=jokers)
+    per_card = 4 if four else 2
+    cards = [label for row in CARD_ORDER for label in row if label != "JK"] + ["JK"] * jokers
+    assert list(layout.detections.labels) == [c for c in cards for _ in range(per_card)]
+    h, w = layout.image.shape[:2]
+    boxes = layout.detections.boxes
+    assert (boxes[:, :2] >= 0).all() and (boxes[:, 2] <= w).all() and (boxes[:, 3] <= h).all()
+    # each card's indices lie on it: the rows go down the picture suit by suit
+    centres_y = (boxes[:, 1] + boxes[:, 3]) / 2
+    rows = np.repeat(np.arange(len(cards)) // 13, per_card)
+    for row in range(rows.max()):
+        assert centres_y[rows == row].max() < centres_y[rows == row + 1].min()
+    assert render_deck_layout(deck, 9, card_height=120, jokers=jokers).encoded == layout.encoded
+
+
+@pytest.mark.parametrize(("height", "jokers", "error"), [
+    (20, 2, "cards 20 pixels tall are too small"), (150, 14, "0..13 jokers, not 14")])
+def test_a_deck_layout_refuses_what_it_cannot_lay(height: int, jokers: int, error: str) -> None:
+    from tabletop.studio.synth.scene import render_deck_layout
+
+    with pytest.raises(ValueError, match=error):
+        render_deck_layout(random_design(np.random.default_rng(5)), 1, height, jokers)
+
+
 @pytest.mark.parametrize("rank", ["J", "Q"])
 def test_german_decks_letter_their_court_cards_but_keep_the_label(rank: str) -> None:
     english = dataclasses.replace(random_design(np.random.default_rng(5)), court_letters="JQK")

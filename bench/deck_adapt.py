@@ -1,0 +1,162 @@
+"""Decks the model never saw, read out of the box and after one layout photo.
+
+    python -m bench.deck_adapt [--decks 10] [--tables 4] [--seed 52000] [--json OUT]
+
+Per deck: a deck design drawn as the renderer draws them (``studio.synth.cards``'
+``random_design``, from seed ``[SEED, i]``, which no training render drew), one photo
+of it laid out in order (``studio.synth.scene.render_deck_layout``: rows A..K of each
+suit and two jokers, cards 150 pixels tall) and ``--tables`` rendered card tables of the
+same deck (``render_scene`` with ``RenderOptions(deck=...)``, 1280x720).  The layout is
+labelled by the shipped detector in the layout's order, as ``tabletop adapt --layout
+PHOTO --order cards`` labels it, and the light adapt (``studio.adapt.adapt_light``:
+the card reader's head, in seconds, without PyTorch) is fitted on it.
+
+Each table is read by the shipped model and by the adapted one (the whole detector, as
+``tabletop detect`` runs it).  A layout the command cannot label (a four-index deck
+shows two indices a card in its top row, twice what the order wants; a row short of
+more than the finder may miss) counts as a deck whose layout failed: its tables are
+read by the shipped model both ways.  Figures: identity of the card indices (found
+with their label, Wilson 95 % interval), precision, and the exact McNemar test of the
+two ways on the same indices; also how many layout indices the command labelled and
+how many of them wrongly (not on a true index of their label).  Tables of one deck
+share its design, so the intervals are narrower than the truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tabletop.studio.adapt import AdaptError, adapt_light, adapted_model, layout_to_jsonl
+from tabletop.studio.evaluate import Truth, compare, evaluate_truths
+from tabletop.studio.synth.cards import random_design
+from tabletop.studio.synth.scene import RenderOptions, render_deck_layout, render_scene
+from tabletop.vision.detections import (
+    Detections,
+    iou_matrix,
+    overlap_of_smaller,
+    read_jsonl,
+)
+from tabletop.vision.detector import Detector
+
+WAYS = ("shipped", "adapted")
+
+
+def labelled_right(labelled: Detections, truth: Detections) -> int:
+    """How many of a layout's labelled boxes lie on a true index of their label: the
+    index it overlaps most, half of which or more it covers (the finder may box an index
+    with a pip beside it, which the head's crops then see too)."""
+    if not len(labelled) or not len(truth):
+        return 0
+    best = iou_matrix(labelled.boxes, truth.boxes).argmax(axis=1)
+    covered = overlap_of_smaller(labelled.boxes, truth.boxes)
+    return sum(1 for i, j in enumerate(best) if covered[i, j] >= 0.5
+               and labelled.labels[i] == truth.labels[j])
+
+
+def run(decks: int, tables: int, seed: int, log: Any = print) -> dict[str, Any]:
+    shipped = Detector()
+    runs: dict[str, list[tuple[Truth, Detections]]] = {way: [] for way in WAYS}
+    failed: list[str] = []
+    layouts: list[dict[str, Any]] = []
+    adapt_seconds: list[float] = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for index in range(decks):
+            design = random_design(np.random.default_rng([seed, index]), beside=True)
+            layout = render_deck_layout(design, seed + 10_000 + index)
+            photo = Path(scratch) / f"layout-{index}.jpg"
+            photo.write_bytes(layout.encoded)
+            adapted = None
+            try:
+                annotations = layout_to_jsonl([photo], Path(scratch) / f"layout-{index}.jsonl",
+                                              "cards", shipped)
+                labelled = read_jsonl(annotations)[0].detections
+                layouts.append({"indices": len(layout.detections), "labelled": len(labelled),
+                                "right": labelled_right(labelled, layout.detections)})
+                folder = Path(scratch) / f"model-{index}"
+                started = time.monotonic()
+                adapt_light([annotations], folder)
+                adapt_seconds.append(time.monotonic() - started)
+                adapted = Detector(adapted_model(folder))
+            except AdaptError as error:
+                failed.append(f"deck {index}"
+                              f"{' (four indices)' if design.four_indices else ''}: {error}")
+                log(f"deck {index}: layout not read ({error})")
+            for table in range(tables):
+                scene = render_scene(seed + 20_000 + 100 * index + table, 1280, 720, "cards",
+                                     RenderOptions(deck=design))
+                truth = Truth(scene.detections)
+                read = shipped(scene.image)
+                runs["shipped"].append((truth, read))
+                runs["adapted"].append((truth, read if adapted is None
+                                        else adapted(scene.image)))
+            log(f"deck {index + 1}/{decks} done")
+    result: dict[str, Any] = {
+        "decks": decks, "tables": decks * tables, "seed": seed, "failed_layouts": failed,
+        "layouts": layouts,
+        "adapt_seconds": ([round(min(adapt_seconds), 1), round(max(adapt_seconds), 1)]
+                          if adapt_seconds else None)}
+    for way in WAYS:
+        evaluation = evaluate_truths(runs[way], way)
+        intervals = evaluation.intervals()
+        result[way] = {"labelled": evaluation.labelled,
+                       "identity": round(evaluation.identity, 4),
+                       "interval": [round(v, 4) for v in intervals["identity"]],
+                       "found": round(evaluation.found, 4),
+                       "precision": round(evaluation.precision, 4)}
+    result["adapted"]["against_shipped"] = compare(runs["shipped"], runs["adapted"], "decks",
+                                                   ("shipped", "adapted")).to_json()
+    return result
+
+
+def report(result: dict[str, Any]) -> str:
+    labelled = sum(row["labelled"] for row in result["layouts"])
+    wrong = labelled - sum(row["right"] for row in result["layouts"])
+    lines = [f"{result['decks']} decks, {result['tables']} tables; "
+             f"{len(result['failed_layouts'])} layout photo(s) not read; the others' "
+             f"{labelled} indices labelled, {wrong} wrongly"
+             + (f"; adapting took {result['adapt_seconds'][0]:.1f}-"
+                f"{result['adapt_seconds'][1]:.1f} s" if result["adapt_seconds"] else "")]
+    for way in WAYS:
+        row = result[way]
+        low, high = row["interval"]
+        line = (f"  {way:<8} identity {row['identity']:.3f} ({low:.3f}-{high:.3f}) of "
+                f"{row['labelled']} indices, found {row['found']:.3f}, precision "
+                f"{row['precision']:.3f}")
+        if "against_shipped" in row:
+            both = row["against_shipped"]
+            line += (f"; only shipped {both['only_first_right']}, only adapted "
+                     f"{both['only_second_right']}, McNemar p {both['mcnemar_p']:.3g}")
+        lines.append(line)
+    lines.extend(f"  {text}" for text in result["failed_layouts"])
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.deck_adapt", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--decks", type=int, default=10)
+    parser.add_argument("--tables", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=52_000)
+    parser.add_argument("--json", default=None, help="also write the result here")
+    args = parser.parse_args(argv)
+    if args.decks < 1 or args.tables < 1:
+        parser.error("--decks and --tables must be 1 or more")
+    result = run(args.decks, args.tables, args.seed,
+                 log=lambda text: print(text, file=sys.stderr, flush=True))
+    print(report(result))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
