@@ -27,6 +27,8 @@ def test_a_deck_is_adapted_on_its_layout_and_read_both_ways_on_the_same_indices(
     assert result["adapt_seconds"] is not None
     assert len({result[way]["labelled"] for way in WAYS}) == 1
     assert result["adapted"]["against_shipped"]["labelled"] == result["shipped"]["labelled"]
+    # the finder's own boxes cover at least what the detector names
+    assert result["shipped"]["found"] <= result["finder_boxed"] <= 1.0
     assert said == ["deck 1/1 done"]
     assert "0 layout photo(s) not read" in report(result)
 
