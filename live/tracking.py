@@ -159,6 +159,10 @@ class Tracker:
         self.deaths = 0
         self.last_change_t = float("-inf")
         """When a confirmed track last appeared, vanished or changed its label."""
+        self._logs: dict[int, tuple[Mapping[str, float], dict[str, float], float]] = {}
+        self._logs_now: dict[int, tuple[Mapping[str, float], dict[str, float], float]] = {}
+        """The log-probabilities of the last frame's readings (and this frame's), by the
+        reading's identity: the object is kept with them, so an id is never another's."""
 
     # --- the stage -------------------------------------------------------------
     def update(self, detections: Detections, t: float | None = None) -> Detections:
@@ -167,6 +171,7 @@ class Tracker:
         self.t = t
         ids = np.zeros(len(detections), np.int64)
         taken: set[int] = set()
+        self._logs_now = {}
         for kind in sorted(set(detections.kinds)):
             rows = [i for i, k in enumerate(detections.kinds) if k == kind]
             tracks = [tr for tr in self.tracks.values() if tr.kind == kind]
@@ -194,6 +199,7 @@ class Tracker:
                 if track.confirmed:
                     self.deaths += 1
                     self.last_change_t = t
+        self._logs = self._logs_now
         return detections.with_track_ids(ids)
 
     def _pairs(self, boxes: FloatArray, tracks: list[Track]) -> list[tuple[float, int, int]]:
@@ -258,9 +264,16 @@ class Tracker:
             return
         decay = self.evidence_decay
         distribution = detections.alternatives[i]
-        seen = _log_probabilities(distribution, self.evidence_floor)
-        unlisted = math.log(max(self.evidence_floor, UNLISTED_SHARE * min(
-            (p for label, p in distribution.items() if label != NONE_LABEL), default=0.0)))
+        known = self._logs.get(id(distribution))
+        if known is not None and known[0] is distribution:
+            # a still table's detector gives the same reading frame after frame
+            seen, unlisted = known[1], known[2]
+        else:
+            seen = _log_probabilities(distribution, self.evidence_floor)
+            unlisted = math.log(max(self.evidence_floor, UNLISTED_SHARE * min(
+                (p for label, p in distribution.items() if label != NONE_LABEL),
+                default=0.0)))
+        self._logs_now[id(distribution)] = (distribution, seen, unlisted)
         evidence = track.evidence
         for label in evidence:
             evidence[label] = decay * evidence[label] + seen.get(label, unlisted)

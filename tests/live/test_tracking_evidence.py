@@ -61,6 +61,25 @@ def test_evidence_sums_the_still_frames_only(decay: float) -> None:
     assert next(iter(track.shares())) == "R6"
 
 
+def test_a_reading_given_again_frame_after_frame_adds_the_same_evidence_as_a_copy() -> None:
+    """A still table's detector hands the tracker the very same reading every frame."""
+    same, copies = (Tracker(confirm_frames=1, smoothing=0.0) for _ in range(2))
+    held = read([(50, 50, {"R6": 0.6, "R9": 0.3, "none": 0.1}), (90, 50, R6_OR_R9)])
+    for t in range(6):
+        same.update(held, t / 10)
+        copies.update(read([(50, 50, {"R6": 0.6, "R9": 0.3, "none": 0.1}),
+                            (90, 50, R6_OR_R9)]), t / 10)
+    # then other readings at the same places: the new ones count, not the old ones
+    for t in range(6, 9):
+        other = read([(50, 50, CLEARLY_R6), (90, 50, {"R9": 0.8, "R6": 0.1})])
+        same.update(other, t / 10)
+        copies.update(read([(50, 50, CLEARLY_R6), (90, 50, {"R9": 0.8, "R6": 0.1})]), t / 10)
+    for mine, theirs in zip(same.tracks.values(), copies.tracks.values(), strict=True):
+        assert mine.evidence == pytest.approx(theirs.evidence)
+        assert mine.unlisted_evidence == pytest.approx(theirs.unlisted_evidence)
+    assert [tr.label for tr in same.tracks.values()] == ["R6", "R9"]
+
+
 def test_a_wavering_6_then_clearly_read_ends_up_a_6_by_its_evidence() -> None:
     tracker = Tracker(confirm_frames=3)
     seen = [R6_OR_R9] * 5 + [CLEARLY_R6] * 3
