@@ -36,8 +36,9 @@ from typing import Any
 
 import numpy as np
 
+from bench.set_inks import way_figures
 from tabletop.studio.adapt import AdaptError, adapt_light, adapted_model, layout_to_jsonl
-from tabletop.studio.evaluate import Truth, compare, evaluate_truths
+from tabletop.studio.evaluate import Truth, compare
 from tabletop.studio.synth.cards import random_design
 from tabletop.studio.synth.scene import RenderOptions, render_deck_layout, render_scene
 from tabletop.vision.detections import (
@@ -117,13 +118,7 @@ def run(decks: int, tables: int, seed: int, log: Any = print) -> dict[str, Any]:
         "adapt_seconds": ([round(min(adapt_seconds), 1), round(max(adapt_seconds), 1)]
                           if adapt_seconds else None)}
     for way in WAYS:
-        evaluation = evaluate_truths(runs[way], way)
-        intervals = evaluation.intervals()
-        result[way] = {"labelled": evaluation.labelled,
-                       "identity": round(evaluation.identity, 4),
-                       "interval": [round(v, 4) for v in intervals["identity"]],
-                       "found": round(evaluation.found, 4),
-                       "precision": round(evaluation.precision, 4)}
+        result[way] = way_figures(runs[way], way)
     result["finder_boxed"] = round(boxed / max(1, result["shipped"]["labelled"]), 4)
     result["adapted"]["against_shipped"] = compare(runs["shipped"], runs["adapted"], "decks",
                                                    ("shipped", "adapted")).to_json()

@@ -52,6 +52,19 @@ from tabletop.vision.palette import TablePalette
 WAYS = ("reader", "table", "layout", "head")
 
 
+def way_figures(pairs: Sequence[tuple[Truth, Any]], way: str) -> dict[str, Any]:
+    """One way's identity and precision on its (truth, read) pairs, with their Wilson
+    intervals, and the share found."""
+    evaluation = evaluate_truths(pairs, way)
+    intervals = evaluation.intervals()
+    return {"labelled": evaluation.labelled,
+            "identity": round(evaluation.identity, 4),
+            "interval": [round(v, 4) for v in intervals["identity"]],
+            "found": round(evaluation.found, 4),
+            "precision": round(evaluation.precision, 4),
+            "precision_interval": [round(v, 4) for v in intervals["precision"]]}
+
+
 def run(sets: int, tables: int, family: str, seed: int, log: Any = print) -> dict[str, Any]:
     if family not in PALETTES:
         raise ValueError(f"unknown palette family {family!r}; known: {', '.join(PALETTES)}")
@@ -114,14 +127,7 @@ def run(sets: int, tables: int, family: str, seed: int, log: Any = print) -> dic
         if adapt_seconds else None,
         "head_crops_right": [[row["right_before"], row["right_after"]] for row in heads]}
     for way in WAYS:
-        evaluation = evaluate_truths(runs[way], way)
-        intervals = evaluation.intervals()
-        result[way] = {"labelled": evaluation.labelled,
-                       "identity": round(evaluation.identity, 4),
-                       "interval": [round(v, 4) for v in intervals["identity"]],
-                       "found": round(evaluation.found, 4),
-                       "precision": round(evaluation.precision, 4),
-                       "precision_interval": [round(v, 4) for v in intervals["precision"]]}
+        result[way] = way_figures(runs[way], way)
         if way != "reader":
             result[way]["against_reader"] = compare(runs["reader"], runs[way], way,
                                                     ("reader", way)).to_json()

@@ -32,6 +32,7 @@ from tabletop.vision.labels import (
     JOKER,
     TILE_COLOURS,
     TILE_LABELS,
+    Kind,
 )
 
 Image = npt.NDArray[np.float32]
@@ -669,11 +670,18 @@ def render_layout(style: TileStyle, seed: int, width: int = 1600, height: int = 
             image[y:y + h, x:x + w] = tile.image * alpha + image[y:y + h, x:x + w] * (1 - alpha)
             boxes.append([x, y, x + w, y + h])
             labels.append(label)
+    return _layout_photo(image, rng, boxes, labels, "tile")
+
+
+def _layout_photo(image: Image, rng: np.random.Generator, boxes: list[list[float]],
+                  labels: list[str], kind: Kind) -> Scene:
+    """A laid-out set's picture under the renderer's light, blur and noise, as a JPEG
+    photo labelled by ``boxes`` and ``labels`` of ``kind``."""
     image = np.clip(_effects(image, rng), 0, 255).astype(np.uint8)
     encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
     decoded = cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR)
     detections = Detections(np.array(boxes, np.float64), tuple(labels),
-                            ("tile",) * len(labels), np.ones(len(labels)))
+                            (kind,) * len(labels), np.ones(len(labels)))
     return Scene(decoded, encoded, detections, ())
 
 
@@ -712,9 +720,4 @@ def render_deck_layout(design: DeckDesign, seed: int, card_height: int = 150,
                 (x1, y1), (x2, y2) = corners.min(axis=0), corners.max(axis=0)
                 boxes.append([x + float(x1), y + float(y1), x + float(x2), y + float(y2)])
                 labels.append(label)
-    image = np.clip(_effects(image, rng), 0, 255).astype(np.uint8)
-    encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
-    decoded = cv2.imdecode(np.frombuffer(encoded, np.uint8), cv2.IMREAD_COLOR)
-    detections = Detections(np.array(boxes, np.float64), tuple(labels),
-                            ("card",) * len(labels), np.ones(len(labels)))
-    return Scene(decoded, encoded, detections, ())
+    return _layout_photo(image, rng, boxes, labels, "card")
