@@ -1176,7 +1176,7 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
         placed: Sequence[tuple[int, str]] = list(zip(row, wanted, strict=False))
         if not fits:
             columns = _columns(found, plan, centres, number - 1, period) if short_rows else None
-            placed = (_short_row(row, wanted, centres, mine.confidences, columns)
+            placed = (_row_by_columns(row, wanted, centres, mine.confidences, columns)
                       if columns is not None else [])
             if not placed:
                 raise LayoutError(f"row {number} from the top has {len(row)} {kind} box(es), "
@@ -1210,15 +1210,14 @@ def _columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
     return np.median(np.array([centres[row] for row in complete]), axis=0)
 
 
-def _short_row(row: Sequence[int], wanted: Sequence[str], centres: npt.NDArray[np.float64],
+def _row_by_columns(row: Sequence[int], wanted: Sequence[str], centres: npt.NDArray[np.float64],
                confidences: npt.NDArray[np.float64], columns: npt.NDArray[np.float64]
                ) -> list[tuple[int, str]]:
     """Each box of a ``row`` that is short of a few boxes, or holds a few too many, with
     the label of the column it lies in.  Of a row too long, the boxes between columns and
     the less sure of two in one column are left out (a pip or a rim boxed beside the
-    indices).  Empty where the row lacks or has more than :data:`LAYOUT_MISSING` boxes
-    too many or too few, or where a box of a short row lies between columns or two in
-    one."""
+    indices).  Empty where the row is more than :data:`LAYOUT_MISSING` boxes short or
+    long, or where a box of a short row lies between columns or two in one."""
     extra = len(row) - len(wanted)
     if not 0 < abs(extra) <= LAYOUT_MISSING or len(columns) < 2:
         return []
