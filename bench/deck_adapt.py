@@ -1,6 +1,6 @@
 """Decks the model never saw, read out of the box and after one layout photo.
 
-    python -m bench.deck_adapt [--decks 10] [--tables 4] [--seed 52000] [--json OUT]
+    python -m bench.deck_adapt [--decks 10] [--tables 4] [--seed 52000] [--model M] [--json OUT]
 
 Per deck: a deck design drawn as the renderer draws them (``studio.synth.cards``'
 ``random_design``, from seed ``[SEED, i]``, which no training render drew), one photo
@@ -73,8 +73,9 @@ def finder_boxed(found: Detections, truth: Detections) -> int:
     return int((iou_matrix(truth.boxes, cards.boxes).max(axis=1) >= 0.5).sum())
 
 
-def run(decks: int, tables: int, seed: int, log: Any = print) -> dict[str, Any]:
-    shipped = Detector()
+def run(decks: int, tables: int, seed: int, log: Any = print,
+        model: Path | None = None) -> dict[str, Any]:
+    shipped = Detector(model) if model is not None else Detector()
     runs: dict[str, list[tuple[Truth, Detections]]] = {way: [] for way in WAYS}
     failed: list[str] = []
     layouts: list[dict[str, Any]] = []
@@ -95,7 +96,7 @@ def run(decks: int, tables: int, seed: int, log: Any = print) -> dict[str, Any]:
                                 "right": labelled_right(labelled, layout.detections)})
                 folder = Path(scratch) / f"model-{index}"
                 started = time.monotonic()
-                adapt_light([annotations], folder)
+                adapt_light([annotations], folder, base_model=model)
                 adapt_seconds.append(time.monotonic() - started)
                 adapted = Detector(adapted_model(folder))
             except AdaptError as error:
@@ -156,12 +157,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--decks", type=int, default=10)
     parser.add_argument("--tables", type=int, default=4)
     parser.add_argument("--seed", type=int, default=52_000)
+    parser.add_argument("--model", type=Path, default=None,
+                        help="the model to read with and adapt (default: the shipped one)")
     parser.add_argument("--json", default=None, help="also write the result here")
     args = parser.parse_args(argv)
     if args.decks < 1 or args.tables < 1:
         parser.error("--decks and --tables must be 1 or more")
+    if args.model is not None and not args.model.is_file():
+        parser.error(f"--model {str(args.model)!r} is not a file")
     result = run(args.decks, args.tables, args.seed,
-                 log=lambda text: print(text, file=sys.stderr, flush=True))
+                 log=lambda text: print(text, file=sys.stderr, flush=True), model=args.model)
     print(report(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -4,12 +4,17 @@ label is counted, not hidden."""
 
 from __future__ import annotations
 
-import numpy as np
+import shutil
+from pathlib import Path
 
-from bench.deck_adapt import WAYS, labelled_right, report, run
+import numpy as np
+import pytest
+
+from bench.deck_adapt import WAYS, labelled_right, main, report, run
 from tabletop.studio.synth.cards import random_design
 from tabletop.studio.synth.scene import render_deck_layout
 from tabletop.vision.detections import Detections
+from tabletop.vision.detector import default_model
 
 SEED = 52_000
 """Deck 0 of this seed has two indices a card and a layout the shipped model labels by
@@ -52,3 +57,28 @@ def test_layout_labels_are_right_only_on_a_true_index_of_their_label() -> None:
     assert labelled_right(truth, truth) == len(truth)
     assert labelled_right(shifted, truth) == 0
     assert labelled_right(renamed, truth) == 0
+
+
+def test_a_model_that_is_not_there_is_refused_in_one_line(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--decks", "1", "--model", str(tmp_path / "missing.onnx")])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "missing.onnx" in error and "is not a file" in error
+
+
+def test_the_model_given_is_the_one_that_reads_and_is_adapted(tmp_path: Path) -> None:
+    """A copy of the shipped model whose card reader is the tile reader reads the same
+    tables otherwise: the figures follow the model given, not the shipped one."""
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for item in default_model().parent.glob("tabletop*.onnx"):
+        shutil.copy(item, folder / item.name)
+    shutil.copy(folder / "tabletop.reader.onnx", folder / "tabletop.cards.reader.onnx")
+    given = run(decks=1, tables=1, seed=SEED, log=lambda _text: None,
+                model=folder / "tabletop.onnx")
+    shipped = run(decks=1, tables=1, seed=SEED, log=lambda _text: None)
+    assert given["shipped"]["labelled"] == shipped["shipped"]["labelled"]
+    assert given["shipped"]["identity"] != shipped["shipped"]["identity"]
