@@ -11,7 +11,8 @@ labelled by the shipped detector in the layout's order, as ``tabletop adapt --la
 PHOTO --order cards`` labels it, and the light adapt (``studio.adapt.adapt_light``:
 the card reader's head, in seconds, without PyTorch) is fitted on it.
 
-Each table is read by the shipped model and by the adapted one (the whole detector, as
+Each table is read by the shipped model (or ``--model``'s, named *shipped* in the
+figures all the same) and by the adapted one (the whole detector, as
 ``tabletop detect`` runs it).  A layout the command cannot label (a row short of more
 indices than the finder may miss, or holding more too many) counts as a deck whose
 layout failed: its tables are read by the shipped model both ways.  Figures: identity of
@@ -75,7 +76,7 @@ def finder_boxed(found: Detections, truth: Detections) -> int:
 
 def run(decks: int, tables: int, seed: int, log: Any = print,
         model: Path | None = None) -> dict[str, Any]:
-    shipped = Detector(model) if model is not None else Detector()
+    base = Detector(model) if model is not None else Detector()
     runs: dict[str, list[tuple[Truth, Detections]]] = {way: [] for way in WAYS}
     failed: list[str] = []
     layouts: list[dict[str, Any]] = []
@@ -90,7 +91,7 @@ def run(decks: int, tables: int, seed: int, log: Any = print,
             adapted = None
             try:
                 annotations = layout_to_jsonl([photo], Path(scratch) / f"layout-{index}.jsonl",
-                                              "cards", shipped)
+                                              "cards", base)
                 labelled = read_jsonl(annotations)[0].detections
                 layouts.append({"indices": len(layout.detections), "labelled": len(labelled),
                                 "right": labelled_right(labelled, layout.detections)})
@@ -107,8 +108,8 @@ def run(decks: int, tables: int, seed: int, log: Any = print,
                 scene = render_scene(seed + 20_000 + 100 * index + table, 1280, 720, "cards",
                                      RenderOptions(deck=design))
                 truth = Truth(scene.detections)
-                read = shipped(scene.image)
-                boxed += finder_boxed(shipped.find(scene.image), scene.detections)
+                read = base(scene.image)
+                boxed += finder_boxed(base.find(scene.image), scene.detections)
                 runs["shipped"].append((truth, read))
                 runs["adapted"].append((truth, read if adapted is None
                                         else adapted(scene.image)))

@@ -1210,9 +1210,9 @@ def _columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
     return np.median(np.array([centres[row] for row in complete]), axis=0)
 
 
-def _row_by_columns(row: Sequence[int], wanted: Sequence[str], centres: npt.NDArray[np.float64],
-               confidences: npt.NDArray[np.float64], columns: npt.NDArray[np.float64]
-               ) -> list[tuple[int, str]]:
+def _row_by_columns(row: Sequence[int], wanted: Sequence[str],
+                    centres: npt.NDArray[np.float64], confidences: npt.NDArray[np.float64],
+                    columns: npt.NDArray[np.float64]) -> list[tuple[int, str]]:
     """Each box of a ``row`` that is short of a few boxes, or holds a few too many, with
     the label of the column it lies in.  Of a row too long, the boxes between columns and
     the less sure of two in one column are left out (a pip or a rim boxed beside the
