@@ -1,4 +1,4 @@
-"""How well tiles are found by how they are seen: on a rack, flat, from a steep angle.
+"""How well tiles are found by how they are seen: on a rack, flat, from a steep angle or the side.
 
     python -m bench.finder_views [--scenes 80] [--seed 44902] [--against MODEL]
                                  [--json OUT]
@@ -10,10 +10,12 @@ on the same frames.  Each labelled tile counts as *found* when a tile box overla
 IoU 0.5 or more, and as *read* when that box carries its label.  Tiles are grouped by
 how they are seen: standing on a rack (their face at a slant), lying flat, and, across
 both, in a scene whose camera looks steeply (the table's far side more than twice as
-wide as its near side).  Per group: the share found and read, Wilson 95 % intervals,
-and for two models the items only one of them finds, with the exact McNemar test.
-Rendered tables are not photos: the figures compare models and groups, they do not
-predict real ones.
+wide as its near side), in a steep scene seen from the table's side (its far side at
+the picture's left or right: tiles squeezed across, smaller towards that flank), and
+in a block of tiles laid in close rows (a laid-out set).  Per group: the share found
+and read, Wilson 95 % intervals, and for two models the items only one of them finds,
+with the exact McNemar test.  Rendered tables are not photos: the figures compare
+models and groups, they do not predict real ones.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def _steep(items: Sequence[SceneItem]) -> bool:
 
 def run(scenes: int, seed: int, models: dict[str, Detector], log: Any = print
         ) -> dict[str, Any]:
-    groups = ("rack", "flat", "steep", "all")
+    groups = ("rack", "flat", "steep", "side", "grid", "all")
     results: dict[str, dict[str, list[tuple[bool, bool]]]] = {
         name: {group: [] for group in groups} for name in models}
     for index in range(scenes):
@@ -79,6 +81,10 @@ def run(scenes: int, seed: int, models: dict[str, Detector], log: Any = print
                 results[name]["rack" if item.on_rack else "flat"].append(outcome)
                 if steep:
                     results[name]["steep"].append(outcome)
+                if scene.far_side != "top":
+                    results[name]["side"].append(outcome)
+                if item.in_grid:
+                    results[name]["grid"].append(outcome)
                 results[name]["all"].append(outcome)
         if (index + 1) % 10 == 0:
             log(f"{index + 1}/{scenes} scenes")

@@ -50,6 +50,12 @@ CLOSE_UP_SHARE = 0.25
 """The share of scenes seen close up: tiles, cards, or both at one camera distance."""
 STEEP_SHARE = 0.25
 """The share of scenes seen at a steep angle, the table's far side much wider."""
+GRID_SHARE = 0.2
+"""The share of tile scenes with a block of tiles laid in close rows (:func:`_tile_grid`)."""
+SIDE_SHARE = 0.5
+"""The share of steep scenes seen from the table's side: the far side at the picture's
+left or right, each item squeezed across and smaller towards it (a phone held at the
+table's corner)."""
 CARD_HEIGHT = (0.16, 0.45)
 """Card height as a share of the frame's height from a camera over the whole table."""
 CLOSE_UP_CARD_HEIGHT = (0.42, 0.75)
@@ -75,6 +81,11 @@ class RenderOptions:
     deck: DeckDesign | None = None
     """One deck for the scene's cards (a player's own deck seen on several tables); None:
     a deck drawn for the scene.  The scene's other draws are the same either way."""
+    side_views: bool = True
+    tile_grids: bool = True
+    """Some tile scenes with a block of tiles in close rows (:data:`GRID_SHARE`)."""
+    """Steep scenes also seen from the table's side (:data:`SIDE_SHARE`); False: the far
+    side always at the top."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,7 @@ class SceneItem:
     kept: bool
     up: npt.NDArray[np.float64] | None = None  # tiles: unit vector from mark towards numeral
     on_rack: bool = False  # a tile standing on a rack, its face seen at a slant
+    in_grid: bool = False  # a tile of a block laid in close rows
 
 
 @dataclass(frozen=True)
@@ -96,6 +108,9 @@ class Scene:
     encoded: bytes  # the JPEG (or PNG) file
     detections: Detections
     items: tuple[SceneItem, ...] = field(default=())
+    far_side: str = "top"
+    """Where the table's far side is in the picture: ``top``, or ``left`` / ``right`` for
+    a steep view from the table's side (:data:`SIDE_SHARE`)."""
 
 
 @dataclass
@@ -108,6 +123,7 @@ class _Entity:
     total: int = 0  # pixels painted at first (tiles); card indices use their polygon
     up: npt.NDArray[np.float64] | None = None
     on_rack: bool = False
+    in_grid: bool = False
 
 
 def _blur(image: npt.NDArray[np.float32], sigma: float) -> npt.NDArray[np.float32]:
@@ -231,7 +247,7 @@ def random_card_label(rng: np.random.Generator) -> str:
 
 def _place_tile(plane: _Plane, tile: TileRender, label: str, matrix: npt.NDArray[np.float64],
                 rng: np.random.Generator, thickness: tuple[float, float],
-                side_colour: tuple[float, float, float]) -> None:
+                side_colour: tuple[float, float, float], in_grid: bool = False) -> None:
     region = plane.new_id()
     painted = plane.paste(tile.image, tile.alpha, matrix, region, rng,
                           shadow=float(rng.uniform(0.2, 0.45)), side=(thickness, side_colour))
@@ -244,7 +260,7 @@ def _place_tile(plane: _Plane, tile: TileRender, label: str, matrix: npt.NDArray
     ends = _apply(matrix, np.array([[nx, ny], [nx, ny - h * 0.3]]))
     up = ends[1] - ends[0]
     plane.entities.append(_Entity(region, label, "tile", polygon, region, painted,
-                                  up / (np.linalg.norm(up) + 1e-9)))
+                                  up / (np.linalg.norm(up) + 1e-9), in_grid=in_grid))
 
 
 RACK_FACE_SHARE = (0.3, 1.0)
@@ -326,10 +342,39 @@ def _rack(plane: _Plane, rng: np.random.Generator, centre: tuple[float, float], 
                     shadow=0.3)
 
 
+def _tile_grid(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler,
+               style: TileStyle, th: float, thickness: tuple[float, float]) -> None:
+    """Rows of tiles close above one another: a set laid out in order for its layout
+    photo, or melds kept in rows; neighbours touch or nearly, across and up and down."""
+    rows, n = int(rng.integers(2, 6)), int(rng.integers(4, 14))
+    tw = th * style.aspect
+    pitch_x = tw * (1 + rng.uniform(0.0, 0.08))
+    pitch_y = th * (1 + rng.uniform(0.0, 0.15))
+    angle = float(rng.normal(0, 5))
+    if rng.random() >= 0.8:  # laid square to another side of the table
+        angle += 90.0 * int(rng.integers(1, 4))
+    rad = np.deg2rad(-angle)
+    along, down = np.array([np.cos(rad), np.sin(rad)]), np.array([-np.sin(rad), np.cos(rad)])
+    centre = np.asarray(sample_point(rng.uniform(0.25, 0.75), rng.uniform(0.25, 0.75)))
+    for r in range(rows):
+        for i in range(n):
+            if rng.random() < 0.06:
+                continue
+            label = _random_tile_label(rng)
+            tile = render_tile(label, style, round(th))
+            at = (centre + along * (i - (n - 1) / 2) * pitch_x
+                  + down * (r - (rows - 1) / 2) * pitch_y)
+            _place_tile(plane, tile, label,
+                        _affine(tile.alpha.shape[1], round(th), angle + rng.normal(0, 1.0), 1.0,
+                                (float(at[0]), float(at[1]))),
+                        rng, thickness, style.side, in_grid=True)
+
+
 def _tile_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler,
                  base_height: float, thickness: tuple[float, float], amount: float,
                  palettes: tuple[str, ...] | None = None,
-                 tile_style: TileStyle | None = None) -> None:
+                 tile_style: TileStyle | None = None,
+                 grid_rng: np.random.Generator | None = None) -> None:
     style = random_style(rng, palettes=palettes)
     if tile_style is not None:
         style = tile_style
@@ -357,6 +402,8 @@ def _tile_layout(plane: _Plane, rng: np.random.Generator, sample_point: _Sampler
             _place_tile(plane, tile, label,
                         _affine(tile.alpha.shape[1], th, angle + jitter, 1.0, centre),
                         rng, thickness, side)
+    if grid_rng is not None and grid_rng.random() < GRID_SHARE * amount:
+        _tile_grid(plane, grid_rng, sample_point, style, th, thickness)
     # loose tiles, some face down, some on top of others
     for _ in range(int(rng.integers(0, 12) * amount)):
         label = "" if rng.random() < 0.2 else _random_tile_label(rng)
@@ -547,6 +594,15 @@ def _effects(img: Image, rng: np.random.Generator) -> Image:
     return img
 
 
+def _quarter_turn(points: npt.NDArray[np.float32], width: float, height: float, side: int
+                  ) -> npt.NDArray[np.float32]:
+    """Points of a ``width`` x ``height`` picture turned a quarter: its top to the left
+    (``side`` 1) or to the right (-1) of the turned, ``height`` x ``width`` one."""
+    x, y = points[:, 0], points[:, 1]
+    turned = np.stack([y, width - x], axis=1) if side == 1 else np.stack([height - y, x], axis=1)
+    return turned.astype(np.float32)
+
+
 def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "mixed",
                  options: RenderOptions | None = None) -> Scene:
     """A rendered table photo and its labels; the same arguments give the same bytes."""
@@ -562,17 +618,28 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
     # a phone held low at the table's edge: the far side much wider, squeezed; drawn
     # apart, so that a scene seen from above lays its items out as it did without
     steep = np.random.default_rng([seed, 1])
+    side = 0  # where the far side is: 0 the top, 1 the left, -1 the right
     if options.perspective and steep.random() < STEEP_SHARE:
         tilt, stretch = steep.uniform(0.45, 1.1), steep.uniform(0.35, 0.9)
+        sides = np.random.default_rng([seed, 2])
+        if options.side_views and sides.random() < SIDE_SHARE:
+            side = 1 if sides.random() < 0.5 else -1
+    # the camera built as if the far side were at the top of a picture of these sides
+    view_w, view_h = (width, height) if side == 0 else (height, width)
     # a margin round the seen part, so the camera's jitter never looks past the table
-    mx, my = (int(0.08 * width), int(0.08 * height)) if options.perspective else (0, 0)
-    pw, ph = int(width * (1 + 2 * tilt)), int(height * (1 + stretch))
-    src = np.float32([[0, 0], [pw, 0], [tilt * width + width, ph], [tilt * width, ph]])
+    mx, my = (int(0.08 * view_w), int(0.08 * view_h)) if options.perspective else (0, 0)
+    pw, ph = int(view_w * (1 + 2 * tilt)), int(view_h * (1 + stretch))
+    src = np.float32([[0, 0], [pw, 0], [tilt * view_w + view_w, ph], [tilt * view_w, ph]])
     src += np.float32([mx, my])
     pw, ph = pw + 2 * mx, ph + 2 * my
     if options.perspective:
-        src += rng.normal(0, 0.025, (4, 2)).astype(np.float32) * [width, height]
-    dst = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+        src += rng.normal(0, 0.025, (4, 2)).astype(np.float32) * [view_w, view_h]
+    dst = np.float32([[0, 0], [view_w, 0], [view_w, view_h], [0, view_h]])
+    if side:
+        # turn that picture and its table a quarter, so the far side is at the left
+        # (or right) and the items on the table stand upright in the picture
+        src, pw, ph = _quarter_turn(src, pw, ph, side), ph, pw
+        dst = _quarter_turn(dst, view_w, view_h, side)
     homography = cv2.getPerspectiveTransform(src, dst).astype(np.float64)
     sampler = _Sampler(np.linalg.inv(homography), width, height)
     # the table: drawn at half size and enlarged (it is out of focus detail anyway)
@@ -589,7 +656,8 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
         thickness_len = th * rng.uniform(0.06, 0.14) * (0.5 + tilt)
         _tile_layout(plane, rng, sampler, th, (float(-up[0] * thickness_len),
                                                float(-up[1] * thickness_len)), amount,
-                     options.palettes, options.tile_style)
+                     options.palettes, options.tile_style,
+                     np.random.default_rng([seed, 3]) if options.tile_grids else None)
     if cards:
         ch = height * rng.uniform(*(CLOSE_UP_CARD_HEIGHT if close_up else CARD_HEIGHT))
         _card_layout(plane, rng, sampler, ch, amount, options.deck)
@@ -626,13 +694,15 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
                 and min(cx2 - cx1, cy2 - cy1) >= MIN_BOX_SIDE)
         up_image = None
         if entity.up is not None:
-            centre = poly.mean(axis=0)
-            ahead = cv2.perspectiveTransform(
-                (entity.polygon.mean(axis=0) + entity.up * 5).reshape(1, 1, 2), homography)
-            vec = ahead.reshape(2) - centre
+            # both ends through the camera: under a steep view the outline's mean is
+            # not where the plane's middle lands
+            middle = entity.polygon.mean(axis=0)
+            ends = cv2.perspectiveTransform(
+                np.array([middle, middle + entity.up * 5]).reshape(-1, 1, 2), homography)
+            vec = ends[1, 0] - ends[0, 0]
             up_image = vec / (np.linalg.norm(vec) + 1e-9)
         items.append(SceneItem(entity.label, entity.kind, poly, visible, kept, up_image,
-                               entity.on_rack))
+                               entity.on_rack, entity.in_grid))
         if kept:
             boxes.append([cx1, cy1, cx2, cy2])
             labels.append(entity.label)
@@ -642,7 +712,8 @@ def render_scene(seed: int, width: int = 1280, height: int = 720, kind: str = "m
         if boxes
         else Detections.empty()
     )
-    return Scene(decoded, encoded, detections, tuple(items))
+    return Scene(decoded, encoded, detections, tuple(items),
+                 {0: "top", 1: "left", -1: "right"}[side])
 
 
 def render_layout(style: TileStyle, seed: int, width: int = 1600, height: int = 900,

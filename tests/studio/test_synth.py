@@ -511,8 +511,10 @@ def test_close_up_scenes_show_large_items(monkeypatch: pytest.MonkeyPatch, kind:
 
     if close_up_share is not None:
         monkeypatch.setattr(scene_module, "CLOSE_UP_SHARE", close_up_share)
-    # a steep view enlarges what lies nearest the camera: distance alone is measured here
+    # a steep view enlarges what lies nearest the camera, and a grid's upright tiles have
+    # shorter boxes than turned ones: distance alone is measured here
     monkeypatch.setattr(scene_module, "STEEP_SHARE", 0.0)
+    monkeypatch.setattr(scene_module, "GRID_SHARE", 0.0)
     large = sum(_median_side(seed, kind, of) > large_side for seed in range(32))
     assert least <= large <= most
 
@@ -696,3 +698,67 @@ def test_faces_are_drawn_where_opencv_has_no_fontface(monkeypatch: pytest.Monkey
     own = overlap(with_opencv, with_pillow)
     assert all(own > overlap(ink, with_pillow) for ink in drawn.values()), (
         own, {t: round(overlap(ink, with_pillow), 3) for t, ink in drawn.items()})
+
+
+def _size_follows_x(seed: int, options: RenderOptions) -> bool | None:
+    """Whether tile sizes in a steep tile scene change more across the picture than up and
+    down it (the far side at a flank, not at the top); None with too few tiles to tell."""
+    detections = render_scene(seed, 640, 360, "tiles", options).detections
+    boxes = detections.boxes[np.array([k == "tile" for k in detections.kinds], bool)]
+    if len(boxes) < 5:
+        return None
+    size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
+    x, y = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    return bool(abs(np.corrcoef(x, size)[0, 1]) > abs(np.corrcoef(y, size)[0, 1]))
+
+
+@pytest.mark.parametrize(("side_views", "least", "most"), [(False, 0, 2), (True, 9, 12)])
+def test_steep_scenes_seen_from_the_side_shrink_items_towards_a_flank(
+        monkeypatch: pytest.MonkeyPatch, side_views: bool, least: int, most: int) -> None:
+    import tabletop.studio.synth.scene as scene_module
+
+    monkeypatch.setattr(scene_module, "STEEP_SHARE", 1.0)
+    monkeypatch.setattr(scene_module, "SIDE_SHARE", 1.0)
+    options = RenderOptions(side_views=side_views, tile_grids=False)
+    told = [_size_follows_x(seed, options) for seed in range(12)]
+    assert least <= sum(t is True for t in told) <= most
+    assert sum(t is None for t in told) <= 2
+
+
+@pytest.mark.parametrize("side_views", [False, True])
+def test_a_steep_view_from_any_side_keeps_the_pictures_size_and_tiles_upright(
+        monkeypatch: pytest.MonkeyPatch, side_views: bool) -> None:
+    """Seen from a flank the view is turned, not the table: most tiles point up the
+    picture, as from the near side (melds lie square to the table more often than not)."""
+    import tabletop.studio.synth.scene as scene_module
+
+    monkeypatch.setattr(scene_module, "STEEP_SHARE", 1.0)
+    monkeypatch.setattr(scene_module, "SIDE_SHARE", 1.0)
+    scenes = [render_scene(seed, 640, 360, "tiles", RenderOptions(side_views=side_views))
+              for seed in range(12)]
+    assert all(scene.image.shape == (360, 640, 3) for scene in scenes)
+    ups = np.array([item.up for scene in scenes for item in scene.items if item.up is not None])
+    assert len(ups) > 200
+    assert np.mean(ups[:, 1] < -0.7) > 0.6
+    assert np.mean(ups[:, 1] > 0.7) < 0.15
+
+
+def _stacked_tiles(seed: int, options: RenderOptions) -> int:
+    """Tiles with another tile's box just below their own, about a tile's height down."""
+    detections = render_scene(seed, 640, 360, "tiles", options).detections
+    boxes = detections.boxes[np.array([k == "tile" for k in detections.kinds], bool)]
+    x, y = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    dx, dy = x[None, :] - x[:, None], y[None, :] - y[:, None]
+    below = (np.abs(dx) < 0.3 * w[:, None]) & (dy > 0.85 * h[:, None]) & (dy < 1.3 * h[:, None])
+    return int(below.any(axis=1).sum())
+
+
+def test_tile_grids_lay_rows_close_above_one_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tabletop.studio.synth.scene as scene_module
+
+    monkeypatch.setattr(scene_module, "GRID_SHARE", 1.0)
+    monkeypatch.setattr(scene_module, "STEEP_SHARE", 0.0)
+    with_grids = sum(_stacked_tiles(seed, RenderOptions()) for seed in range(8))
+    without = sum(_stacked_tiles(seed, RenderOptions(tile_grids=False)) for seed in range(8))
+    assert with_grids >= 3 * max(without, 5)
