@@ -82,10 +82,10 @@ class RenderOptions:
     """One deck for the scene's cards (a player's own deck seen on several tables); None:
     a deck drawn for the scene.  The scene's other draws are the same either way."""
     side_views: bool = True
-    tile_grids: bool = True
-    """Some tile scenes with a block of tiles in close rows (:data:`GRID_SHARE`)."""
     """Steep scenes also seen from the table's side (:data:`SIDE_SHARE`); False: the far
     side always at the top."""
+    tile_grids: bool = True
+    """Some tile scenes with a block of tiles in close rows (:data:`GRID_SHARE`)."""
 
 
 @dataclass(frozen=True)
