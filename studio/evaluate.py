@@ -16,6 +16,10 @@ Definitions (per set):
 * by kind: where a set labels tiles and cards, the same figures for each kind
   alone, labels and predictions of the other kind left out (so a card box on a
   tile is a miss among the tiles and a false alarm among the cards);
+* named anywhere: the labelled items whose label some detection in their picture
+  carries, boxes ignored (a multiset: two R5 tiles need two R5 detections), so a
+  box placed off its item, which IoU matching counts as a miss, is told from an
+  item never read;
 * by size: found and identity of the labelled items grouped by their box's
   longer side in the image's pixels (:data:`SIZE_EDGES`), to tell items too
   small to read from items the model should have read;
@@ -124,6 +128,19 @@ class Evaluation:
     per_class_ap: tuple[tuple[str, float], ...] = field(default=())
     by_kind: tuple[tuple[str, Evaluation], ...] = field(default=())
     by_size: tuple[SizeGroup, ...] = field(default=())
+    named_anywhere: int | None = None
+    """Labelled items whose label a detection anywhere in their picture carries, each
+    detection answering one item (boxes ignored); None where the set has no item boxes.
+    Beside ``identity`` it tells a box that missed its item (a box straddling two
+    neighbours, a box on the face where the label boxes the whole tile) from an item
+    never read."""
+
+    @property
+    def named_share(self) -> float | None:
+        """``named_anywhere`` as a share of the labelled items."""
+        if self.named_anywhere is None:
+            return None
+        return self.named_anywhere / self.labelled if self.labelled else 0.0
 
     def intervals(self) -> dict[str, tuple[float, float]]:
         """Wilson 95 % intervals of found, identity (out of the labelled items)
@@ -159,6 +176,11 @@ class Evaluation:
                          "found": round(group.found_share, 4),
                          "identity": round(group.identity, 4)}
                         for group in self.by_size if group.labelled],
+            "named_anywhere": (None if self.named_anywhere is None else {
+                "items": self.named_anywhere,
+                "share": round(self.named_share or 0.0, 4),
+                "interval": [round(value, 4) for value in
+                             wilson_interval(self.named_anywhere, self.labelled)]}),
         }
 
     def to_text(self) -> str:
@@ -171,6 +193,10 @@ class Evaluation:
             "  95% intervals: " + "  ".join(f"{key} {low:.3f}-{high:.3f}" for key, (low, high)
                                             in self.intervals().items()),
         ]
+        if self.named_anywhere is not None and self.labelled:
+            low, high = wilson_interval(self.named_anywhere, self.labelled)
+            lines.append(f"  named anywhere in their picture (boxes ignored) "
+                         f"{self.named_share:.3f} ({low:.3f}-{high:.3f})")
         lines.extend(f"  {kind + 's:':<7}{part.labelled:>5} labelled  found {part.found:.3f}  "
                      f"identity {part.identity:.3f}  precision {part.precision:.3f}  "
                      f"mAP50 {part.map50:.3f}" for kind, part in self.by_kind)
@@ -249,6 +275,7 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
     # per class: (confidence, is true positive) of each prediction, and the count of items
     scored: dict[str, list[tuple[float, bool]]] = {}
     counts: Counter[str] = Counter()
+    named_anywhere = 0
     for truth, pred in pairs:
         sides = (np.maximum(truth.boxes[:, 2] - truth.boxes[:, 0],
                             truth.boxes[:, 3] - truth.boxes[:, 1]) if len(truth) else np.zeros(0))
@@ -263,6 +290,7 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
         truth_keys = [_key(lab, k) for lab, k in zip(truth.labels, truth.kinds, strict=True)]
         pred_keys = [_key(lab, k) for lab, k in zip(pred.labels, pred.kinds, strict=True)]
         counts.update(truth_keys)
+        named_anywhere += sum((Counter(truth_keys) & Counter(pred_keys)).values())
         for cls in set(pred_keys):
             t_idx = [i for i, key in enumerate(truth_keys) if key == cls]
             p_idx = [i for i, key in enumerate(pred_keys) if key == cls]
@@ -293,6 +321,7 @@ def _score(pairs: list[tuple[Detections, Detections]], name: str, top_confusions
         per_class_ap=tuple(aps),
         by_size=tuple(SizeGroup(float(edges[i]), float(edges[i + 1]), *map(int, size_counts[:, i]))
                       for i in range(len(edges) - 1)),
+        named_anywhere=named_anywhere,
     )
 
 

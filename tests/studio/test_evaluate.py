@@ -396,3 +396,46 @@ def test_eval_reads_label_list_and_whole_card_files(tmp_path: Path) -> None:
     (tmp_path / "annotations.jsonl").write_text(json.dumps(listed[0]) + "\n")
     result = evaluate_predictor(lambda image: reads_ace, tmp_path)
     assert (result.labelled, result.identity, result.precision) == (2, 0.5, 1.0)
+
+
+NAMED_CASES = [
+    # name, predictions, items named anywhere in the picture (of 2), identity
+    ("both boxed right", [("R1", [0, 0, 10, 10], 0.9), ("R2", [20, 0, 30, 10], 0.8)], 2, 1.0),
+    # each box half a tile off, straddling a neighbour: IoU misses both, both still named
+    ("boxes straddling neighbours", [("R1", [5, 0, 15, 10], 0.9), ("R2", [15, 0, 25, 10], 0.8)],
+     2, 0.0),
+    # one label read twice answers one item only
+    ("one label read twice", [("R1", [0, 0, 10, 10], 0.9), ("R1", [20, 0, 30, 10], 0.8)],
+     1, 0.5),
+    ("a wrong label anywhere", [("R9", [50, 50, 60, 60], 0.9)], 0, 0.0),
+    ("nothing predicted", [], 0, 0.0),
+]
+
+
+@pytest.mark.parametrize(("name", "predicted", "named", "identity"), NAMED_CASES,
+                         ids=[c[0] for c in NAMED_CASES])
+def test_items_named_anywhere_in_their_picture(name: str,
+                                               predicted: list[tuple[str, list[float], float]],
+                                               named: int, identity: float) -> None:
+    result = evaluate([(TRUTH, dets(predicted))])
+    assert (result.named_anywhere, result.identity) == (named, pytest.approx(identity))
+    assert result.named_share == pytest.approx(named / 2)
+    shown = result.to_json()["named_anywhere"]
+    assert shown["items"] == named
+    assert shown["interval"] == [round(value, 4) for value in wilson_interval(named, 2)]
+    assert f"named anywhere in their picture (boxes ignored) {named / 2:.3f}" in result.to_text()
+
+
+def test_a_label_in_another_picture_names_nothing() -> None:
+    # R2 is read, but in the picture without it
+    result = evaluate([(TRUTH, dets([("R1", [0, 0, 10, 10], 0.9)])),
+                       (dets([("R3", [0, 0, 10, 10], 1)]), dets([("R2", [0, 0, 10, 10], 0.9)]))])
+    assert (result.named_anywhere, result.labelled) == (1, 3)
+
+
+def test_sets_without_item_boxes_name_nothing_anywhere() -> None:
+    truth = Truth(Detections.empty(), LABEL_LIST, ("KS", "QH"))
+    result = evaluate_truths([(truth, dets([("KS", [0, 0, 5, 5], 0.9)], kind="card"))])
+    assert result.named_anywhere is None and result.named_share is None
+    assert result.to_json()["named_anywhere"] is None
+    assert "named anywhere" not in result.to_text()
