@@ -27,7 +27,11 @@ same order.  A row's end item with its neighbour's label (a joker only where
 its gap is also wider than the row's others), a twin row (most of its
 indices lying on a longer or equal row's at one common offset, at least half
 of them with the same label) and a lone card's other corners are dropped as
-second corners too.  Each row
+second corners too.  Where a meld's last card lies over the one before, its far
+corners show inside the row, farther out than the row's pitch; an end index
+that far out, with no twin of its own, is dropped as well where the twin of
+the index before it carries its label (that far corner misread, its twin read
+right).  Each row
 is read along the zone's reading direction, so the player facing it reads
 left to right; a meld laid descending reads right to left in the engine.
 
@@ -237,6 +241,22 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
             continue
         dropped.extend(row)  # an index the offset put on no other is a corner all the same
         partner.update(pairs)
+    # A card lying over the one before it shows its far corners inside the row, one index
+    # width or more past its near ones: farther than the row's pitch.  A far corner
+    # misread there hides the row's end from the pass above; its twin, read right, names
+    # it, so each end lying that far out is looked at again with that name.
+    named_by_twin: dict[int, set[str]] = {}
+    for corner, index in partner.items():
+        if by_key[corner].label:
+            named_by_twin.setdefault(index, set()).add(by_key[corner].label)
+    for row in kept:
+        for _ in range(2):
+            if (len(row) >= 3 and row[-1] not in named_by_twin
+                    and by_key[row[-1]].label in named_by_twin.get(row[-2], set())
+                    and _wide_end(row, by_key, gap_ratio)):
+                partner[row[-1]] = row[-2]
+                dropped.append(row.pop())
+            row.reverse()
     return kept, dropped, partner, lone
 
 
@@ -263,6 +283,12 @@ def _end_twin(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bo
         return False
     if last.label != JOKER_LABEL:
         return True  # no meld holds one card twice in a row; two jokers may lie side by side
+    return _wide_end(row, by_key, gap_ratio)
+
+
+def _wide_end(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bool:
+    """Whether ``row``'s last gap is wider than its others, by half the ratio that cuts a
+    row in two."""
     gaps = [_dist(by_key[a].position, by_key[b].position) for a, b in itertools.pairwise(row)]
     return gaps[-1] > (1 + (gap_ratio - 1) / 2) * _median(gaps[:-1])
 

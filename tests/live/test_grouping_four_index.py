@@ -202,3 +202,45 @@ def test_loose_corners_ignore_tiles_and_unread_indices() -> None:
     unread = Placed(3, "card", (120.0, 100.0), 10.0, "")
     unread_twin = Placed(4, "card", (125.0, 100.0), 10.0, "")
     assert loose_corner_partners([tile, twin_tile, unread, unread_twin], []) == {}
+
+
+def _meld_with_inner_far_corner(far_top_label: str, far_bottom_label: str) -> list[Placed]:
+    """A four-index meld as the camera saw one laid by the player across the table: read
+    AS AH AD, the last card lying over the one before it, so its far corners lie inside
+    the row, between its near corners and the card before."""
+    top, bottom, size = TOP_Y, BOTTOM_Y, INDEX_MM[0]
+    rows = [(0, "AS", 0.0, top), (1, "AH", 24.0, top), (2, far_top_label, 43.0, top),
+            (3, "AD", 77.0, top),
+            (4, "AS", 3.0, bottom), (5, "AH", 21.0, bottom), (6, far_bottom_label, 42.0, bottom),
+            (7, "AD", 74.0, bottom)]
+    return [Placed(key, "card", (100.0 + x, 100.0 + y), size, label)
+            for key, label, x, y in rows]
+
+
+@pytest.mark.parametrize(("far_top", "far_bottom"), [
+    ("AD", "AD"),
+    ("4D", "AD"),  # the far top corner misread; its twin below names the card
+    ("AD", "4D"),
+])
+def test_a_last_card_whose_far_corners_lie_inside_the_row_reads_once(
+        far_top: str, far_bottom: str) -> None:
+    items = _meld_with_inner_far_corner(far_top, far_bottom)
+    grouping = group_items(items)
+    assert len(grouping.groups) == 1
+    assert len(grouping.groups[0]) == 3, labels_of(grouping.groups[0], items)
+    assert labels_of(grouping.groups[0], items)[:5] == "AS AH"
+    # every dropped corner of the last card names an index the meld keeps for that card
+    kept_last = grouping.groups[0][-1]
+    corners = dict(grouping.corner_of)
+    assert {corners[key] for key in (2, 3, 6, 7) if key != kept_last} == {kept_last}
+
+
+def test_a_twin_misread_as_the_next_cards_label_keeps_both_cards() -> None:
+    # 9H 9S 9C, two corners a card: the second card's twin read 9C must not drop the real 9C
+    items, top_left = laid_meld("9H 9S 9C", corners=4, pitch=22.0)
+    second_row = [it for it in items if it.key not in top_left]
+    wrong = second_row[1].key  # 9S's other corner
+    items = [Placed(it.key, it.kind, it.position, it.size, "9C") if it.key == wrong else it
+             for it in items]
+    grouping = group_items(items)
+    assert [labels_of(row, items) for row in grouping.groups] == ["9H 9S 9C"]
