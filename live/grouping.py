@@ -212,8 +212,9 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
                           corner_reach: float, gap_ratio: float
                           ) -> tuple[list[list[int]], list[int], dict[int, int], list[int]]:
     """``rows`` of card indices without the second corners of four-index cards: a row end
-    repeating its neighbour's label, and rows that twin a longer (or equal, earlier) row;
-    also the dropped keys, the index each is a corner of where known, and the first of
+    repeating its neighbour's label, rows that twin a longer (or equal, earlier) row, and
+    then a row end lying far out whose label its neighbour's twin carries; also the
+    dropped keys, the index each is a corner of where known, and the first of
     each row that is one card's corners, alone now."""
     dropped: list[int] = []
     partner: dict[int, int] = {}
