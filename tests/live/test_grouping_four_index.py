@@ -236,7 +236,7 @@ def test_a_last_card_whose_far_corners_lie_inside_the_row_reads_once(
 
 
 def test_a_twin_misread_as_the_next_cards_label_keeps_both_cards() -> None:
-    # 9H 9S 9C, two corners a card: the second card's twin read 9C must not drop the real 9C
+    # 9H 9S 9C, four corners a card: the second card's twin read 9C must not drop the real 9C
     items, top_left = laid_meld("9H 9S 9C", corners=4, pitch=22.0)
     second_row = [it for it in items if it.key not in top_left]
     wrong = second_row[1].key  # 9S's other corner
