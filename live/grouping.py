@@ -16,7 +16,9 @@ become rows of box centres with near-equal spacing, so one method serves:
    across 13 cards), may bend that much beyond its curvature; no row bends
    by more than ``max_arc_bend_deg`` at one item;
 3. cut a row where one gap is far wider than the others (two melds laid end
-   to end in one line).
+   to end in one line); two boxes lying over each other (a card's far corner
+   beside the next card's index) are no step of the row and do not set its
+   pitch.
 
 A card whose two corners both show gives two index boxes with one label; the
 second one, alone and near a group holding its label, is dropped.  Many decks
@@ -31,9 +33,12 @@ second corners too.  Where a meld's last card lies over the one before, its far
 corners show inside the row, farther out than the row's pitch; an end index
 that far out, with no twin of its own, is dropped as well where the twin of
 the index before it carries its label (that far corner misread, its twin read
-right).  Each row
-is read along the zone's reading direction, so the player facing it reads
-left to right; a meld laid descending reads right to left in the engine.
+right).  In a zone of melds (three cards or more each), a lone card in line
+with a row's end, about a card's width out, was laid beside that end card
+rather than over it and joins the row; one as near to two rows' ends stays
+alone.  Each row is read along the zone's reading direction, so the player
+facing it reads left to right; a meld laid descending reads right to left in
+the engine.
 
 Boxes are axis-aligned, so they do not tell an item's rotation; a row does:
 ``row_angles`` gives each grouped item its row's direction (along a fan, the
@@ -56,6 +61,10 @@ from the link before the previous item to the link after the next: one index det
 little off the arc makes a sharp turn at itself and opposite turns at its neighbours, which
 cancel over that span, where a true corner's do not."""
 
+
+OVERLAP_SHARE = 0.8
+"""Items of a row whose centres lie closer than this share of their size lie over each other:
+their gap is not the row's pitch."""
 
 LINE_ITEMS = 3.0
 """Item sizes (a tile's width, a card index's) across the reading direction beyond which
@@ -109,11 +118,12 @@ def _median(values: Sequence[float]) -> float:
 def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), *,
                 tile_link: float = 1.6, card_link: float = 3.6, max_bend_deg: float = 30.0,
                 max_arc_bend_deg: float = 50.0, gap_ratio: float = 1.8,
-                corner_reach: float = 14.0) -> Grouping:
+                corner_reach: float = 14.0, melds: bool = False) -> Grouping:
     """Rows of ``items`` (one zone's), in reading order; the ``link`` factors are in item sizes
     (tile: its width; card: the width of its index box).  A row may turn by ``max_bend_deg``
     at an item beyond its steady curvature (a fan's), never by more than ``max_arc_bend_deg``
-    (see the module's step 2)."""
+    (see the module's step 2).  Where the zone holds ``melds`` (three cards or more each),
+    a lone card laid beside a row's end joins that row."""
     groups: list[tuple[int, ...]] = []
     singles: list[int] = []
     corners: list[int] = []
@@ -148,11 +158,66 @@ def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), 
                                               corner_reach=TWIN_REACH_LENGTHS * INDEX_ASPECT)
             partner.update(same_card)
             alone = [k for k in kept if k not in same_card]
+            if melds:
+                alone = _beside_row_ends(alone, rows, by_key, _resolved(partner))
             corners.extend(sorted(set(partner) - set(corners)))
         groups.extend(_ordered(row, by_key, reading_direction) for row in rows)
         singles.extend(alone)
     return Grouping(tuple(groups), tuple(sorted(singles)), tuple(sorted(corners)),
                     tuple(sorted(_resolved(partner).items())))
+
+
+BESIDE_LENGTHS = 3.0
+"""How far (in index lengths) past a row's end a lone card's index may lie and still be that
+meld's: a card laid beside the last one, not over it, shows its index a card's width (about
+2.5 index lengths) out."""
+BESIDE_ACROSS_SIZES = 1.0
+"""How far (in index sizes) across the row's line that index may lie."""
+BESIDE_CLEAR = 1.5
+"""A lone card as near (within this factor) to a second meld's end stays alone."""
+
+
+def _beside_row_ends(lone: list[int], rows: list[list[int]], by_key: dict[int, Placed],
+                     corner_of: dict[int, int]) -> list[int]:
+    """``lone`` cards without those laid beside a row's end, each appended to that row (in
+    place); a card is judged by any of its corners against any of the end card's.  A meld
+    has three cards or more, so a card alone in line with a meld's end, about one card's
+    width out, was laid on to it, not beside it; one lying between two melds' ends stays
+    alone, as the indices do not tell which it was laid on to."""
+    corners: dict[int, list[int]] = {}
+    for corner, index in corner_of.items():
+        corners.setdefault(index, []).append(corner)
+    left: list[int] = []
+    for card in lone:
+        shown = [by_key[k].position for k in (card, *corners.get(card, ()))]
+        nearest: dict[int, tuple[float, list[int], bool]] = {}  # per row
+        for number, row in enumerate(rows):
+            if len(row) < 2:
+                continue
+            reach = BESIDE_LENGTHS * _median([by_key[k].index_length for k in row])
+            across_limit = BESIDE_ACROSS_SIZES * _median([by_key[k].link_size for k in row])
+            for at_end in (True, False):
+                end, before = (row[-1], row[-2]) if at_end else (row[0], row[1])
+                (ex, ey), (bx, by) = by_key[end].position, by_key[before].position
+                norm = math.hypot(ex - bx, ey - by) or 1.0
+                ux, uy = (ex - bx) / norm, (ey - by) / norm
+                for px, py in (by_key[k].position for k in (end, *corners.get(end, ()))):
+                    for qx, qy in shown:
+                        along = (qx - px) * ux + (qy - py) * uy
+                        across = abs((qx - px) * uy - (qy - py) * ux)
+                        if (0 < along <= reach and across <= across_limit
+                                and (number not in nearest or along < nearest[number][0])):
+                            nearest[number] = (along, row, at_end)
+        ranked = sorted(nearest.values(), key=lambda found: found[0])
+        if not ranked or (len(ranked) > 1 and ranked[1][0] <= BESIDE_CLEAR * ranked[0][0]):
+            left.append(card)  # beside no meld, or between two: the indices cannot tell which
+            continue
+        _, row, at_end = ranked[0]
+        if at_end:
+            row.append(card)
+        else:
+            row.insert(0, card)
+    return left
 
 
 def _resolved(partner: dict[int, int]) -> dict[int, int]:
@@ -496,7 +561,11 @@ def _split_gaps(order: list[int], items: Sequence[Placed], gap_ratio: float) -> 
     if len(order) < 3:
         return [order]
     gaps = [_dist(items[a].position, items[b].position) for a, b in itertools.pairwise(order)]
-    typical = _median(gaps)
+    # Two boxes lying over each other are no step of the row: a card lying over the next
+    # one's index shows its far corner there, and would halve the row's pitch.
+    steps = [gap for gap, (a, b) in zip(gaps, itertools.pairwise(order), strict=True)
+             if gap >= OVERLAP_SHARE * (items[a].size + items[b].size) / 2]
+    typical = _median(steps or gaps)
     parts, current = [], [order[0]]
     for gap, nxt in zip(gaps, order[1:], strict=True):
         if gap > gap_ratio * typical:

@@ -718,15 +718,16 @@ class TableWatcher:
         dropped: set[int] = set()
         corner_of: dict[int, int] = {}
         angles: dict[int, float] = {}
+        # a seat's rows are melds where the variant lays them before the players; else
+        # they are the player's own rack, which need not read as melds
+        meld_kinds = ("meld", "seat") if self.variant.melds_lie_before_players else ("meld",)
         for name, items in by_zone.items():
-            grouping = group_items(items, zone_of[name].reading_direction)
+            grouping = group_items(items, zone_of[name].reading_direction,
+                                   melds=zone_of[name].kind in meld_kinds)
             angles.update(row_angles(grouping, items, zone_of[name].reading_direction))
             rows[name], singles[name] = grouping.groups, grouping.singles
             dropped.update(grouping.second_corners)
             corner_of.update(grouping.corner_of)
-        # a seat's rows are melds where the variant lays them before the players; else
-        # they are the player's own rack, which need not read as melds
-        meld_kinds = ("meld", "seat") if self.variant.melds_lie_before_players else ("meld",)
         meld_rows = [row for name, zone in zone_of.items() if zone.kind in meld_kinds
                      for row in rows[name]]
         self._new_spots(tracks, [*meld_rows, *([key] for name, zone in zone_of.items()
