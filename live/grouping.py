@@ -33,12 +33,13 @@ second corners too.  Where a meld's last card lies over the one before, its far
 corners show inside the row, farther out than the row's pitch; an end index
 that far out, with no twin of its own, is dropped as well where the twin of
 the index before it carries its label (that far corner misread, its twin read
-right).  In a zone of melds (three cards or more each), a lone card in line
-with a row's end, about a card's width out, was laid beside that end card
-rather than over it and joins the row; one as near to two rows' ends stays
-alone.  Each row is read along the zone's reading direction, so the player
-facing it reads left to right; a meld laid descending reads right to left in
-the engine.
+right), or where a corner of the card before lies across the row from it (its
+twin read right and dropped as that card's far corner).  In a zone of melds
+(three cards or more each), a lone card in line with a row's end, about a
+card's width out, was laid beside that end card rather than over it and joins
+the row; one as near to two rows' ends stays alone.  Each row is read along
+the zone's reading direction, so the player facing it reads left to right; a
+meld laid descending reads right to left in the engine.
 
 Boxes are axis-aligned, so they do not tell an item's rotation; a row does:
 ``row_angles`` gives each grouped item its row's direction (along a fan, the
@@ -271,6 +272,9 @@ TWIN_REACH_LENGTHS = 3.5
 real index is about 25 mm long, its far twin 58 mm away on an 89 mm card), so that two equal
 melds laid one below the other, a card's length or more apart, stay two."""
 JOKER_LABEL = "JK"
+FAR_CORNER_GAP = 1.2
+"""A row's end gap wider than this many times its others' may be a far corner's (a card's
+corners lie farther apart than the row's pitch); a card laid at the pitch is no wider."""
 
 
 def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
@@ -315,15 +319,39 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
     for corner, index in partner.items():
         if by_key[corner].label:
             named_by_twin.setdefault(index, set()).add(by_key[corner].label)
+    # The end misread instead, its twin across the card (read right) was dropped above as
+    # the far corner of the card before: the end lies across from a corner of that card.
+    corners_of: dict[int, list[int]] = {}
+    for corner, index in _resolved(partner).items():
+        corners_of.setdefault(index, []).append(corner)
     for row in kept:
         for _ in range(2):
-            if (len(row) >= 3 and row[-1] not in named_by_twin
-                    and by_key[row[-1]].label in named_by_twin.get(row[-2], set())
-                    and _wide_end(row, by_key, gap_ratio)):
+            if len(row) >= 3 and row[-1] not in named_by_twin and (
+                    (by_key[row[-1]].label in named_by_twin.get(row[-2], set())
+                     and _wide_end(row, by_key, 1 + (gap_ratio - 1) / 2))
+                    or (_across_from(row, corners_of.get(row[-2], []), by_key)
+                        and _wide_end(row, by_key, FAR_CORNER_GAP))):
                 partner[row[-1]] = row[-2]
                 dropped.append(row.pop())
             row.reverse()
     return kept, dropped, partner, lone
+
+
+def _across_from(row: list[int], corners: list[int], by_key: dict[int, Placed]) -> bool:
+    """Whether one of ``corners`` lies across the row from ``row``'s last index, within a
+    card's length, as a card's other corner on that side lies."""
+    (ex, ey), (bx, by) = by_key[row[-1]].position, by_key[row[-2]].position
+    norm = math.hypot(ex - bx, ey - by) or 1.0
+    ux, uy = (ex - bx) / norm, (ey - by) / norm
+    end = by_key[row[-1]]
+    for key in corners:
+        cx, cy = by_key[key].position
+        along = (cx - ex) * ux + (cy - ey) * uy
+        across = abs((cx - ex) * uy - (cy - ey) * ux)
+        if (abs(along) <= TWIN_OFFSET_SIZES * end.link_size
+                and end.link_size < across <= TWIN_REACH_LENGTHS * end.index_length):
+            return True
+    return False
 
 
 def _one_card(row: list[int], rows: list[list[int]], by_key: dict[int, Placed],
@@ -349,14 +377,13 @@ def _end_twin(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bo
         return False
     if last.label != JOKER_LABEL:
         return True  # no meld holds one card twice in a row; two jokers may lie side by side
-    return _wide_end(row, by_key, gap_ratio)
+    return _wide_end(row, by_key, 1 + (gap_ratio - 1) / 2)
 
 
-def _wide_end(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bool:
-    """Whether ``row``'s last gap is wider than its others, by half the ratio that cuts a
-    row in two."""
+def _wide_end(row: list[int], by_key: dict[int, Placed], factor: float) -> bool:
+    """Whether ``row``'s last gap is wider than ``factor`` times its others'."""
     gaps = [_dist(by_key[a].position, by_key[b].position) for a, b in itertools.pairwise(row)]
-    return gaps[-1] > (1 + (gap_ratio - 1) / 2) * _median(gaps[:-1])
+    return gaps[-1] > factor * _median(gaps[:-1])
 
 
 def _twin_of(row: list[int], other: list[int], by_key: dict[int, Placed]) -> dict[int, int]:

@@ -244,3 +244,35 @@ def test_a_twin_misread_as_the_next_cards_label_keeps_both_cards() -> None:
              for it in items]
     grouping = group_items(items)
     assert [labels_of(row, items) for row in grouping.groups] == ["9H 9S 9C"]
+
+
+def test_a_last_card_whose_far_corner_inside_the_row_is_misread_reads_once() -> None:
+    # as seen in the rendered Rommé game (table millimetres): 8C 9C 10C laid by the player
+    # across the table (read right to left), the 10C over the 9C; its far bottom corner,
+    # read 10S, lies 1.3 pitches out, its far top corner (read right) across from it
+    seen = [  # key, label, centre, the box's smaller and longer side
+        (61, "10C", (883.6, 29.5), 17.4, 21.9), (57, "10C", (914.4, 35.1), 18.2, 18.9),
+        (55, "9S", (942.5, 32.2), 14.9, 20.9), (56, "8C", (963.5, 33.7), 16.4, 17.4),
+        (62, "10S", (882.3, 91.6), 12.8, 20.7), (51, "10C", (914.8, 90.3), 20.5, 23.4),
+        (60, "9C", (941.6, 88.8), 16.1, 23.5), (49, "8C", (964.0, 87.2), 20.1, 22.7)]
+    items = [Placed(key, "card", centre, size, label, length)
+             for key, label, centre, size, length in seen]
+    grouping = group_items(items, (-1.0, 0.0))
+    assert [labels_of(row, items) for row in grouping.groups] == ["8C 9C 10C"]
+    assert dict(grouping.corner_of)[62] == 51
+
+
+@pytest.mark.parametrize("misread", ["top", "bottom"])
+def test_a_last_card_whose_other_corner_reads_as_the_card_before_keeps_both_cards(
+        misread: str) -> None:
+    # 8C 9C 10C JC, four corners a card, laid at the row's pitch: one near corner of the JC
+    # read 10C is dropped as the 10C's far corner; the JC's other near corner is a card
+    items, _ = laid_meld("8C 9C 10C JC", corners=4, pitch=22.0)
+    near_jc = [it for it in items if it.label == "JC"][:2]  # its near top, near bottom
+    wrong = near_jc[0 if misread == "top" else 1].key
+    items = [Placed(it.key, it.kind, it.position, it.size, "10C") if it.key == wrong else it
+             for it in items]
+    grouping = group_items(items)
+    assert len(grouping.groups) == 1
+    assert labels_of(grouping.groups[0], items).split()[:3] == ["8C", "9C", "10C"]
+    assert len(grouping.groups[0]) == 4
