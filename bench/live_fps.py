@@ -1,7 +1,7 @@
 """Camera rate on this machine: the model on every whole frame against only where the table changed.
 
     python -m bench.live_fps [--replays 6] [--seed 1] [--fps 30] [--no-cards]
-        [--out DIR] [--verbose] [--json]
+        [--hold S] [--out DIR] [--verbose] [--json]
 
 The replays, played as a camera gives them (1280x720 at ``--fps``):
 
@@ -33,6 +33,11 @@ runs twice:
   on timing.  The every-frame detector's detections of each frame are kept in
   ``OUT/detections/`` (``bench.replays.CachedDetections``), so a second run of the
   bench takes minutes.
+
+With ``--hold S`` each paced run goes on after the video with its last frame,
+a camera's noise on it, for S seconds: a table left still.  What that costs
+after its first :data:`HOLD_SETTLE_S` seconds (the last move's looks and
+commit) is printed per pipeline, the worst replay's.
 
 The decoding floor (reading the video alone) is printed for scale.  Timings
 are wall-clock on this machine: run it with nothing else busy.
@@ -78,10 +83,15 @@ class PacedFrames:
     twice; the video's time is the clock, moved on by the pipeline's processing time.
     ``paced=False`` gives every frame (a file)."""
 
-    def __init__(self, video: Path, fps: float, paced: bool = True) -> None:
+    def __init__(self, video: Path, fps: float, paced: bool = True, hold_s: float = 0.0
+                 ) -> None:
         self.video = video
         self.fps = fps
         self.paced = paced
+        self.hold_s = hold_s
+        """After the video, its last frame for this many seconds more, as a camera shows
+        a table left still: with a camera's noise (:data:`HOLD_NOISE`), a few noisy
+        copies taken in turn, made before the first is handed out."""
         self.costs: list[FrameCost] = []
         self.decoded = 0
 
@@ -97,6 +107,9 @@ class PacedFrames:
             index = -1
             clock = 0.0
             handed = None
+            held: list[Any] = []
+            last = None
+            ended = -1
             while True:
                 if handed is None:
                     want = 0
@@ -111,11 +124,21 @@ class PacedFrames:
                                                 time.process_time() - handed[2]))
                 image = None
                 while index < want:
-                    ok, image = capture.read()
-                    if not ok:
+                    if ended < 0:
+                        ok, image = capture.read()
+                        if ok:
+                            last = image
+                            self.decoded += 1
+                            index += 1
+                            continue
+                        if self.hold_s <= 0 or last is None:
+                            return
+                        ended = index
+                        held = _noisy_copies(last)
+                    if (index + 1 - ended) / self.fps > self.hold_s:
                         return
-                    self.decoded += 1
                     index += 1
+                    image = held[index % len(held)]
                 clock = max(clock, index / self.fps)
                 handed = (index, time.perf_counter(), time.process_time())
                 yield Frame(index / self.fps, image, index)
@@ -125,6 +148,21 @@ class PacedFrames:
                                             time.perf_counter() - handed[1],
                                             time.process_time() - handed[2]))
             capture.release()
+
+
+HOLD_NOISE = 2.0
+"""Grey levels (standard deviation) of a held frame's noise: a webcam's sensor on a lit
+table."""
+HOLD_SETTLE_S = 5.0
+"""The first seconds of a hold are not counted: the last move's looks and commit."""
+
+
+def _noisy_copies(image: Any, copies: int = 8) -> list[Any]:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return [np.clip(image + rng.normal(0.0, HOLD_NOISE, image.shape), 0, 255).astype(np.uint8)
+            for _ in range(copies)]
 
 
 def decode_cpu_s(video: Path) -> tuple[float, int]:
@@ -282,11 +320,13 @@ class Played:
     decoded: int
     score: dict[str, Any]
     looks: dict[str, Any] = field(default_factory=dict)
+    hold_s: float = 0.0
 
 
-def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> Played:
+def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float,
+         hold_s: float = 0.0) -> Played:
     """``case`` through the pipeline with ``detector`` (a callable, maybe with
-    ``look_again`` and ``set_time``)."""
+    ``look_again`` and ``set_time``), its last frame held ``hold_s`` more."""
     from tabletop.engine.events import event_to_json
     from tabletop.live.bus import EventBus
     from tabletop.live.events import collector
@@ -296,12 +336,13 @@ def play(case: Case, detector: Any, pipeline: str, paced: bool, fps: float) -> P
     bus = EventBus()
     events, _ = collector(bus)
     game = Game(case.variant, case.players, bus)
-    frames = PacedFrames(case.video, fps, paced)
+    frames = PacedFrames(case.video, fps, paced, hold_s)
     watched = Pipeline(frames, detector, case.make_watcher(), game, presses=case.presses).run()
     counts = getattr(detector, "counts", None)
     looks = ({k: v for k, v in vars(counts).items()} if counts is not None else {})
     return Played(pipeline, paced, frames.costs, frames.decoded,
-                  case.score([event_to_json(e) for e in events], list(watched.committed)), looks)
+                  case.score([event_to_json(e) for e in events], list(watched.committed)), looks,
+                  hold_s)
 
 
 def figures(case: Case, played: Played) -> dict[str, Any]:
@@ -312,9 +353,13 @@ def figures(case: Case, played: Played) -> dict[str, Any]:
 
     changing_s = _covered(case.changing, case.duration_s)
     still_s = max(1e-9, case.duration_s - changing_s)
-    moving = [c for c in played.costs if changing(c.t)]
-    still = [c for c in played.costs if not changing(c.t)]
-    cpu = sum(c.cpu_s for c in played.costs)
+    in_video = [c for c in played.costs if c.t < case.duration_s]
+    moving = [c for c in in_video if changing(c.t)]
+    still = [c for c in in_video if not changing(c.t)]
+    cpu = sum(c.cpu_s for c in in_video)
+    held_from = case.duration_s + HOLD_SETTLE_S
+    held = [c for c in played.costs if c.t >= held_from]
+    held_s = played.hold_s - HOLD_SETTLE_S if held else 0.0
     delays = played.score.get("delays") or []
     return {
         "frames": len(played.costs),
@@ -323,8 +368,10 @@ def figures(case: Case, played: Played) -> dict[str, Any]:
         "cores_changing": sum(c.cpu_s for c in moving) / max(changing_s, 1e-9),
         "cores_still": sum(c.cpu_s for c in still) / still_s,
         "cpu_s_per_min": cpu / case.duration_s * 60,
-        "frame_ms_median": 1000 * statistics.median(c.wall_s for c in played.costs),
-        "frame_ms_max": 1000 * max(c.wall_s for c in played.costs),
+        "cores_held": sum(c.cpu_s for c in held) / held_s if held_s > 0 else None,
+        "held_s": held_s,
+        "frame_ms_median": 1000 * statistics.median(c.wall_s for c in in_video),
+        "frame_ms_max": 1000 * max(c.wall_s for c in in_video),
         "delay_median_s": statistics.median(delays) if delays else None,
         "delay_max_s": max(delays) if delays else None,
         "changing_s": changing_s,
@@ -366,7 +413,8 @@ def same(case: Case, a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return normal(a["events"]) == normal(b["events"])
 
 
-def run_case(case: Case, model: str | None, fps: float) -> dict[str, Any]:
+def run_case(case: Case, model: str | None, fps: float, hold_s: float = 0.0
+             ) -> dict[str, Any]:
     from bench.replays import CachedDetections, _detector
     from tabletop.vision.incremental import IncrementalDetector
 
@@ -386,7 +434,7 @@ def run_case(case: Case, model: str | None, fps: float) -> dict[str, Any]:
                                                          reference.score)
     for name, make in (("every-frame", lambda: detector),
                        ("incremental", lambda: IncrementalDetector(detector))):
-        played = play(case, make(), name, True, fps)
+        played = play(case, make(), name, True, fps, hold_s)
         out[name] = {**figures(case, played), **results_of(case, played.score),
                      "same_as_every_frame": same(case, played.score, reference.score),
                      "looks": played.looks}
@@ -418,6 +466,7 @@ def summary(results: Sequence[Mapping[str, Any]], kind: str | None = None) -> di
             "delay_max_s": max((r["delay_max_s"] for r in rows
                                 if r["delay_max_s"] is not None), default=None),
             "same_as_every_frame": sum(bool(r["same_as_every_frame"]) for r in rows),
+            "cores_held": _worst([r.get("cores_held") for r in rows]),
         }
         out[name].update(_totals(rows))
     out["every_frame_all"] = _totals([r["every_frame_all"] for r in chosen])
@@ -428,6 +477,11 @@ def summary(results: Sequence[Mapping[str, Any]], kind: str | None = None) -> di
                                        for r in chosen)
                                    / sum(r["duration_s"] for r in chosen))
     return out
+
+
+def _worst(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return max(known) if known else None
 
 
 def _median(values: Sequence[float | None]) -> float | None:
@@ -492,6 +546,10 @@ def print_table(results: Sequence[Mapping[str, Any]], fps: float) -> None:
             extra = (f"; same as every-frame {r['same_as_every_frame']}/{s['replays']}"
                      if "same_as_every_frame" in r else "")
             print(f"  every video frame, {name.split('_all')[0].replace('_', '-')}: {res}{extra}")
+        for name in PIPELINES:
+            if s[name]["cores_held"] is not None:
+                print(f"  last frame held still, {name}: {s[name]['cores_held']:.2f} of a core "
+                      f"(the worst replay's, after its first {HOLD_SETTLE_S:g} s)")
     print("\nfps: frames the pipeline took per second of video (a live camera's newest frame "
           "each time); cores: CPU seconds (all threads, decoding included) per second of "
           f"video; changing: a hand in view until {EVENT_WINDOW_S:g} s after it left; "
@@ -513,14 +571,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(DEFAULT_OUT))
     parser.add_argument("--verbose", action="store_true", help="a line per replay as it ends")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--hold", type=float, default=0.0, metavar="S",
+                        help="after each replay, its last frame (with a camera's noise) for S "
+                        f"seconds more, paced: a table left still; its cost after the first "
+                        f"{HOLD_SETTLE_S:g} s (default 0: none)")
     args = parser.parse_args(argv)
+    if args.hold and args.hold <= HOLD_SETTLE_S:
+        parser.error(f"--hold must be over {HOLD_SETTLE_S:g} seconds, not {args.hold:g}")
     out = Path(args.out)
     cases = tile_cases(out, args.replays, args.seed, args.fps, args.model, args.realdata)
     if args.cards:
         cases.append(card_case(out, args.fps, args.model))
     results = []
     for case in cases:
-        result = run_case(case, args.model, args.fps)
+        result = run_case(case, args.model, args.fps, args.hold)
         results.append(result)
         if args.verbose:
             print(json.dumps(result), flush=True)

@@ -54,6 +54,29 @@ def test_without_the_clock_every_frame_comes(video: Path) -> None:
     assert indices == list(range(FRAMES))
 
 
+@pytest.mark.parametrize("paced", [True, False])
+def test_a_held_video_goes_on_showing_its_last_frame_with_noise(video: Path,
+                                                                paced: bool) -> None:
+    hold_s = 0.5
+    frames = PacedFrames(video, FPS, paced=paced, hold_s=hold_s)
+    seen = [(frame.index, frame.t, frame.image.astype(np.float64)) for frame in frames]
+    last_grey = ((FRAMES - 1) * 5) % 256
+    held = [(index, t, image) for index, t, image in seen if index >= FRAMES]
+    assert held, "no held frames"
+    assert seen[-1][0] <= FRAMES - 1 + hold_s * FPS
+    if not paced:
+        assert [index for index, _, _ in held] == list(range(FRAMES, FRAMES + 15))
+    for index, t, image in held:
+        assert t == pytest.approx(index / FPS)
+        assert abs(image.mean() - last_grey) < 3
+        assert 0.5 < (image - image.mean()).std() < 4  # a camera's noise, no picture change
+    assert frames.decoded == FRAMES
+
+
+def test_without_a_hold_the_video_ends_with_its_last_frame(video: Path) -> None:
+    assert [frame.index for frame in PacedFrames(video, FPS, paced=False)][-1] == FRAMES - 1
+
+
 @pytest.mark.parametrize(("spans", "end", "seconds"), [
     ([], 10.0, 0.0),
     ([(1.0, 2.0), (3.0, 4.5)], 10.0, 2.5),
