@@ -335,13 +335,24 @@ class IncrementalDetector:
             same = (self._same_items(found.boxes, np.array(kept)) if kept
                     else np.zeros((len(found), 0), bool))
             for i in range(len(found)):
-                if same.shape[1] and same[i].any():
+                matched = [int(j) for j in np.flatnonzero(same[i])] if same.shape[1] else []
+                if matched and not any(len(self._items[j].named) for j in matched):
+                    # the region looks boxed it but read no name there; the second look,
+                    # closer, names it: else it stays unshown, the watcher's spot on it
+                    # empty, and it is looked at again every frame
+                    old = self._items[matched[0]]
+                    self._items[matched[0]] = _Item(
+                        found.boxes[i].copy(), found.kinds[i], float(found.confidences[i]),
+                        None, self.settings.reads, found[[i]], old.read_frame,
+                        (*old.hits, True)[-self.settings.looks_per_change:])
+                    continue
+                if matched:
                     # a kept item the last region looks missed (so not shown) that this
                     # look found counts it a hit, as a region look would: else it stays
                     # hidden, the watcher's spot on it stays empty and is looked at again
                     # every frame
-                    for j in np.flatnonzero(same[i]):
-                        item = self._items[int(j)]
+                    for j in matched:
+                        item = self._items[j]
                         item.hits = (*item.hits, True)[-self.settings.looks_per_change:]
                     continue
                 self._items.append(_Item(found.boxes[i].copy(), found.kinds[i],

@@ -195,6 +195,28 @@ def test_a_kept_item_the_region_looks_missed_shows_again_when_second_looks_find_
     assert Counter(looker(laid).labels) == Counter(shown.labels)
 
 
+def test_a_kept_item_the_region_looks_left_unnamed_shows_once_a_second_look_names_it(
+        game: Replay, detector: Detector) -> None:
+    looker = IncrementalDetector(detector, IncrementalSettings(refresh_s=NEVER))
+    laid = game.frame(game.frame_count - 1)
+    looker.set_time(0.0)
+    shown = looker(laid)
+    # the region looks boxed it but their reading named nothing (an index at the reader's
+    # threshold): it is not shown, so the watcher's spot on it stays empty
+    unnamed = looker._items[0]
+    unnamed.named = Detections.empty()
+    unnamed.reads = looker.settings.reads  # read as often as an item is, all to no name
+    looker._emitted = None
+    looker.set_time(0.1)
+    assert len(looker(laid)) == len(shown) - 1
+    named = looker.look_again(laid, unnamed.box[None], [unnamed.kind])
+    assert len(named) == 1
+    looker.set_time(0.2)
+    again = looker(laid)
+    assert Counter(again.labels) == Counter(shown.labels)
+    assert iou_matrix(named.boxes, again.boxes).max() > 0.9  # shown where the look boxed it
+
+
 def test_find_in_a_region_finds_what_the_whole_frame_finds_there(
         game: Replay, detector: Detector) -> None:
     image = game.frame(game.frame_count - 1)
