@@ -183,8 +183,9 @@ def _beside_row_ends(lone: list[int], rows: list[list[int]], by_key: dict[int, P
     """``lone`` cards without those laid beside a row's end, each appended to that row (in
     place); a card is judged by any of its corners against any of the end card's.  A meld
     has three cards or more, so a card alone in line with a meld's end, about one card's
-    width out, was laid on to it, not beside it; one lying between two melds' ends stays
-    alone, as the indices do not tell which it was laid on to."""
+    width out, was laid on to that meld (beside its end card), not as a meld of its own;
+    one lying between two melds' ends stays alone, as the indices do not tell which it was
+    laid on to."""
     corners: dict[int, list[int]] = {}
     for corner, index in corner_of.items():
         corners.setdefault(index, []).append(corner)
@@ -199,13 +200,10 @@ def _beside_row_ends(lone: list[int], rows: list[list[int]], by_key: dict[int, P
             across_limit = BESIDE_ACROSS_SIZES * _median([by_key[k].link_size for k in row])
             for at_end in (True, False):
                 end, before = (row[-1], row[-2]) if at_end else (row[0], row[1])
-                (ex, ey), (bx, by) = by_key[end].position, by_key[before].position
-                norm = math.hypot(ex - bx, ey - by) or 1.0
-                ux, uy = (ex - bx) / norm, (ey - by) / norm
-                for px, py in (by_key[k].position for k in (end, *corners.get(end, ()))):
-                    for qx, qy in shown:
-                        along = (qx - px) * ux + (qy - py) * uy
-                        across = abs((qx - px) * uy - (qy - py) * ux)
+                outward = _unit(by_key[before].position, by_key[end].position)
+                for at in (by_key[k].position for k in (end, *corners.get(end, ()))):
+                    for point in shown:
+                        along, across = _along_across(at, outward, point)
                         if (0 < along <= reach and across <= across_limit
                                 and (number not in nearest or along < nearest[number][0])):
                             nearest[number] = (along, row, at_end)
@@ -219,6 +217,20 @@ def _beside_row_ends(lone: list[int], rows: list[list[int]], by_key: dict[int, P
         else:
             row.insert(0, card)
     return left
+
+
+def _unit(start: Point, end: Point) -> Point:
+    """The unit vector from ``start`` towards ``end``."""
+    norm = math.hypot(end[0] - start[0], end[1] - start[1]) or 1.0
+    return ((end[0] - start[0]) / norm, (end[1] - start[1]) / norm)
+
+
+def _along_across(origin: Point, direction: Point, point: Point) -> tuple[float, float]:
+    """How far ``point`` lies from ``origin`` along the unit ``direction``, and (unsigned)
+    across it."""
+    dx, dy = point[0] - origin[0], point[1] - origin[1]
+    return (dx * direction[0] + dy * direction[1],
+            abs(dx * direction[1] - dy * direction[0]))
 
 
 def _resolved(partner: dict[int, int]) -> dict[int, int]:
@@ -340,14 +352,10 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
 def _across_from(row: list[int], corners: list[int], by_key: dict[int, Placed]) -> bool:
     """Whether one of ``corners`` lies across the row from ``row``'s last index, within a
     card's length, as a card's other corner on that side lies."""
-    (ex, ey), (bx, by) = by_key[row[-1]].position, by_key[row[-2]].position
-    norm = math.hypot(ex - bx, ey - by) or 1.0
-    ux, uy = (ex - bx) / norm, (ey - by) / norm
     end = by_key[row[-1]]
+    outward = _unit(by_key[row[-2]].position, end.position)
     for key in corners:
-        cx, cy = by_key[key].position
-        along = (cx - ex) * ux + (cy - ey) * uy
-        across = abs((cx - ex) * uy - (cy - ey) * ux)
+        along, across = _along_across(end.position, outward, by_key[key].position)
         if (abs(along) <= TWIN_OFFSET_SIZES * end.link_size
                 and end.link_size < across <= TWIN_REACH_LENGTHS * end.index_length):
             return True
