@@ -340,7 +340,7 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
         for _ in range(2):
             if len(row) >= 3 and row[-1] not in named_by_twin and (
                     (by_key[row[-1]].label in named_by_twin.get(row[-2], set())
-                     and _wide_end(row, by_key, 1 + (gap_ratio - 1) / 2))
+                     and _wide_end(row, by_key, _halfway_to_a_cut(gap_ratio)))
                     or (_across_from(row, corners_of.get(row[-2], []), by_key)
                         and _wide_end(row, by_key, FAR_CORNER_GAP))):
                 partner[row[-1]] = row[-2]
@@ -385,7 +385,12 @@ def _end_twin(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bo
         return False
     if last.label != JOKER_LABEL:
         return True  # no meld holds one card twice in a row; two jokers may lie side by side
-    return _wide_end(row, by_key, 1 + (gap_ratio - 1) / 2)
+    return _wide_end(row, by_key, _halfway_to_a_cut(gap_ratio))
+
+
+def _halfway_to_a_cut(gap_ratio: float) -> float:
+    """A gap wider than the row's others by half the ratio that cuts a row in two."""
+    return 1 + (gap_ratio - 1) / 2
 
 
 def _wide_end(row: list[int], by_key: dict[int, Placed], factor: float) -> bool:
