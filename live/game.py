@@ -23,7 +23,8 @@ What the game can and cannot see, and the choices made for it:
   game, too many jokers) is reported as a ``warning`` and not committed: the
   game keeps its state and waits for a better reading.
 * A turn ends on the end-turn button, or where the variant has a discard pile
-  (every variant but Sabra) when a new discard appears.  A turn in which the
+  (every variant but Sabra) when a new discard appears.  The pile keeps what a
+  discard covers: a card is taken only when an older card shows on top again.  A turn in which the
   table did not change and nothing was taken from the discards is a draw and
   is not checked.
 * An invalid turn is reported item by item; the game's table goes back to
@@ -391,10 +392,10 @@ class Game:
         state = self.state
         if self.phase == "over":
             return
-        self._warn_doubts(snapshot)
-        if self.phase == "counting":
+        if self.phase == "counting":  # hands laid open are no melds: no doubts of them
             self._update_hands(snapshot)
             return
+        self._warn_doubts(snapshot)
         # where melds lie in the middle, what a seat's area shows during play is a rack seen
         # from above: the player's own, not the table's
         before_players = self.variant.melds_lie_before_players
@@ -416,13 +417,10 @@ class Game:
             self._push()
             state.waiting_for = state.penalised = None
             self._put_back_said = None
-        discards = tuple(snapshot.discards)
-        if same_table(table, state.table()) and list(map(_key, discards)) == list(
-            map(_key, state.discards)
-        ):
+        pile, taken, discarded = self._discard_change(state.discards, tuple(snapshot.discards))
+        if same_table(table, state.table()) and not taken and not discarded:
             return
         self._push()
-        taken, discarded = self._discard_change(state.discards, discards)
         seat = self.seat
         if taken:
             state.taken.extend(taken)
@@ -432,7 +430,7 @@ class Game:
             state.shared, state.seat_melds = shared, seat_melds
             self._boxes = self._where(snapshot, shared, seat_melds)
             self._table_event(t, seat)
-        state.discards = discards
+        state.discards = pile
         self._progress(t)
         if discarded:
             state.discarded = discarded[-1]
@@ -874,16 +872,34 @@ class Game:
 
     @staticmethod
     def _discard_change(
-        before: tuple[Item, ...], after: tuple[Item, ...]
-    ) -> tuple[list[Item], list[Item]]:
-        """(taken, deepest first; newly discarded) between two views of the discards."""
-        common = 0
-        while (
-            common < min(len(before), len(after))
-            and _key(before[common]) == _key(after[common])
-        ):
-            common += 1
-        return list(before[common:]), list(after[common:])
+        pile: tuple[Item, ...], seen: tuple[Item, ...]
+    ) -> tuple[tuple[Item, ...], list[Item], list[Item]]:
+        """(the pile now, deepest first; taken, deepest first; newly discarded) from the
+        pile as the game knows it and the discards the camera sees (oldest first).
+
+        A discard laid on the pile hides what lies under it: in a squared pile
+        ([rommee] "Abwurfstoß", [american] "nur die oberste Karte sichtbar") the last
+        discard covers the one before.  So the pile keeps every card laid on it, seen or
+        not, and an item leaves it only when the pile shows an older card on top and
+        nothing new: taking the top discard uncovers the one under it, taking from deep
+        in a fanned pile takes every card above.  Items seen that the pile lacks are
+        discards, laid on top of it; what they hide stays in the pile.
+        """
+        unmatched = Counter(map(_key, seen))
+        top_seen = -1
+        for index in range(len(pile) - 1, -1, -1):
+            key = _key(pile[index])
+            if unmatched[key] > 0:
+                unmatched[key] -= 1
+                top_seen = max(top_seen, index)
+        discarded = []
+        for item in seen:
+            if unmatched[_key(item)] > 0:
+                unmatched[_key(item)] -= 1
+                discarded.append(item)
+        if discarded:
+            return pile + tuple(discarded), [], discarded
+        return pile[:top_seen + 1], list(pile[top_seen + 1:]), []
 
     def _table_events(
         self, t: float, seat: int, before: Sequence[Meld], after: Sequence[Meld]

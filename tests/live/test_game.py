@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import subprocess
@@ -16,6 +17,7 @@ from tabletop.engine.events import event_from_json, event_to_json
 from tabletop.engine.items import format_items, parse_item, parse_melds
 from tabletop.engine.variants import find_variant
 from tabletop.live.bus import EventBus
+from tabletop.live.decoding import ReadingProblem
 from tabletop.live.events import (
     EventError,
     EventStream,
@@ -184,6 +186,43 @@ def test_discard_ends_the_turn_where_the_variant_has_one() -> None:
     assert game.seat == 1
 
 
+def _discard_events(events: list[dict[str, Any]]) -> list[str]:
+    return [f"{e['type']} {' '.join(e['items']) if 'items' in e else e['item']}"
+            for e in events if e["type"] in ("discard_taken", "item_discarded")]
+
+
+@pytest.mark.parametrize(
+    ("variant", "views", "want"),
+    [
+        # a squared pile shows its top card alone: a discard covers the one before
+        ("rommee", ["4D", "8C", "KH"],
+         ["item_discarded 4D", "item_discarded 8C", "item_discarded KH"]),
+        ("american-rummy", ["4D", "8C"], ["item_discarded 4D", "item_discarded 8C"]),
+        # taking the top discard uncovers the card under it
+        ("rommee", ["4D", "8C", "4D"],
+         ["item_discarded 4D", "item_discarded 8C", "discard_taken 8C"]),
+        ("rommee", ["4D", ""], ["item_discarded 4D", "discard_taken 4D"]),
+        # a fanned pile shows every card; taking from deep takes all above it
+        ("rum500", ["4D", "4D 8C", "4D 8C KH", "4D"],
+         ["item_discarded 4D", "item_discarded 8C", "item_discarded KH",
+          "discard_taken 8C KH"]),
+        # a discard laid over the lower corners of the cards before hides them; seen
+        # again, they are still the pile
+        ("rommee", ["2S", "2S 5C", "KH", "2S 5C KH", "2S 5C"],
+         ["item_discarded 2S", "item_discarded 5C", "item_discarded KH", "discard_taken KH"]),
+        # a card seen anywhere in the pile that the pile lacks was laid on it
+        ("rum500", ["4D 8C", "8C 4D"], ["item_discarded 4D", "item_discarded 8C"]),
+    ],
+)
+def test_discard_pile_keeps_what_a_discard_covers(
+    variant: str, views: list[str], want: list[str]
+) -> None:
+    game, events = _game(variant)
+    for t, view in enumerate(views, start=1):
+        game.update(_snap(t, discards=view.split()))
+    assert _discard_events(events) == want
+
+
 def test_undo_restores_the_table() -> None:
     game, events = _game()
     game.update(_snap(1, "R10 R11 R12"))
@@ -218,6 +257,25 @@ def test_out_after_a_discard_ended_turn() -> None:
     game.out(0, t=2)
     assert events[-1]["type"] == "player_out" and game.phase == "counting"
     assert events[-1]["all_at_once"] is True
+
+
+@pytest.mark.parametrize(("went_out", "doubts_warned"), [(False, 1), (True, 0)])
+def test_hands_laid_open_are_not_doubted_as_melds(went_out: bool, doubts_warned: int) -> None:
+    # at the round's end the players lay their hands open before them, where melds lie in
+    # Rommé: a hand is no meld, so its reading as no legal meld is no warning
+    game, events = _game("rommee")
+    game.update(snapshot_from_json(1, {"seats": {"0": ["KS KD KC", "QH QS QD"]},
+                                       "discards": ["4D"]}))
+    if went_out:
+        game.out(0, t=2)
+    doubt = ReadingProblem("illegal_meld", "meld 'JK 2H 5S QC' reads as no legal Rommé meld",
+                           ("JK", "2H", "5S", "QC"))
+    shown = snapshot_from_json(3, {"seats": {"0": ["KS KD KC", "QH QS QD"],
+                                             "1": ["JK 2H 5S QC"]}, "discards": ["4D"]})
+    game.update(dataclasses.replace(shown, reading_problems=(doubt,)))
+    warned = [e for e in events if e.get("code") == "unreadable_meld"]
+    assert len(warned) == doubts_warned
+    assert any(e["type"] == "hand_shown" for e in events) == went_out
 
 
 def test_new_round_waits_for_a_clear_table() -> None:
