@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 Point = tuple[float, float]
@@ -119,12 +119,15 @@ def _median(values: Sequence[float]) -> float:
 def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), *,
                 tile_link: float = 1.6, card_link: float = 3.6, max_bend_deg: float = 30.0,
                 max_arc_bend_deg: float = 50.0, gap_ratio: float = 1.8,
-                corner_reach: float = 14.0, melds: bool = False) -> Grouping:
+                corner_reach: float = 14.0, melds: bool = False,
+                fits: Callable[[tuple[str, ...]], bool] | None = None) -> Grouping:
     """Rows of ``items`` (one zone's), in reading order; the ``link`` factors are in item sizes
     (tile: its width; card: the width of its index box).  A row may turn by ``max_bend_deg``
     at an item beyond its steady curvature (a fan's), never by more than ``max_arc_bend_deg``
     (see the module's step 2).  Where the zone holds ``melds`` (three cards or more each),
-    a lone card laid beside a row's end joins that row."""
+    a lone card laid beside a row's end joins that row; where it lies as near to two rows'
+    ends, it joins the one row that ``fits`` (the rules: is this a legal meld?) says it
+    completes, read in reading order with the labels as read."""
     groups: list[tuple[int, ...]] = []
     singles: list[int] = []
     corners: list[int] = []
@@ -160,7 +163,8 @@ def group_items(items: Sequence[Placed], reading_direction: Point = (1.0, 0.0), 
             partner.update(same_card)
             alone = [k for k in kept if k not in same_card]
             if melds:
-                alone = _beside_row_ends(alone, rows, by_key, _resolved(partner))
+                alone = _beside_row_ends(alone, rows, by_key, _resolved(partner),
+                                         reading_direction, fits)
             corners.extend(sorted(set(partner) - set(corners)))
         groups.extend(_ordered(row, by_key, reading_direction) for row in rows)
         singles.extend(alone)
@@ -179,13 +183,14 @@ BESIDE_CLEAR = 1.5
 
 
 def _beside_row_ends(lone: list[int], rows: list[list[int]], by_key: dict[int, Placed],
-                     corner_of: dict[int, int]) -> list[int]:
+                     corner_of: dict[int, int], reading_direction: Point = (1.0, 0.0),
+                     fits: Callable[[tuple[str, ...]], bool] | None = None) -> list[int]:
     """``lone`` cards without those laid beside a row's end, each appended to that row (in
     place); a card is judged by any of its corners against any of the end card's.  A meld
     has three cards or more, so a card alone in line with a meld's end, about one card's
     width out, was laid on to that meld (beside its end card), not as a meld of its own;
-    one lying between two melds' ends stays alone, as the indices do not tell which it was
-    laid on to."""
+    one lying between two melds' ends joins the one it makes a legal meld with (``fits``),
+    and stays alone where the rules cannot tell either."""
     corners: dict[int, list[int]] = {}
     for corner, index in corner_of.items():
         corners.setdefault(index, []).append(corner)
@@ -208,15 +213,28 @@ def _beside_row_ends(lone: list[int], rows: list[list[int]], by_key: dict[int, P
                                 and (number not in nearest or along < nearest[number][0])):
                             nearest[number] = (along, row, at_end)
         ranked = sorted(nearest.values(), key=lambda found: found[0])
-        if not ranked or (len(ranked) > 1 and ranked[1][0] <= BESIDE_CLEAR * ranked[0][0]):
-            left.append(card)  # beside no meld, or between two: the indices cannot tell which
+        near = [found for found in ranked if found[0] <= BESIDE_CLEAR * ranked[0][0]]
+        if len(near) > 1 and fits is not None:
+            near = [found for found in near
+                    if fits(_labels(_ordered(_joined(card, *found[1:]), by_key,
+                                             reading_direction), by_key))]
+        if len(near) != 1:
+            left.append(card)  # beside no meld, or between two the rules cannot tell apart
             continue
-        _, row, at_end = ranked[0]
+        _, row, at_end = near[0]
         if at_end:
             row.append(card)
         else:
             row.insert(0, card)
     return left
+
+
+def _joined(card: int, row: list[int], at_end: bool) -> list[int]:
+    return [*row, card] if at_end else [card, *row]
+
+
+def _labels(keys: Sequence[int], by_key: dict[int, Placed]) -> tuple[str, ...]:
+    return tuple(by_key[k].label for k in keys)
 
 
 def _unit(start: Point, end: Point) -> Point:
@@ -312,6 +330,10 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
             if len(row) >= 3 and _end_twin(row, by_key, gap_ratio):
                 partner[row[-1]] = row[-2]
                 dropped.append(row.pop())
+            elif len(row) >= 4 and _face_detail_before_far_corner(row, by_key):
+                dropped.append(row.pop(-2))  # no index: what the card's face shows
+                partner[row[-1]] = row[-2]
+                dropped.append(row.pop())
             row.reverse()
         trimmed.append(row)
     trimmed.sort(key=lambda r: (-len(r), min(r)))
@@ -323,6 +345,18 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
             continue
         dropped.extend(row)  # an index the offset put on no other is a corner all the same
         partner.update(pairs)
+    # A card laid beside a meld's last card shows its near index a step past that card's
+    # far corner, which then pairs with it as a row of two (10C JC beside 8C 9C 10C): the
+    # far corner is the meld's end card, and the other index is a lone card again.
+    for row in [r for r in kept if len(r) == 2]:
+        for corner, other in ((row[0], row[1]), (row[1], row[0])):
+            end = _meld_end_twin(corner, kept, by_key)
+            if end is not None:
+                kept.remove(row)
+                partner[corner] = end
+                dropped.append(corner)
+                lone.append(other)
+                break
     # A card lying over the one before it shows its far corners inside the row, one index
     # width or more past its near ones: farther than the row's pitch.  A far corner
     # misread there hides the row's end from the pass above; its twin, read right, names
@@ -347,6 +381,25 @@ def _without_twin_corners(rows: list[list[int]], by_key: dict[int, Placed],
                 dropped.append(row.pop())
             row.reverse()
     return kept, dropped, partner, lone
+
+
+def _meld_end_twin(corner: int, rows: list[list[int]], by_key: dict[int, Placed]
+                   ) -> int | None:
+    """The end index of a row of three or more that ``corner`` is another corner of: one
+    label, within one card of it (no meld holds a card twice, and a row of two is no
+    meld); None if there is none."""
+    item = by_key[corner]
+    if not item.label:
+        return None
+    for row in rows:
+        if len(row) < 3:
+            continue
+        for end in (row[0], row[-1]):
+            near = by_key[end]
+            reach = TWIN_REACH_LENGTHS * near.index_length
+            if near.label == item.label and _dist(near.position, item.position) <= reach:
+                return end
+    return None
 
 
 def _across_from(row: list[int], corners: list[int], by_key: dict[int, Placed]) -> bool:
@@ -386,6 +439,24 @@ def _end_twin(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bo
     if last.label != JOKER_LABEL:
         return True  # no meld holds one card twice in a row; two jokers may lie side by side
     return _wide_end(row, by_key, _halfway_to_a_cut(gap_ratio))
+
+
+def _face_detail_before_far_corner(row: list[int], by_key: dict[int, Placed]) -> bool:
+    """Whether ``row``'s last item is the far corner of the card two before it, farther out
+    than the row's pitch and within one card, with the item between lying on that card's
+    face: the row's last card lies whole in view, so what is boxed between its corners is
+    a court figure's or a pip's detail, not another card's index."""
+    last, detail, card = (by_key[k] for k in row[-3:][::-1])
+    if not last.label or last.label == JOKER_LABEL or last.label != card.label:
+        return False
+    span = _dist(card.position, last.position)
+    if span > TWIN_REACH_LENGTHS * card.index_length:
+        return False
+    along, _ = _along_across(card.position, _unit(card.position, last.position),
+                             detail.position)
+    pitch = _median([_dist(by_key[a].position, by_key[b].position)
+                     for a, b in itertools.pairwise(row[:-2])])
+    return 0 < along < span and span > FAR_CORNER_GAP * pitch
 
 
 def _halfway_to_a_cut(gap_ratio: float) -> float:

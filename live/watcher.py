@@ -723,7 +723,7 @@ class TableWatcher:
         meld_kinds = ("meld", "seat") if self.variant.melds_lie_before_players else ("meld",)
         for name, items in by_zone.items():
             grouping = group_items(items, zone_of[name].reading_direction,
-                                   melds=zone_of[name].kind in meld_kinds)
+                                   melds=zone_of[name].kind in meld_kinds, fits=self._legal)
             angles.update(row_angles(grouping, items, zone_of[name].reading_direction))
             rows[name], singles[name] = grouping.groups, grouping.singles
             dropped.update(grouping.second_corners)

@@ -4,10 +4,10 @@ Laying a card on to a meld, a player often puts it down next to the meld's end c
 instead of over it: its index then lies a card's width out, farther than the meld's
 pitch, too far to link into the row.  A meld holds three cards or more, so in a zone
 of melds a lone card in line with a meld's end, within about a card's width, was laid
-on to that meld; one lying between two melds' ends stays alone, as the indices cannot
-tell which it was laid on to.  Where a card laid over the meld's end shows its far
-corner right beside the next card's index, that pair of overlapping boxes is no step
-of the row and must not cut it.
+on to that meld; one lying between two melds' ends joins the one meld the rules allow,
+and stays alone where the indices and the rules cannot tell which it was laid on to.
+Where a card laid over the meld's end shows its far corner right beside the next card's
+index, that pair of overlapping boxes is no step of the row and must not cut it.
 
 Sizes as in ``test_grouping_four_index``: cards 57 x 89 mm, indices 10 x 25 mm.
 """
@@ -18,6 +18,8 @@ import math
 
 import pytest
 
+from tabletop.engine.variants import find_variant
+from tabletop.live.decoding import LegalityCache
 from tabletop.live.grouping import Placed, group_items
 from tests.live.test_grouping_four_index import (
     BOTTOM_Y,
@@ -78,6 +80,22 @@ def test_a_card_laid_beside_a_melds_first_card_joins_the_meld(
 
 
 @pytest.mark.parametrize("corners", [2, 4])
+@pytest.mark.parametrize("angle_deg", [0.0, 33.0, 90.0, 180.0])
+@pytest.mark.parametrize("far_corners", [True, False])
+def test_a_card_laid_beside_a_melds_last_card_joins_the_meld(
+        corners: int, angle_deg: float, far_corners: bool) -> None:
+    # the last card shows its far corners: the card's near index lies a step past one of
+    # them, and the two must not pair as a row of their own (10C JC)
+    meld, _ = laid_meld("8C 9C 10C", corners=corners, angle_deg=angle_deg, pitch=22.0)
+    card = beside("JC", corners=corners, at_x=2 * 22.0 + CARD_MM[0] + GAP_MM,
+                  angle_deg=angle_deg, far_corners=far_corners)
+    items = meld + card
+    grouping = group_items(items, reading(angle_deg), melds=True)
+    assert [labels_of(row, items) for row in grouping.groups] == ["8C 9C 10C JC"]
+    assert grouping.singles == ()
+
+
+@pytest.mark.parametrize("corners", [2, 4])
 def test_without_melds_in_the_zone_a_card_beside_a_row_stays_alone(corners: int) -> None:
     # a discard pile spread as a row: the next discard laid beside it is no meld's card
     pile, _ = laid_meld("4D 2S 5C", corners=corners, pitch=22.0)
@@ -102,21 +120,37 @@ def test_a_card_not_in_line_beside_a_melds_end_stays_alone(
     assert len(grouping.singles) == 1, why
 
 
-@pytest.mark.parametrize("corners", [2])
-def test_a_card_between_two_melds_ends_stays_alone(corners: int) -> None:
-    # (a four-index deck's last card would show its far top corner a step from the card)
-    left, _ = laid_meld("AS AH AD", corners=corners, pitch=22.0)
-    # the left meld's last card ends at 2 * 22 + 57 = 101 mm; a card beside it, then the
-    # right meld beside that card: the card is as near to either meld's end
-    card = beside("JK", corners=corners, at_x=101.0 + GAP_MM, far_corners=False)
-    right, _ = laid_meld("8C 9C 10C", corners=corners, pitch=22.0,
+def _between_two_melds(label: str) -> list[Placed]:
+    """AS AH AD, a card beside its last card, and 8C 9C 10C beside that card: the card is
+    as near to either meld's end."""
+    left, _ = laid_meld("AS AH AD", corners=2, pitch=22.0)
+    # the left meld's last card ends at 2 * 22 + 57 = 101 mm
+    card = beside(label, corners=2, at_x=101.0 + GAP_MM, far_corners=False)
+    right, _ = laid_meld("8C 9C 10C", corners=2, pitch=22.0,
                          origin=(200.0 + 101.0 + 2 * GAP_MM + CARD_MM[0], 200.0),
                          first_key=200)
-    items = left + card + right
-    grouping = group_items(items, melds=True)
-    assert sorted(labels_of(row, items) for row in grouping.groups) == [
-        "8C 9C 10C", "AS AH AD"]
-    assert len(grouping.singles) == 1
+    return left + card + right
+
+
+@pytest.mark.parametrize(("label", "rules", "read"), [
+    # without the rules the indices cannot tell which meld the card was laid on to
+    ("JK", False, ["8C 9C 10C", "AS AH AD"]),
+    ("7C", False, ["8C 9C 10C", "AS AH AD"]),
+    # the one meld it makes legal takes it
+    ("7C", True, ["7C 8C 9C 10C", "AS AH AD"]),
+    ("AC", True, ["8C 9C 10C", "AS AH AD AC"]),
+    # a joker completes either: it stays alone
+    ("JK", True, ["8C 9C 10C", "AS AH AD"]),
+    # and a card that completes neither
+    ("5D", True, ["8C 9C 10C", "AS AH AD"]),
+])
+def test_a_card_between_two_melds_ends_joins_the_one_the_rules_allow(
+        label: str, rules: bool, read: list[str]) -> None:
+    items = _between_two_melds(label)
+    fits = LegalityCache(find_variant("rommee")) if rules else None
+    grouping = group_items(items, melds=True, fits=fits)
+    assert sorted(labels_of(row, items) for row in grouping.groups) == read
+    assert len(grouping.singles) == (0 if len(" ".join(read).split()) == 7 else 1)
 
 
 def test_a_far_corner_lying_over_the_next_index_does_not_cut_the_row() -> None:

@@ -276,3 +276,40 @@ def test_a_last_card_whose_other_corner_reads_as_the_card_before_keeps_both_card
     assert len(grouping.groups) == 1
     assert labels_of(grouping.groups[0], items).split()[:3] == ["8C", "9C", "10C"]
     assert len(grouping.groups[0]) == 4
+
+
+def test_a_court_figures_detail_between_the_last_cards_corners_is_no_card() -> None:
+    # as seen in the rendered Rommé game (table millimetres): a hand laid open at the left
+    # seat, JK 2H 5S QC, each card over the one before, read top to bottom; the whole QC
+    # shows its far corners, and between its corners its court figure boxed as a joker
+    seen = [  # key, label, centre, the box's smaller and longer side
+        (111, "JK", (40.3, 154.6), 10.2, 36.8), (109, "2H", (32.0, 178.8), 9.9, 22.6),
+        (104, "5S", (33.8, 201.7), 11.6, 25.3), (102, "QC", (32.5, 226.1), 13.9, 26.0),
+        (123, "JK", (31.2, 250.0), 10.8, 26.8), (108, "QC", (32.8, 262.1), 13.7, 28.6),
+        (110, "JK", (86.9, 155.0), 9.3, 26.4), (103, "2H", (87.8, 179.4), 11.9, 24.1),
+        (105, "5S", (87.7, 201.8), 13.7, 26.9), (106, "QC", (88.8, 225.9), 14.0, 25.0),
+        (107, "QC", (87.2, 263.7), 11.7, 28.1)]
+    items = [Placed(key, "card", centre, size, label, length)
+             for key, label, centre, size, length in seen]
+    grouping = group_items(items, (0.0, 1.0), melds=True)
+    assert [labels_of(row, items) for row in grouping.groups] == ["JK 2H 5S QC"]
+    assert 123 in grouping.second_corners and 123 not in dict(grouping.corner_of)
+
+
+@pytest.mark.parametrize("corners", [2, 4])
+@pytest.mark.parametrize("detail", ["JK", "5S", ""])
+def test_a_detail_on_the_last_cards_face_is_dropped_with_its_far_corner(
+        corners: int, detail: str) -> None:
+    # the last card lies whole in view: a box halfway between its near and far top
+    # corners is on its face, whatever it reads
+    items, _ = laid_meld("JK 2H 5S QC", corners=corners, pitch=24.0)
+    qc_near = next(it for it in items if it.label == "QC")
+    if corners == 2:  # a two-index card's far top corner is hidden: show it
+        items.append(Placed(98, "card", (qc_near.position[0] + FAR_X - NEAR_X,
+                                         qc_near.position[1]), qc_near.size, "QC"))
+    centre = (qc_near.position[0] + (FAR_X - NEAR_X) / 2, qc_near.position[1])
+    items.append(Placed(99, "card", centre, qc_near.size, detail))
+    grouping = group_items(items, melds=True)
+    assert [labels_of(row, items) for row in grouping.groups] == ["JK 2H 5S QC"]
+    assert 99 in grouping.second_corners
+
