@@ -269,6 +269,19 @@ def events_right(got: Sequence[dict[str, Any]], want: Sequence[dict[str, Any]]) 
                 min(len(got), len(want)))
 
 
+def events_in_order(got: Sequence[dict[str, Any]], want: Sequence[dict[str, Any]]) -> int:
+    """How many of ``want`` ``got`` holds in their order, other events between them allowed
+    (the longest common subsequence): a wrong event costs itself, not all that follow."""
+    best = [0] * (len(want) + 1)
+    for a in got:
+        diagonal = 0
+        for j, b in enumerate(want, start=1):
+            above = best[j]
+            best[j] = diagonal + 1 if a == b else max(best[j], best[j - 1])
+            diagonal = above
+    return best[-1]
+
+
 def card_case(out: Path, fps: float, model: str | None) -> Case:
     from bench.pipeline_fps import delays
     from bench.replays import model_tag
@@ -298,7 +311,9 @@ def card_case(out: Path, fps: float, model: str | None) -> Case:
     def score(events: list[dict[str, Any]], committed: list[float]) -> dict[str, Any]:
         got = [comparable(e) for e in events]
         leading = events_right(got, want)
+        in_order = events_in_order(got, want)
         return {"events_exact": got == want, "events_right": leading,
+                "events_in_order": in_order, "events_false": len(got) - in_order,
                 "events_true": len(want), "events": got, "delays": delays(header, committed)}
 
     presses = [Press(float(p["t"]), str(p["press"]), p.get("seat")) for p in header["presses"]]
@@ -394,7 +409,8 @@ def results_of(case: Case, score: Mapping[str, Any]) -> dict[str, Any]:
     if case.kind == "tiles":
         return {k: score[k] for k in ("committed", "right", "found_count", "states",
                                       "final_right", "false_states")}
-    return {k: score[k] for k in ("events_exact", "events_right", "events_true")}
+    return {k: score[k] for k in ("events_exact", "events_right", "events_in_order",
+                                  "events_false", "events_true")}
 
 
 def same(case: Case, a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -493,6 +509,8 @@ def _totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     if "events_exact" in rows[0]:
         return {"events_exact": sum(bool(r["events_exact"]) for r in rows),
                 "events_right": sum(r["events_right"] for r in rows),
+                "events_in_order": sum(r["events_in_order"] for r in rows),
+                "events_false": sum(r["events_false"] for r in rows),
                 "events_true": sum(r["events_true"] for r in rows)}
     return {"committed": sum(r["committed"] for r in rows),
             "right": sum(r["right"] for r in rows),
@@ -529,8 +547,7 @@ def print_table(results: Sequence[Mapping[str, Any]], fps: float) -> None:
             r = s[name]
             res = (f"{r['right']}/{r['committed']} right, found {r['found']}/{r['states']}, "
                    f"final {r['final_right']}, false {r['false_states']}"
-                   if kind == "tiles" else f"events right before the first wrong one "
-                   f"{r['events_right']}/{r['events_true']}")
+                   if kind == "tiles" else _card_results(r))
             print(f"{name:>12} | {r['fps_changing']:>12.1f} {r['fps_changing_worst']:>5.1f} "
                   f"{r['fps_still']:>9.1f} | {r['cores_changing']:>14.2f} "
                   f"{r['cores_still']:>5.2f} {r['cores_still_worst']:>5.2f} | "
@@ -541,8 +558,7 @@ def print_table(results: Sequence[Mapping[str, Any]], fps: float) -> None:
             r = s[name]
             res = (f"{r['right']}/{r['committed']} right, found {r['found']}/{r['states']}, "
                    f"final {r['final_right']}, false {r['false_states']}"
-                   if kind == "tiles" else f"events right before the first wrong one "
-                   f"{r['events_right']}/{r['events_true']}")
+                   if kind == "tiles" else _card_results(r))
             extra = (f"; same as every-frame {r['same_as_every_frame']}/{s['replays']}"
                      if "same_as_every_frame" in r else "")
             print(f"  every video frame, {name.split('_all')[0].replace('_', '-')}: {res}{extra}")
@@ -554,6 +570,12 @@ def print_table(results: Sequence[Mapping[str, Any]], fps: float) -> None:
           "each time); cores: CPU seconds (all threads, decoding included) per second of "
           f"video; changing: a hand in view until {EVENT_WINDOW_S:g} s after it left; "
           "delay: a move settling to the first event showing it.")
+
+
+def _card_results(r: Mapping[str, Any]) -> str:
+    return (f"events right before the first wrong one {r['events_right']}/{r['events_true']}, "
+            f"in order {r['events_in_order']}/{r['events_true']} with {r['events_false']} "
+            "not true")
 
 
 def _s(value: float | None) -> str:

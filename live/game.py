@@ -137,6 +137,28 @@ def _table_words(melds: Sequence[Meld]) -> str:
     return f"{count}: {', '.join(format_items(m) for m in melds)}"
 
 
+def _in_order_of(before: Sequence[Meld], after: Sequence[Meld]) -> tuple[Meld, ...]:
+    """``after``'s melds in the order of ``before``'s, so that a table's melds keep their
+    places as it changes: each meld where the one stood that it is (the same items), else
+    where the one stood that it shares the most items with (grown, a joker exchanged,
+    split); new ones after, as the camera lists them."""
+    left = list(after)
+    places: dict[int, Meld] = {}
+    for place, old in enumerate(before):
+        same = next((m for m in left if _meld_key(m) == _meld_key(old)), None)
+        if same is not None:
+            places[place] = same
+            left.remove(same)
+    for place, old in enumerate(before):
+        if place in places or not left:
+            continue
+        shared = max(left, key=lambda m: sum((_bag(old) & _bag(m)).values()))
+        if sum((_bag(old) & _bag(shared)).values()) >= 2:
+            places[place] = shared
+            left.remove(shared)
+    return (*(places[k] for k in sorted(places)), *left)
+
+
 def _within(part: Bag, whole: Bag) -> bool:
     return not (part - whole)
 
@@ -427,8 +449,10 @@ class Game:
             self.events.emit(ev.DiscardTaken(t=t, seat=seat, items=items_json(taken)))
         if not same_table(table, state.table()):
             self._table_events(t, seat, state.table(), table)
-            state.shared, state.seat_melds = shared, seat_melds
             self._boxes = self._where(snapshot, shared, seat_melds)
+            state.shared = _in_order_of(state.shared, shared)
+            state.seat_melds = {s: _in_order_of(state.seat_melds.get(s, ()), melds)
+                                for s, melds in seat_melds.items()}
             self._table_event(t, seat)
         state.discards = pile
         self._progress(t)

@@ -34,10 +34,15 @@ corners show inside the row, farther out than the row's pitch; an end index
 that far out, with no twin of its own, is dropped as well where the twin of
 the index before it carries its label (that far corner misread, its twin read
 right), or where a corner of the card before lies across the row from it (its
-twin read right and dropped as that card's far corner).  In a zone of melds
-(three cards or more each), a lone card in line with a row's end, about a
-card's width out, was laid beside that end card rather than over it and joins
-the row; one as near to two rows' ends stays alone.  Each row is read along
+twin read right and dropped as that card's far corner).  The last card of a
+row lies whole in view: a box between its near index and its far corner, farther
+apart than the row's pitch, is a detail of its face (a court figure's, a pip's),
+not a card.  In a zone of melds (three cards or more each), a lone card in line
+with a row's end, about a card's width out, was laid beside that end card rather
+than over it and joins the row; its near index, a step past the end card's far
+corner, must not pair with that corner as a row of two.  A card as near to two
+rows' ends joins the one that the rules let it complete, and stays alone where
+they allow both or neither.  Each row is read along
 the zone's reading direction, so the player facing it reads left to right; a
 meld laid descending reads right to left in the engine.
 

@@ -104,3 +104,22 @@ def test_events_right_counts_the_leading_events_a_scenario_states(
     from bench.live_fps import comparable, events_right
 
     assert events_right([comparable(e) for e in got], want) == right
+
+
+ADDED = {"type": "item_added", "seat": 0, "meld": "9H 10H JH QH", "items": ["9H"]}
+WRONG = {"type": "meld_laid", "seat": 0, "meld": "JK"}
+
+
+@pytest.mark.parametrize(("got", "want", "in_order"), [
+    ([LAID, TABLE, ADDED], [LAID, TABLE, ADDED], 3),
+    ([LAID, WRONG, TABLE, ADDED], [LAID, TABLE, ADDED], 3),  # a false event costs itself
+    ([LAID, ADDED], [LAID, TABLE, ADDED], 2),  # a missed one too
+    ([ADDED, LAID], [LAID, ADDED], 1),  # out of order: one of the two
+    ([], [LAID], 0),
+], ids=["all", "one false between", "one missed", "swapped", "none"])
+def test_events_in_order_count_what_the_scenario_states_past_a_wrong_one(
+        got: list[dict[str, object]], want: list[dict[str, object]], in_order: int) -> None:
+    from bench.live_fps import events_in_order, events_right
+
+    assert events_in_order(got, want) == in_order
+    assert events_in_order(got, want) >= events_right(got, want)

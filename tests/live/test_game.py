@@ -186,6 +186,24 @@ def test_discard_ends_the_turn_where_the_variant_has_one() -> None:
     assert game.seat == 1
 
 
+@pytest.mark.parametrize(("variant", "tables", "melds"), [
+    # the camera lists melds by where they lie; the game keeps each in its place
+    ("sabra", ["R10 R11 R12 | K5 B5 O5", "K5 B5 O5 | R10 R11 R12 R13"],
+     ["R10 R11 R12 R13", "K5 B5 O5"]),  # grown in its place
+    ("sabra", ["R10 R11 R12 | K5 B5 O5", "B7 B8 B9 | K5 B5 O5 | R10 R11 R12"],
+     ["R10 R11 R12", "K5 B5 O5", "B7 B8 B9"]),  # a new meld after the others
+    ("rommee", ["KS KD KC | 8C 9C 10C JK | AS AH AD",
+                "AS AH AD | KS KD KC | QS QD JK | 8C 9C 10C JC"],
+     ["KS KD KC", "8C 9C 10C JC", "AS AH AD", "QS QD JK"]),  # a joker exchanged in place
+])
+def test_melds_keep_their_places_as_the_table_changes(
+        variant: str, tables: list[str], melds: list[str]) -> None:
+    game, events = _game(variant)
+    for t, table in enumerate(tables, start=1):
+        game.update(_snap(t, table))
+    assert [e["melds"] for e in events if e["type"] == "table"][-1] == melds
+
+
 def _discard_events(events: list[dict[str, Any]]) -> list[str]:
     return [f"{e['type']} {' '.join(e['items']) if 'items' in e else e['item']}"
             for e in events if e["type"] in ("discard_taken", "item_discarded")]
