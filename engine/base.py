@@ -157,6 +157,12 @@ class TableRules:
     lays_out: bool = True
     """Melds are laid on the table during play (False: Wiener Rummy, "Rommé ohne
     Auslegen")."""
+    upcard: bool = False
+    """The round starts with the stock's top card turned up as the discard pile's first
+    card, no one's discard ([american] "Die oberste Karte wird offen neben den Stoß gelegt
+    un bildet den Grundstock für die während des Spiels abzuwerfenden Karten", [rum500]
+    "Die oberste Karte des Vorrats wird umgedreht und offen daneben gelegt Dies ist die
+    erste Karte des Ablagestapels")."""
     invalid_turn_penalty: int = 0
     """Items drawn as a penalty for an invalid turn ([sabra] "drei Spielsteine")."""
     # -- tables that may be rearranged

@@ -609,6 +609,9 @@ class Rum500(CardVariant):
         return TableRules(
             rearrange=False,
             discard_pile=True,
+            # "Die oberste Karte des Vorrats wird umgedreht ... die erste Karte des
+            # Ablagestapels"
+            upcard=True,
             opening=False,
             # "Dies kann anschließend nicht mehr geändert werden": no exchange at all
             exchange=False,
@@ -688,6 +691,7 @@ class AmericanRummy(CardVariant):
         return TableRules(
             rearrange=False,
             discard_pile=True,
+            upcard=True,  # "Die oberste Karte wird offen neben den Stoß gelegt"
             opening=False,
             deeper_discard="never",  # "nur die oberste Karte sichtbar"
             borrowing=True,

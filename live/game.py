@@ -24,7 +24,11 @@ What the game can and cannot see, and the choices made for it:
   game keeps its state and waits for a better reading.
 * A turn ends on the end-turn button, or where the variant has a discard pile
   (every variant but Sabra) when a new discard appears.  The pile keeps what a
-  discard covers: a card is taken only when an older card shows on top again.  A turn in which the
+  discard covers: a card is taken only when an older card shows on top again.
+  Where only the top discard may be taken, a pile of two or more gone at once
+  was covered or turned over, not taken.  Where the round starts with the
+  stock's top card turned up (500 Rum, American Rummy), the first card on the
+  pile is that upcard, no one's discard.  A turn in which the
   table did not change and nothing was taken from the discards is a draw and
   is not checked.
 * An invalid turn is reported item by item; the game's table goes back to
@@ -287,6 +291,9 @@ class _State:
     taken: list[Item] = field(default_factory=list)
     """Taken from the discards this turn, deepest first."""
     discarded: Item | None = None
+    pile_started: bool = False
+    """Something has lain on the discard pile this round (before that, where the variant
+    turns up a card, the first one seen there is that upcard)."""
     laid_by: dict[int, list[Item]] = field(default_factory=dict)
     lay_turns: dict[int, list[int]] = field(default_factory=dict)
     progress: tuple[int, bool] | None = None
@@ -440,9 +447,18 @@ class Game:
             state.waiting_for = state.penalised = None
             self._put_back_said = None
         pile, taken, discarded = self._discard_change(state.discards, tuple(snapshot.discards))
-        if same_table(table, state.table()) and not taken and not discarded:
+        if len(taken) > 1 and not pile and self.variant.table_rules.deeper_discard == "never":
+            # where only the top discard may be taken, a pile gone at once was covered or
+            # turned over: [rommee] the last card laid "verdeckt auf den Abwurfstoß",
+            # [american] "wird der Talon ... umgedreht und mit diesen Karten weitergespielt"
+            pile, taken = (), []
+        if discarded and not state.pile_started and self.variant.table_rules.upcard:
+            discarded = discarded[1:]  # the card the round starts the pile with
+        if (same_table(table, state.table()) and not taken and not discarded
+                and list(map(_key, pile)) == list(map(_key, state.discards))):
             return
         self._push()
+        state.pile_started = state.pile_started or bool(pile)
         seat = self.seat
         if taken:
             state.taken.extend(taken)

@@ -215,21 +215,35 @@ def _discard_events(events: list[dict[str, Any]]) -> list[str]:
         # a squared pile shows its top card alone: a discard covers the one before
         ("rommee", ["4D", "8C", "KH"],
          ["item_discarded 4D", "item_discarded 8C", "item_discarded KH"]),
-        ("american-rummy", ["4D", "8C"], ["item_discarded 4D", "item_discarded 8C"]),
+        # where the round starts with a card turned up from the stock, the first card on
+        # the pile is that upcard, no one's discard
+        ("american-rummy", ["4D", "8C"], ["item_discarded 8C"]),
+        ("american-rummy", ["4D", "", "8C"], ["discard_taken 4D", "item_discarded 8C"]),
+        ("rum500", ["4D", "4D 8C"], ["item_discarded 8C"]),
+        ("american-rummy", ["4D 8C"], ["item_discarded 8C"]),
         # taking the top discard uncovers the card under it
         ("rommee", ["4D", "8C", "4D"],
          ["item_discarded 4D", "item_discarded 8C", "discard_taken 8C"]),
         ("rommee", ["4D", ""], ["item_discarded 4D", "discard_taken 4D"]),
         # a fanned pile shows every card; taking from deep takes all above it
         ("rum500", ["4D", "4D 8C", "4D 8C KH", "4D"],
-         ["item_discarded 4D", "item_discarded 8C", "item_discarded KH",
-          "discard_taken 8C KH"]),
+         ["item_discarded 8C", "item_discarded KH", "discard_taken 8C KH"]),
         # a discard laid over the lower corners of the cards before hides them; seen
         # again, they are still the pile
         ("rommee", ["2S", "2S 5C", "KH", "2S 5C KH", "2S 5C"],
          ["item_discarded 2S", "item_discarded 5C", "item_discarded KH", "discard_taken KH"]),
+        # where only the top may be taken, a pile of two or more gone at once was covered
+        # (the last card laid face down on it) or turned over as the new stock
+        ("rommee", ["4D", "8C", "", "KH"],
+         ["item_discarded 4D", "item_discarded 8C", "item_discarded KH"]),
+        ("american-rummy", ["4D", "8C", "KH", "", "5S", ""],
+         ["item_discarded 8C", "item_discarded KH", "item_discarded 5S",
+          "discard_taken 5S"]),
+        # where cards below the top may be taken, the whole pile is taken
+        ("rum500", ["4D", "4D 8C", "4D 8C KH", ""],
+         ["item_discarded 8C", "item_discarded KH", "discard_taken 4D 8C KH"]),
         # a card seen anywhere in the pile that the pile lacks was laid on it
-        ("rum500", ["4D 8C", "8C 4D"], ["item_discarded 4D", "item_discarded 8C"]),
+        ("rommee", ["4D 8C", "8C 4D"], ["item_discarded 4D", "item_discarded 8C"]),
     ],
 )
 def test_discard_pile_keeps_what_a_discard_covers(
