@@ -156,10 +156,10 @@ def _in_order_of(before: Sequence[Meld], after: Sequence[Meld]) -> tuple[Meld, .
     for place, old in enumerate(before):
         if place in places or not left:
             continue
-        shared = max(left, key=lambda m: sum((_bag(old) & _bag(m)).values()))
-        if sum((_bag(old) & _bag(shared)).values()) >= 2:
-            places[place] = shared
-            left.remove(shared)
+        shares = [sum((_bag(old) & _bag(m)).values()) for m in left]
+        most = max(shares)
+        if most >= 2:
+            places[place] = left.pop(shares.index(most))
     return (*(places[k] for k in sorted(places)), *left)
 
 
@@ -926,7 +926,7 @@ class Game:
         discards, laid on top of it; what they hide stays in the pile.
         """
         unmatched = Counter(map(_key, seen))
-        top_seen = -1
+        top_seen = -1  # the highest card of the pile in sight
         for index in range(len(pile) - 1, -1, -1):
             key = _key(pile[index])
             if unmatched[key] > 0:

@@ -446,11 +446,16 @@ def _end_twin(row: list[int], by_key: dict[int, Placed], gap_ratio: float) -> bo
     return _wide_end(row, by_key, _halfway_to_a_cut(gap_ratio))
 
 
+PITCH_TOLERANCE = 0.25
+"""Two steps each within this share of a row's pitch are two cards laid at that pitch (a
+fanned pile or hand of two decks may show one card twice, two apart)."""
+
+
 def _face_detail_before_far_corner(row: list[int], by_key: dict[int, Placed]) -> bool:
     """Whether ``row``'s last item is the far corner of the card two before it, farther out
     than the row's pitch and within one card, with the item between lying on that card's
-    face: the row's last card lies whole in view, so what is boxed between its corners is
-    a court figure's or a pip's detail, not another card's index."""
+    face, off the row's pitch: the row's last card lies whole in view, so what is boxed
+    between its corners is a court figure's or a pip's detail, not another card's index."""
     last, detail, card = (by_key[k] for k in row[-3:][::-1])
     if not last.label or last.label == JOKER_LABEL or last.label != card.label:
         return False
@@ -461,7 +466,9 @@ def _face_detail_before_far_corner(row: list[int], by_key: dict[int, Placed]) ->
                              detail.position)
     pitch = _median([_dist(by_key[a].position, by_key[b].position)
                      for a, b in itertools.pairwise(row[:-2])])
-    return 0 < along < span and span > FAR_CORNER_GAP * pitch
+    steps = (_dist(card.position, detail.position), _dist(detail.position, last.position))
+    at_pitch = all(abs(step - pitch) <= PITCH_TOLERANCE * pitch for step in steps)
+    return 0 < along < span and span > FAR_CORNER_GAP * pitch and not at_pitch
 
 
 def _halfway_to_a_cut(gap_ratio: float) -> float:

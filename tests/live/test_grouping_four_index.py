@@ -298,18 +298,26 @@ def test_a_court_figures_detail_between_the_last_cards_corners_is_no_card() -> N
 
 @pytest.mark.parametrize("corners", [2, 4])
 @pytest.mark.parametrize("detail", ["JK", "5S", ""])
+@pytest.mark.parametrize("share", [0.3, 0.7])
 def test_a_detail_on_the_last_cards_face_is_dropped_with_its_far_corner(
-        corners: int, detail: str) -> None:
-    # the last card lies whole in view: a box halfway between its near and far top
-    # corners is on its face, whatever it reads
+        corners: int, detail: str, share: float) -> None:
+    # the last card lies whole in view: a box between its near and far top corners, off
+    # the row's pitch, is on its face, whatever it reads
     items, _ = laid_meld("JK 2H 5S QC", corners=corners, pitch=24.0)
     qc_near = next(it for it in items if it.label == "QC")
     if corners == 2:  # a two-index card's far top corner is hidden: show it
         items.append(Placed(98, "card", (qc_near.position[0] + FAR_X - NEAR_X,
                                          qc_near.position[1]), qc_near.size, "QC"))
-    centre = (qc_near.position[0] + (FAR_X - NEAR_X) / 2, qc_near.position[1])
+    centre = (qc_near.position[0] + share * (FAR_X - NEAR_X), qc_near.position[1])
     items.append(Placed(99, "card", centre, qc_near.size, detail))
     grouping = group_items(items, melds=True)
     assert [labels_of(row, items) for row in grouping.groups] == ["JK 2H 5S QC"]
     assert 99 in grouping.second_corners
+
+
+def test_one_card_twice_two_apart_at_the_pitch_is_two_cards() -> None:
+    # a fanned pile of two decks: 4D, 2S, then the other deck's 4D, each at the pitch
+    items, _ = laid_meld("KH 5C 4D 2S 4D", corners=2, pitch=20.0)
+    grouping = group_items(items)
+    assert [labels_of(row, items) for row in grouping.groups] == ["KH 5C 4D 2S 4D"]
 
