@@ -189,6 +189,37 @@ def test_a_program_reading_standard_output_gets_json_lines(tmp_path: Path,
     assert "WARNING" not in done.stderr
 
 
+# American Rummy: the stock's top card (4D) turned up starts the talon; Ana lays a run
+# and discards 8C over it, so only the 8C shows; Ben takes the 8C (the 4D shows again),
+# lays it in a run and discards KH over the 4D.
+SQUARED_PILE: list[dict[str, Any]] = [
+    {"t": 1.0, "snapshot": {"discards": ["4D"]}},
+    {"t": 2.0, "snapshot": {"seats": {"0": ["10H JH QH"]}, "discards": ["4D"]}},
+    {"t": 3.0, "snapshot": {"seats": {"0": ["10H JH QH"]}, "discards": ["8C"]}},
+    {"t": 4.0, "snapshot": {"seats": {"0": ["10H JH QH"]}, "discards": ["4D"]}},
+    {"t": 5.0, "snapshot": {"seats": {"0": ["10H JH QH"], "1": ["8C 9C 10C"]},
+                            "discards": ["4D"]}},
+    {"t": 6.0, "snapshot": {"seats": {"0": ["10H JH QH"], "1": ["8C 9C 10C"]},
+                            "discards": ["KH"]}},
+]
+
+
+def test_a_squared_discard_pile_with_its_upcard_reads_as_played(tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path, SQUARED_PILE, variant="american-rummy")
+    done = subprocess.run([*TABLETOP_RUN, "--variant", "american-rummy", "--players",
+                           "Ana,Ben", "--source", f"scenario:{scenario}", "--headless",
+                           "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=scaled(60))
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    piled = [(e["type"], e["seat"], e.get("item") or e.get("items")) for e in events
+             if e["type"] in ("discard_taken", "item_discarded")]
+    assert piled == [("item_discarded", 0, "8C"), ("discard_taken", 1, ["8C"]),
+                     ("item_discarded", 1, "KH")]
+    ended = [e for e in events if e["type"] == "turn_ended"]
+    assert [(e["seat"], e["valid"]) for e in ended] == [(0, True), (1, True)]
+
+
 # --- the command line: help, options, players -------------------------------------------
 def test_run_help_lists_the_variants_and_explains_option() -> None:
     done = subprocess.run([sys.executable, "-m", "tabletop", "run", "--help"], cwd=ROOT,
