@@ -446,14 +446,7 @@ class Game:
             self._push()
             state.waiting_for = state.penalised = None
             self._put_back_said = None
-        pile, taken, discarded = self._discard_change(state.discards, tuple(snapshot.discards))
-        if len(taken) > 1 and not pile and self.variant.table_rules.deeper_discard == "never":
-            # where only the top discard may be taken, a pile gone at once was covered or
-            # turned over: [rommee] the last card laid "verdeckt auf den Abwurfstoß",
-            # [american] "wird der Talon ... umgedreht und mit diesen Karten weitergespielt"
-            pile, taken = (), []
-        if discarded and not state.pile_started and self.variant.table_rules.upcard:
-            discarded = discarded[1:]  # the card the round starts the pile with
+        pile, taken, discarded = self._pile_change(tuple(snapshot.discards))
         if (same_table(table, state.table()) and not taken and not discarded
                 and list(map(_key, pile)) == list(map(_key, state.discards))):
             return
@@ -909,6 +902,21 @@ class Game:
             for p in TableState(self.variant, table, hands, discards).problems()
             if p.code in MATERIAL_PROBLEMS
         ]
+
+    def _pile_change(self, seen: tuple[Item, ...]
+                     ) -> tuple[tuple[Item, ...], list[Item], list[Item]]:
+        """:meth:`_discard_change` of the game's pile and ``seen``, under the variant's
+        facts of the pile."""
+        rules, state = self.variant.table_rules, self.state
+        pile, taken, discarded = self._discard_change(state.discards, seen)
+        if len(taken) > 1 and not pile and rules.deeper_discard == "never":
+            # where only the top discard may be taken, a pile gone at once was covered or
+            # turned over: [rommee] the last card laid "verdeckt auf den Abwurfstoß",
+            # [american] "wird der Talon ... umgedreht und mit diesen Karten weitergespielt"
+            return (), [], []
+        if discarded and not state.pile_started and rules.upcard:
+            discarded = discarded[1:]  # the card the round starts the pile with
+        return pile, taken, discarded
 
     @staticmethod
     def _discard_change(
