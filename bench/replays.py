@@ -36,7 +36,9 @@ laid and grown, openings of 40, cards held in hand), its cards blank cards round
 real indices of the ``bridge-cards`` photos (by default both: no model was fitted on
 them; ``--photos measure`` only deal2, for a model adapted on deal1, see
 ``bench.card_adapt``), 125 pixels tall at 720 (``--card-height`` for other table
-distances); the set's folder name starts with the variant.
+distances); the set's folder name starts with the variant.  ``--pile squared`` (or
+``fanned``) gives the card games a discard pile: each move ends with a discard, and
+now and then a player takes the top discard first.
 
 Printed (``--json``: one JSON object instead; ``--verbose``: a line per replay
 first), over the replays finished:
@@ -53,6 +55,10 @@ first), over the replays finished:
   melds);
 * false states (committed tables that never were) and the delays from a state
   settling to its first event (median, max);
+* with a pile: its true moves (a card discarded, the top taken) against the run's
+  ``item_discarded`` and ``discard_taken`` events: how many the run holds in order
+  (the longest common subsequence), the run's pile events not among them, and the
+  replays with every pile move right;
 * what goes wrong: each wrong state beside the true state nearest to it (the
   one standing then, the one before or the one after), as tiles missing and
   tiles extra; a tile missing and one extra (of one colour, else of one number)
@@ -82,7 +88,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tabletop.studio.replay import read_truth, table_key
+from tabletop.studio.replay import bare_token, read_truth, table_key
 from tabletop.vision.labels import CARD_LABELS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,11 +105,14 @@ def replay_seed(seed: int, index: int) -> int:
 
 
 def set_name(seed: int, photos: str, players: int, size: tuple[int, int],
-             game: str = "sabra", card_height: float | None = None) -> str:
+             game: str = "sabra", card_height: float | None = None,
+             pile: str | None = None) -> str:
     """The folder name of a set of replays: what makes their videos differ."""
     name = f"s{seed}-{photos}-p{players}-{size[0]}x{size[1]}"
     if card_height is not None:
         name += f"-c{card_height:g}"
+    if pile is not None:
+        name += f"-{pile}"
     return name if game == "sabra" else f"{game}-{name}"
 
 
@@ -162,6 +171,51 @@ def _size(diff: Mapping[str, Any]) -> int:
     return len(diff["missing"]) + len(diff["extra"]) + (1 if diff.get("grouping") else 0)
 
 
+PileMove = tuple[str, tuple[str, ...]]
+"""("discard", (card,)) or ("taken", the cards taken, the deepest first)."""
+
+
+def true_pile_moves(truth: Sequence[Mapping[str, Any]]) -> list[PileMove]:
+    """The discard pile's moves from each truth line's ``discards`` to the next one's:
+    the top cards gone are taken, each card laid on what stays is a discard."""
+    moves: list[PileMove] = []
+    before: list[str] = []
+    for line in truth:
+        if "discards" not in line:
+            continue
+        now = [bare_token(t) for t in str(line["discards"]).split()]
+        kept = 0
+        while kept < min(len(before), len(now)) and before[kept] == now[kept]:
+            kept += 1
+        if len(before) > kept:
+            moves.append(("taken", tuple(before[kept:])))
+        moves.extend(("discard", (card,)) for card in now[kept:])
+        before = now
+    return moves
+
+
+def seen_pile_moves(events: Iterable[Mapping[str, Any]]) -> list[PileMove]:
+    """The run's ``item_discarded`` and ``discard_taken`` events as pile moves."""
+    moves: list[PileMove] = []
+    for event in events:
+        if event.get("type") == "item_discarded":
+            moves.append(("discard", (bare_token(str(event.get("item", ""))),)))
+        elif event.get("type") == "discard_taken":
+            moves.append(("taken", tuple(bare_token(str(t)) for t in event.get("items", []))))
+    return moves
+
+
+def in_order(true: Sequence[Any], seen: Sequence[Any]) -> int:
+    """How many of ``true`` ``seen`` holds in their order (the longest common
+    subsequence)."""
+    row = [0] * (len(seen) + 1)
+    for a in true:
+        diagonal = 0
+        for j, b in enumerate(seen, 1):
+            diagonal, row[j] = row[j], (diagonal + 1 if a == b else max(row[j], row[j - 1]))
+    return row[-1]
+
+
 @dataclass(frozen=True)
 class ReplayScore:
     """One replay's run against its truth."""
@@ -175,6 +229,9 @@ class ReplayScore:
     wrong: tuple[dict[str, Any], ...]
     """Per wrong committed table: t, melds, the nearest true state's index (-1: the empty
     table), and the difference."""
+    pile: tuple[int, int, int] | None = None
+    """Where the truth has a discard pile: its true moves, how many of them the run's
+    pile events hold in order, and the run's pile events that are not among those."""
 
     @property
     def found_count(self) -> int:
@@ -184,7 +241,9 @@ class ReplayScore:
         return {"states": self.states, "found": list(self.found),
                 "found_count": self.found_count, "committed": self.committed,
                 "right": self.right, "final_right": self.final_right,
-                "false_states": self.false_states, "wrong": list(self.wrong)}
+                "false_states": self.false_states, "wrong": list(self.wrong),
+                **({} if self.pile is None else dict(zip(
+                    ("pile_moves", "pile_in_order", "pile_false"), self.pile, strict=True)))}
 
 
 def score_replay(truth: Sequence[Mapping[str, Any]], events: Iterable[Mapping[str, Any]],
@@ -219,8 +278,13 @@ def score_replay(truth: Sequence[Mapping[str, Any]], events: Iterable[Mapping[st
     final_right = bool(committed) and table_key(
         [str(m) for m in committed[-1].get("melds", [])]) == final_true
     score = score_events(truth, events)
+    pile = None
+    if any("discards" in line for line in truth):
+        true_moves, seen_moves = true_pile_moves(truth), seen_pile_moves(events)
+        held = in_order(true_moves, seen_moves)
+        pile = (len(true_moves), held, len(seen_moves) - held)
     return ReplayScore(len(truth), score.found, len(committed), right, final_right,
-                       len(score.false_states), tuple(wrong))
+                       len(score.false_states), tuple(wrong), pile)
 
 
 def moves_of(header: Mapping[str, Any] | None) -> list[tuple[float, float]]:
@@ -288,7 +352,14 @@ def summarise(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     def share(a: int, b: int) -> float | None:
         return round(a / b, 4) if b else None
 
+    piled = [s for s in scores if "pile_moves" in s]
+    pile = {"pile_moves": sum(s["pile_moves"] for s in piled),
+            "pile_in_order": sum(s["pile_in_order"] for s in piled),
+            "pile_false": sum(s["pile_false"] for s in piled),
+            "pile_replays_right": sum(s["pile_in_order"] == s["pile_moves"]
+                                      and not s["pile_false"] for s in piled)} if piled else {}
     return {
+        **pile,
         "replays": len(scores),
         "true_states": states,
         "committed": committed,
@@ -336,6 +407,9 @@ class BenchSetup:
     """The detector's ``suit_colour`` setting (``off``: card suits by the reader alone)."""
     spade_odds: float | None = None
     """The detector's ``spade_odds`` setting (None: its default)."""
+    pile: str | None = None
+    """Card games: how the discard pile lies, ``squared`` or ``fanned``, each move ending
+    with a discard (None: no pile, the end-turn button)."""
 
     @property
     def settings_tag(self) -> str:
@@ -356,7 +430,7 @@ class BenchSetup:
     @property
     def set_name(self) -> str:
         return set_name(self.seed, self.photos, self.players, self.size, self.game,
-                        self.card_height)
+                        self.card_height, self.pile)
 
     def replay_folder(self, index: int) -> Path:
         return self.out / "replays" / self.set_name / f"{index:03d}"
@@ -397,7 +471,8 @@ def composed(setup: BenchSetup, index: int) -> Path:
         bank = load_card_bank(setup.realdata, use_images=card_photos(setup.photos))
         replay = compose_random_card_game(players, partial, seed=seed, variant=setup.game,
                                           realdata=setup.realdata, size=setup.size,
-                                          bank=bank, card_height=setup.card_height)
+                                          bank=bank, card_height=setup.card_height,
+                                          pile=setup.pile)
     # written last: a folder with a script is a whole replay
     (partial / SCRIPT_NAME).write_text(json.dumps({
         "players": list(replay.players), "variant": setup.game, "seed": seed,
@@ -575,6 +650,8 @@ def replay_line(result: Mapping[str, Any]) -> str:
             f"{s['committed']} committed, {s['right']} right, found {s['found_count']}/"
             f"{s['states']}, final {'right' if s['final_right'] else 'WRONG'}, "
             f"{s['false_states']} false"
+            + (f", pile {s['pile_in_order']}/{s['pile_moves']} in order, {s['pile_false']} "
+               "false" if "pile_moves" in s else "")
             + (f", delay max {max(delays):.1f}s" if delays else "")
             + f", {result['frames']} frames in {result['run_s']:.0f}s"
             + (f" | {wrong}" if wrong else ""))
@@ -609,6 +686,10 @@ def report(summary: Mapping[str, Any]) -> str:
         f"  misread (true->seen, states): {top}",
         f"  tiles missing: {missing}",
         f"  tiles extra: {extra}",
+        *([f"discard pile moves: {summary['pile_in_order']}/{summary['pile_moves']} in order, "
+           f"{summary['pile_false']} not true; replays with every pile move right: "
+           f"{summary['pile_replays_right']}/{summary['replays']}"]
+          if "pile_moves" in summary else []),
     ])
 
 
@@ -646,6 +727,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--card-height", type=float, default=None,
                    help="card games: a card's height in pixels at the table's near edge "
                         "(default 125 at 720: a 90 cm table in view)")
+    p.add_argument("--pile", default=None, choices=("squared", "fanned"),
+                   help="card games: each move ends with a discard on a pile laid so "
+                        "(squared: only its top shows), a player now and then taking the "
+                        "top discard first (default: no pile, the end-turn button)")
     p.add_argument("--suit-colour", default="on", choices=("on", "off"),
                    help="judge card indices' suit colour by their ink too (on, as the "
                         "detector does by default) or by the reader alone (off)")
@@ -669,12 +754,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     cards = args.game != "sabra"
     photos = args.photos or ("all" if cards else "measure")
-    if args.card_height is not None and not cards:
-        print("--card-height is for card games (--game rommee)", file=sys.stderr)
-        return 2
+    for given, name in ((args.card_height, "--card-height"), (args.pile, "--pile")):
+        if given is not None and not cards:
+            print(f"{name} is for card games (--game rommee)", file=sys.stderr)
+            return 2
     setup = BenchSetup(args.out, args.seed, args.players, photos, args.size, args.model,
                        args.realdata, args.label, args.incremental, args.game,
-                       args.card_height, args.suit_colour, args.spade_odds)
+                       args.card_height, args.suit_colour, args.spade_odds, args.pile)
     started = time.monotonic()
 
     def progress(result: Mapping[str, Any]) -> None:

@@ -26,7 +26,9 @@ What the game can and cannot see, and the choices made for it:
   (every variant but Sabra) when a new discard appears.  The pile keeps what a
   discard covers: a card is taken only when an older card shows on top again.
   Where only the top discard may be taken, a pile of two or more gone at once
-  was covered or turned over, not taken.  Where the round starts with the
+  was covered or turned over, not taken, and an older card showing on top with
+  two or more above it is its twin of the other deck, discarded (where the decks
+  hold another).  Where the round starts with the
   stock's top card turned up (500 Rum, American Rummy), the first card on the
   pile is that upcard, no one's discard.  A turn in which the
   table did not change and nothing was taken from the discards is a draw and
@@ -909,11 +911,17 @@ class Game:
         facts of the pile."""
         rules, state = self.variant.table_rules, self.state
         pile, taken, discarded = self._discard_change(state.discards, seen)
-        if len(taken) > 1 and not pile and rules.deeper_discard == "never":
-            # where only the top discard may be taken, a pile gone at once was covered or
-            # turned over: [rommee] the last card laid "verdeckt auf den Abwurfstoß",
-            # [american] "wird der Talon ... umgedreht und mit diesen Karten weitergespielt"
-            return (), [], []
+        if len(taken) > 1 and rules.deeper_discard == "never":
+            # only the top discard may be taken, so two or more cards cannot leave at once
+            if not pile:
+                # a pile gone at once was covered or turned over: [rommee] the last card
+                # laid "verdeckt auf den Abwurfstoß", [american] "wird der Talon ...
+                # umgedreht und mit diesen Karten weitergespielt"
+                return (), [], []
+            top = pile[-1]
+            if sum(_key(i) == _key(top) for i in state.discards) < self.variant.copies_of_each:
+                # an older card's twin of the other deck discarded on the pile's top
+                return (*state.discards, top), [], [top]
         if discarded and not state.pile_started and rules.upcard:
             discarded = discarded[1:]  # the card the round starts the pile with
         return pile, taken, discarded

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 Point = tuple[float, float]
@@ -270,20 +270,54 @@ def _resolved(partner: dict[int, int]) -> dict[int, int]:
     return out
 
 
+OPPOSITE_CORNER_SPAN = (2.5, 5.5)
+"""A card's two opposite corner indices lie this many index lengths apart: a bridge card's
+(57 x 88 mm, an index a fifth of its height) about 4.1, a poker card's 4.3, a jumbo
+index's nearer 3."""
+OPPOSITE_CORNER_SIDES = 1.0
+"""Each index lengths the line between a card's opposite corners runs, at least, along and
+across the pile's reading direction: a fanned pile's indices lie along it."""
+
+
+def _opposite_corners(a: Placed, b: Placed, direction: Point) -> float | None:
+    """How far (index lengths) ``b`` lies from where the corner diagonally opposite ``a``
+    would lie on one card, or None where it lies nowhere near it."""
+    length = max(a.index_length, b.index_length)
+    dx, dy = b.position[0] - a.position[0], b.position[1] - a.position[1]
+    along, across = _along_across((0.0, 0.0), direction, (dx, dy))
+    span = math.hypot(dx, dy) / length
+    lowest, highest = OPPOSITE_CORNER_SPAN
+    if not lowest <= span <= highest or min(abs(along), abs(across)) < (
+            OPPOSITE_CORNER_SIDES * length):
+        return None
+    return abs(span - sum(OPPOSITE_CORNER_SPAN) / 2)
+
+
 def loose_corner_partners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
-                          corner_reach: float = 14.0) -> dict[int, int]:
+                          corner_reach: float = 14.0,
+                          directions: Mapping[int, Point] | None = None) -> dict[int, int]:
     """The ``loose`` card indices that are another corner of a card already read, each with
-    the key of that card's index (the nearest).
+    the key of that card's index.
 
     ``loose`` are card indices in no meld (a discard pile's, the stock's, those outside every
     zone), most trusted first; ``anchors`` are those in melds, kept whatever this says.  A
     loose index is dropped when an anchor, or a loose one before it that stays, has its
-    label within ``corner_reach`` times its :attr:`Placed.link_size`: a card lying across
-    two zones, or a discard of a four-index deck, shows more than one index, and each
-    would otherwise count as a copy.  (Two copies of one card discarded one on the other
-    read as one: the price of reading a four-index deck's discards.)"""
+    label within ``corner_reach`` times its :attr:`Placed.link_size` (the nearest is its
+    card): a card lying across two zones, or a discard of a four-index deck, shows more
+    than one index, and each would otherwise count as a copy.  (Two copies of one card
+    discarded one on the other read as one: the price of reading a four-index deck's
+    discards.)
+
+    Then two loose indices read as two labels, neither with a corner of its own label,
+    lying diagonally opposite on one card (:data:`OPPOSITE_CORNER_SPAN` apart, the line
+    between them off the zone's reading direction, ``directions[key]``, default along x)
+    are one card read two ways: the discard on a squared pile shows its two corners, and
+    the reader may name them apart (a queen's far corner read as a 10).  The later one is
+    its card's other corner, and the card is read from both.  Pairs nearest the usual
+    span go first."""
     kept = [it for it in anchors if it.kind == "card" and it.label]
     dropped: dict[int, int] = {}
+    kept_loose: list[Placed] = []
     for item in loose:
         if item.kind != "card" or not item.label:
             continue
@@ -294,6 +328,22 @@ def loose_corner_partners(loose: Sequence[Placed], anchors: Sequence[Placed], *,
             dropped[item.key] = min(twins, key=lambda o: _dist(o.position, item.position)).key
         else:
             kept.append(item)
+            kept_loose.append(item)
+    cornered = set(dropped.values())
+    alone = [it for it in kept_loose if it.key not in cornered]
+    pairs = []
+    for i, a in enumerate(alone):
+        for b in alone[i + 1:]:
+            if a.label == b.label:
+                continue
+            off = _opposite_corners(a, b, (directions or {}).get(a.key, (1.0, 0.0)))
+            if off is not None:
+                pairs.append((off, i, a.key, b.key))
+    paired: set[int] = set()
+    for _, _, first, second in sorted(pairs):
+        if first not in paired and second not in paired:
+            dropped[second] = first
+            paired.update((first, second))
     return dropped
 
 

@@ -677,6 +677,7 @@ class TableWatcher:
         rank = {"discard": 0, "stock": 1}
         loose: list[tuple[int, float, Placed]] = []
         in_zone = {p.key for items in by_zone.values() for p in items}
+        directions: dict[int, tuple[float, float]] = {}
         for name, items in by_zone.items():
             zone = zone_of[name]
             if zone.kind in ("meld", "seat"):
@@ -684,10 +685,12 @@ class TableWatcher:
             dx, dy = zone.reading_direction
             loose.extend((rank.get(zone.kind, 2), p.position[0] * dx + p.position[1] * dy, p)
                          for p in items if p.key not in dropped)
+            directions.update((p.key, (dx, dy)) for p in items)
         loose.extend((3, 0.0, p) for p in placed if p.key not in in_zone and p.key not in dropped)
         loose.sort(key=lambda entry: (entry[0], entry[1], entry[2].key))
         anchors = [by_key[k] for k in sorted(anchor_keys) if k not in dropped]
-        return loose_corner_partners([entry[2] for entry in loose], anchors)
+        return loose_corner_partners([entry[2] for entry in loose], anchors,
+                                     directions=directions)
 
     def _read(self, t: float, confirmed: Sequence[Track]
               ) -> tuple[TableSnapshot, tuple[str, ...], tuple[tuple[int, ...], ...]]:

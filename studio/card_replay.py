@@ -29,7 +29,9 @@ The composer, camera, hands, timing and truth files are those of
   grown at an end; a player's first move opens with the variant's minimum (Rommé's 40,
   one or two melds); two decks, so at most two of a card; no jokers (the photos show
   none) and no hands laid open (cards are held).  Every meld is legal by
-  ``engine.variants``.
+  ``engine.variants``.  With a discard pile (``pile="squared"`` or ``"fanned"``) each
+  move ends with a discard instead of the end-turn button, and with chance 0.3 the
+  player first takes the top discard, in a step of its own.
 
 No model was trained or chosen on the photos of ``bridge-cards``.  Where a model is
 adapted to the deck, :data:`CARD_SPLIT` says which photo it may be adapted on (``adapt``)
@@ -91,6 +93,10 @@ RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 CARD_COPIES = 2
 ROOM_BEFORE, ROOM_AFTER = 1, 2
 """What the composer keeps room for at a meld's ends (see studio.replay)."""
+
+
+PILES = (None, "squared", "fanned")
+"""How a random game's discard pile lies (None: no discards, the end-turn button)."""
 
 
 CARD_SPLIT = {"adapt": ("deal1",), "measure": ("deal2",)}
@@ -279,10 +285,14 @@ def random_card_script(rng: np.random.Generator, players: int = 2, *,
                        variant: str = "rommee", labels: Iterable[str] | None = None,
                        steps: tuple[int, int] = (4, 8), extend: float = 0.35,
                        fits: Callable[[Sequence[ReplayStep]], bool] | None = None,
+                       discards: bool = False, take: float = 0.3,
                        ) -> list[ReplayStep]:
-    """A plausible game of the card ``variant`` of ``steps[0]``..``steps[1]`` steps (see
+    """A plausible game of the card ``variant`` of ``steps[0]``..``steps[1]`` moves (see
     the module's docstring); only ``labels`` are laid; ``fits`` as
-    :func:`tabletop.studio.replay.random_sabra_script` takes it."""
+    :func:`tabletop.studio.replay.random_sabra_script` takes it.  ``discards``: each
+    move ends with a discard on the pile instead of the end-turn button, and a player
+    takes the top discard first with chance ``take`` (a step of its own: the hand takes
+    it and leaves before the player lays; never the card just taken laid back)."""
     from tabletop.engine.items import Family, parse_items
     from tabletop.engine.variants import find_variant
 
@@ -339,8 +349,23 @@ def random_card_script(rng: np.random.Generator, players: int = 2, *,
         return index, replace(meld, tokens=(token, *meld.tokens), low=meld.low - 1,
                               before=meld.before + 1)
 
-    def step_of(melds: Sequence[_CardMeld], seat: int) -> ReplayStep:
-        return ReplayStep(tuple(m.tokens for m in melds), seat=seat, presses=("end_turn",))
+    pile: list[str] = []
+    labels_laid = sorted(allowed) if allowed is not None else [
+        f"{rank}{suit}" for rank in RANKS[:13] for suit in SUITS]
+
+    def step_of(melds: Sequence[_CardMeld], seat: int, discard: str | None = None
+                ) -> ReplayStep:
+        if discard is None:
+            return ReplayStep(tuple(m.tokens for m in melds), seat=seat,
+                              presses=("end_turn",))
+        return ReplayStep(tuple(m.tokens for m in melds), seat=seat,
+                          discards=(*pile, discard))
+
+    def a_discard(added: Sequence[str], not_this: str | None) -> str | None:
+        need = Counter(added)
+        free_cards = [t for t in labels_laid
+                      if t != not_this and counts[t] + need[t] + 1 <= CARD_COPIES]
+        return free_cards[int(rng.integers(len(free_cards)))] if free_cards else None
 
     def legal(meld: _CardMeld) -> bool:
         return _meld_ok(meld.tokens, rules) and not any(
@@ -352,7 +377,14 @@ def random_card_script(rng: np.random.Generator, players: int = 2, *,
 
     for k in range(total):
         seat = k % players
-        chosen: tuple[list[_CardMeld], list[str]] | None = None
+        took: str | None = None
+        if discards and pile and rng.random() < take:
+            taking = ReplayStep(tuple(m.tokens for m in table), seat=seat,
+                                discards=tuple(pile[:-1]))
+            if fits is None or fits([*out, taking]):
+                took = pile.pop()  # into the hand: still counted against the two decks
+                out.append(taking)
+        chosen: tuple[list[_CardMeld], list[str], str | None] | None = None
         for attempt in range(300):
             if seat in opened and table and (rng.random() < extend or attempt >= 150):
                 change = grown()
@@ -376,16 +408,22 @@ def random_card_script(rng: np.random.Generator, players: int = 2, *,
                     laid.append(second)
                 added = [t for m in laid for t in m.tokens]
                 melds = [*table, *laid]
-            if fits is not None and not fits([*out, step_of(melds, seat)]):
+            discard = a_discard(added, took) if discards else None
+            if discards and discard is None:
                 continue
-            chosen = (melds, added)
+            if fits is not None and not fits([*out, step_of(melds, seat, discard)]):
+                continue
+            chosen = (melds, added, discard)
             break
         if chosen is None:
             break  # nothing fits any more: the game ends here
-        table, added = chosen
+        table, added, discard = chosen
         counts.update(added)
         opened.add(seat)
-        out.append(step_of(table, seat))
+        out.append(step_of(table, seat, discard))
+        if discard is not None:
+            counts[discard] += 1
+            pile.append(discard)
     return out
 
 
@@ -413,12 +451,20 @@ def compose_random_card_game(players: Sequence[str] = ("Ana", "Ben"),
                              background: str | Path | Image | None = None,
                              settings: ReplaySettings | None = None,
                              bank: CropBank | None = None, card_height: float | None = None,
-                             **options: Any) -> Replay:
+                             pile: str | None = None, **options: Any) -> Replay:
     """The random card game of ``seed`` composed with real indices (see the module's
     docstring), written to ``out`` when given.  ``settings``: the camera and timing (noise,
     tilt, hands); the cards' size (``card_height``) and spacing are
-    :func:`card_settings`'."""
+    :func:`card_settings`'.  ``pile``: None, the players end their turns with the button;
+    ``squared`` or ``fanned``, with a discard on the pile laid so (see
+    :func:`random_card_script`)."""
+    if pile not in PILES:
+        raise ReplayError(f"a discard pile is {' or '.join(p for p in PILES if p)}, "
+                          f"not {pile!r}")
     s = card_settings(size, fps=fps, seed=seed, card_height=card_height, base=settings)
+    if pile is not None:
+        s = replace(s, squared_pile=pile == "squared")
+        options = {"discards": True, **options}
     if bank is None:
         bank = load_card_bank(realdata, use_images=use_images, holdout=holdout)
     steps = random_card_game(seed, len(players), bank=bank, variant=variant, settings=s,

@@ -30,7 +30,11 @@ What a replay is made of:
   one more tile before it and two after it), stays where it lay, tile for tile; any
   other meld (new, rearranged, or grown past its room) is laid with new tiles in the
   meld area, on the line with the fewest melds that has room for it (lines
-  ``LINE_PITCH`` tile heights apart), a seeded distance after the melds there.
+  ``LINE_PITCH`` tile heights apart), a seeded distance after the melds there.  A
+  step of a variant with a discard pile may hold the pile (``discards``, the first
+  card laid first) in the discard zone: squared (``ReplaySettings.squared_pile``,
+  each discard on the one before, a little off it, only the top showing) or fanned
+  along the zone; the cards still at its bottom stay where they lay.
 * **Zones** (:class:`tabletop.calibration.zones.ZoneLayout`, in image pixels, ``table_size`` =
   the frame size): ``calibration.zones.default_layout`` on a flat table the size of the
   frame (seat 0 at the bottom edge, then clockwise as seen from above: with four
@@ -65,7 +69,8 @@ no ``mp4v`` writer, ``avc1``; read back to check its frame count), ``zones.json`
 ``replays/sabra-dev/truth.jsonl``: one line per step, ``{"t": ..., "melds":
 [...]}`` with ``t`` the video time of the first frame after the hand has left and
 ``melds`` the whole shared table (meld strings sorted, each in table order), plus
-``"seats": {"0": "R3 K7", ...}`` on a step that lays racks open.  Its first line
+``"seats": {"0": "R3 K7", ...}`` on a step that lays racks open and, in a replay
+with a discard pile, ``"discards": "7C KD"`` (the pile, its top last) on every line.  Its first line
 is a header, ``{"kind": "header", ...}`` (variant, players, fps, size, frames,
 zones file name, seed, and per step its times and button presses), which a reader
 of the sabra-dev form skips: it is the only line with a ``kind``.
@@ -367,6 +372,9 @@ class ReplayStep:
     presses: tuple[str, ...] = ()
     """Buttons pressed once the step has settled (a test's or the lead's cue: they are
     written to the header and :class:`StepTiming`, not drawn)."""
+    discards: tuple[str, ...] = ()
+    """The discard pile, the first card laid first (its top last): a card added on top is
+    a discard, the top gone is taken.  Only where the variant has a discard pile."""
 
     @classmethod
     def from_json(cls, obj: Any, where: str = "step") -> ReplayStep:
@@ -374,7 +382,7 @@ class ReplayStep:
         "press": ["end_turn"]}``; melds may also be one string with ``|`` between them."""
         if not isinstance(obj, Mapping):
             raise ReplayError(f"{where}: a step is an object with melds, not {obj!r:.80}")
-        unknown = set(obj) - {"melds", "seats", "seat", "press", "presses", "t"}
+        unknown = set(obj) - {"melds", "seats", "seat", "press", "presses", "discards", "t"}
         if unknown:
             raise ReplayError(f"{where}: unknown keys {', '.join(sorted(unknown))}")
         raw = obj.get("melds", [])
@@ -404,7 +412,13 @@ class ReplayStep:
             seat_of = None if seat_raw is None else int(seat_raw)
         except (TypeError, ValueError):
             raise ReplayError(f"{where}: seat must be a seat index, not {seat_raw!r}") from None
-        return cls(melds, seats, seat_of, tuple(str(p) for p in presses))
+        pile = obj.get("discards", ()) or ()
+        if isinstance(pile, str):
+            pile = pile.split()
+        if not isinstance(pile, Sequence):
+            raise ReplayError(f"{where}: discards are a string of cards, not {pile!r:.80}")
+        return cls(melds, seats, seat_of, tuple(str(p) for p in presses),
+                   tuple(str(t) for t in pile))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"melds": [" ".join(m) for m in self.melds]}
@@ -414,6 +428,8 @@ class ReplayStep:
             out["seat"] = self.seat
         if self.presses:
             out["press"] = list(self.presses)
+        if self.discards:
+            out["discards"] = " ".join(self.discards)
         return out
 
 
@@ -460,12 +476,13 @@ def check_steps(steps: Sequence[ReplayStep], players: int, *, cards: bool = Fals
             if press not in PRESSES:
                 raise ReplayError(f"{where}: unknown button {press!r} (one of "
                                   f"{', '.join(PRESSES)})")
-        counts = Counter(t for meld in (*melds, *seats.values()) for t in meld)
+        pile = tuple(_token(t, where, cards) for t in step.discards)
+        counts = Counter(t for meld in (*melds, *seats.values(), pile) for t in meld)
         over = sorted(label for label, k in counts.items() if k > TILE_COPIES)
         if over:
             raise ReplayError(f"{where}: {counts[over[0]]} copies of {over[0]} ("
                               f"{'two decks have' if cards else 'a set has'} {TILE_COPIES})")
-        out.append(ReplayStep(melds, seats, step.seat, step.presses))
+        out.append(ReplayStep(melds, seats, step.seat, step.presses, pile))
     return out
 
 
@@ -732,6 +749,10 @@ class ReplaySettings:
     racks_face_seat: bool = True
     """Rack tiles turned to face their seat (seat 1 of two sees them upside down from
     the camera); False lays them upright to the camera as the melds are."""
+    squared_pile: bool = False
+    """The discard pile squared, each discard laid on the one before so that only the top
+    shows (Rommé's and American Rummy's pile); False fans it along the zone's reading
+    direction, each discard's index showing (500 Rum's)."""
 
     @property
     def tile_px(self) -> tuple[float, float]:
@@ -758,7 +779,8 @@ class StepTiming:
 
     index: int
     seat: int | None
-    """Whose hand changed the shared melds (None: only racks changed)."""
+    """Whose hand changed the shared melds or the discard pile (None: only racks
+    changed)."""
     hand_in_t: float
     """The first frame with its hand(s)."""
     change_t: float
@@ -787,6 +809,9 @@ class TrueItem:
     """Index of its meld in the step's melds (None for a rack's tile)."""
     seat: int | None
     """The rack it is part of (None for a meld's tile)."""
+    pile: int | None = None
+    """Its place in the discard pile (0: the first card laid; in a squared pile only the
+    top shows)."""
 
 
 @dataclass(frozen=True)
@@ -818,6 +843,8 @@ class _Tile:
     """The tile's own left-to-right direction on the table (unit)."""
     meld: int | None = None
     seat: int | None = None
+    pile: int | None = None
+    """Its place in the discard pile (0: the first card laid)."""
 
 
 @dataclass
@@ -1060,15 +1087,57 @@ class _Layout:
                 tiles.append(replace(tile, seat=seat))
         return tiles
 
+    def pile(self, before: Sequence[_Tile], tokens: tuple[str, ...],
+             taken: Counter[tuple[str, int]], where: str) -> list[_Tile]:
+        """The discard pile of ``tokens`` (the first laid first) in the discard zone: the
+        cards of ``before`` that are still its bottom stay where they lie, each new one is
+        laid on top, squared on the one before (a little off it, as a hand lays it) or
+        fanned along the zone's reading direction."""
+        if not tokens:
+            return []
+        zone = next(iter(self.plane.of_kind("discard")), None)
+        if zone is None:
+            raise ReplayError(f"{where}: a discard pile, but the variant has none")
+        x0, y0, x1, y1 = _rect(zone)
+        r = zone.reading_direction
+        length = abs(r[0]) * (x1 - x0) + abs(r[1]) * (y1 - y0)
+        margin = 0.1 * self.tw
+        kept = 0
+        while (kept < min(len(before), len(tokens))
+               and before[kept].label == tokens[kept]):
+            kept += 1
+        tiles = list(before[:kept])
+        taken.update((t.label, t.crop) for t in tiles)
+        mid = ((x0 + x1) / 2, (y0 + y1) / 2)
+        for k in range(kept, len(tokens)):
+            if self.s.squared_pile:
+                shift = (float(v) for v in np.clip(self.rng.normal(0, 0.04 * self.tw, 2),
+                                                   -0.1 * self.tw, 0.1 * self.tw))
+                dx, dy = shift
+                turn = math.radians(float(np.clip(self.rng.normal(0, 3.0), -6.0, 6.0)))
+                along = (math.cos(turn), math.sin(turn))
+                centre = (mid[0] + dx, mid[1] + dy)
+            else:
+                d = -length / 2 + margin + self.tw / 2 + k * self.pitch
+                if d + self.tw / 2 > length / 2 - margin + 1e-6:
+                    raise ReplayError(f"{where}: a fanned discard pile of {len(tokens)} cards "
+                                      "does not fit its zone")
+                along = (1.0, 0.0)
+                centre = (mid[0] + r[0] * d, mid[1] + r[1] * d)
+            tiles.append(replace(self._tile(tokens[k], centre, along, taken), pile=k))
+        return tiles
+
 
 @dataclass
 class _State:
     melds: list[_Meld]
     racks: dict[int, list[_Tile]]
+    pile: list[_Tile] = field(default_factory=list)
+    """The discard pile, the first card laid first."""
 
     def tiles(self) -> list[_Tile]:
         out = [replace(t, meld=m) for m, meld in enumerate(self.melds) for t in meld.tiles]
-        return out + [t for seat in sorted(self.racks) for t in self.racks[seat]]
+        return out + [t for seat in sorted(self.racks) for t in self.racks[seat]] + self.pile
 
 
 # --- drawing --------------------------------------------------------------------------
@@ -1248,13 +1317,17 @@ class Replay:
                 "steps": [t.to_json() for t in self.timings]}
 
     def truth(self) -> list[dict[str, Any]]:
-        """The truth lines (without the header), sabra-dev's form plus ``seats``."""
+        """The truth lines (without the header), sabra-dev's form plus ``seats`` and, in a
+        replay with a discard pile, ``discards`` (the pile, the first card laid first)."""
+        piled = any(step.discards for step in self.steps)
         lines = []
         for step, timing in zip(self.steps, self.timings, strict=True):
             line: dict[str, Any] = {"t": timing.settled_t,
                                     "melds": sorted(" ".join(m) for m in step.melds)}
             if step.seats:
                 line["seats"] = {str(k): " ".join(v) for k, v in sorted(step.seats.items())}
+            if piled:
+                line["discards"] = " ".join(step.discards)
             lines.append(line)
         return lines
 
@@ -1314,7 +1387,8 @@ def read_truth(path: str | Path) -> tuple[dict[str, Any] | None, list[dict[str, 
     return header, lines
 
 
-def _bare(token: str) -> str:
+def bare_token(token: str) -> str:
+    """``token`` as scored: upper case, a joker without what it stands for."""
     upper = token.strip().upper()
     return JOKER if upper.startswith(JOKER + "=") else upper
 
@@ -1322,7 +1396,7 @@ def _bare(token: str) -> str:
 def table_key(melds: Iterable[str]) -> tuple[tuple[str, ...], ...]:
     """A table as replays are scored: each meld a multiset of tokens (jokers bare), the
     table a multiset of melds."""
-    return tuple(sorted(tuple(sorted(_bare(t) for t in m.split())) for m in melds
+    return tuple(sorted(tuple(sorted(bare_token(t) for t in m.split())) for m in melds
                         if m.strip()))
 
 
@@ -1357,7 +1431,7 @@ def score_events(truth: Sequence[Mapping[str, Any]], events: Iterable[Mapping[st
     racks: list[dict[int, tuple[str, ...]]] = []
     for line in truth:
         melds = [str(m) for m in line.get("melds", [])]
-        open_racks = {int(k): tuple(sorted(_bare(t) for t in str(v).split()))
+        open_racks = {int(k): tuple(sorted(bare_token(t) for t in str(v).split()))
                       for k, v in (line.get("seats") or {}).items() if str(v).strip()}
         racks.append(open_racks)
         keys.append(table_key([*melds, *(" ".join(r) for r in open_racks.values())]))
@@ -1368,7 +1442,7 @@ def score_events(truth: Sequence[Mapping[str, Any]], events: Iterable[Mapping[st
     for event in events:
         t = float(event.get("t", 0.0))
         if event.get("type") == "hand_shown" and event.get("seat") is not None:
-            items = tuple(sorted(_bare(str(i)) for i in event.get("items", [])))
+            items = tuple(sorted(bare_token(str(i)) for i in event.get("items", [])))
             shown[int(event["seat"])] = (t, items)
         elif event.get("type") == "table":
             key = table_key(event.get("melds", []))
@@ -1474,7 +1548,8 @@ def _lay_states(steps: Sequence[ReplayStep], layout: _Layout) -> list[_State]:
             else:
                 racks[seat] = layout.rack(seat, tokens, taken, where)
             taken.update((t.label, t.crop) for t in racks[seat])
-        states.append(_State(melds, racks))
+        pile = layout.pile(before.pile, step.discards, taken, where)
+        states.append(_State(melds, racks, pile))
     return states
 
 
@@ -1499,17 +1574,20 @@ def _draw_states(states: Sequence[_State], background: Image, bank: CropBank,
     for state in states:
         canvas = background.astype(np.float32)
         tiles = state.tiles()
-        order = tiles if overlapping else sorted(tiles, key=lambda t: (t.centre[1], t.centre[0]))
-        for tile in order:
+        laid = [t for t in tiles if t.pile is None]
+        order = laid if overlapping else sorted(laid, key=lambda t: (t.centre[1], t.centre[0]))
+        for tile in [*order, *state.pile]:  # the pile from its first discard to its top
             _paste(canvas, bank.of(tile.label)[tile.crop].image, camera.quad(tile), camera.tile)
         canvases.append(np.clip(canvas + 0.5, 0, 255).astype(np.uint8))
-        items.append([TrueItem(t.label, _box(camera.quad(t)), t.meld, t.seat) for t in tiles])
+        items.append([TrueItem(t.label, _box(camera.quad(t)), t.meld, t.seat, t.pile)
+                      for t in tiles])
     return canvases, items
 
 
 def _changes(before: _State, after: _State) -> dict[tuple[str, int], list[_Tile]]:
     """The tiles laid, moved or taken away, by the place they belong to: ("meld", index in
-    the new melds, or -1 - index in the old for a meld taken up) or ("rack", seat)."""
+    the new melds, or -1 - index in the old for a meld taken up), ("rack", seat) or
+    ("pile", 0)."""
     old = {t.key: t for t in before.tiles()}
     new = {t.key: t for t in after.tiles()}
     keys = set(old) ^ set(new)
@@ -1519,6 +1597,8 @@ def _changes(before: _State, after: _State) -> dict[tuple[str, int], list[_Tile]
         tile = new.get(key) or old[key]
         if tile.seat is not None:
             groups.setdefault(("rack", tile.seat), []).append(tile)
+        elif tile.pile is not None:
+            groups.setdefault(("pile", 0), []).append(tile)
         else:
             meld = tile.meld or 0
             groups.setdefault(("meld", meld if key in new else -1 - meld), []).append(tile)
@@ -1571,7 +1651,7 @@ def _timeline(steps: Sequence[ReplayStep], states: Sequence[_State], zones: Zone
         presses = tuple(Press(round(press_t + 0.1 * i, 6), p,
                               turn[n - 1] if p in ("end_turn", "out") else None)
                         for i, p in enumerate(step.presses))
-        meld_seat = turn[n - 1] if any(kind == "meld" for kind, _ in groups) else None
+        meld_seat = turn[n - 1] if any(kind != "rack" for kind, _ in groups) else None
         timings.append(StepTiming(n - 1, meld_seat, round(hand_in / s.fps, 6),
                                   round(change / s.fps, 6), round(settled / s.fps, 6),
                                   round((len(shots) - 1) / s.fps, 6), presses, changed))
@@ -1604,8 +1684,8 @@ def compose(steps: Sequence[ReplayStep], *, players: Sequence[str] = ("Ana", "Be
     checked = check_steps(steps, len(players), cards=cards)
     if bank is None:
         bank = CropBank.load(realdata, use_images=use_images, holdout=holdout)
-    bank.check(dict.fromkeys(t for st in checked for m in (*st.melds, *st.seats.values())
-                             for t in m))
+    bank.check(dict.fromkeys(t for st in checked
+                             for m in (*st.melds, *st.seats.values(), st.discards) for t in m))
     size = (s.width, s.height)
     background_image = load_background(realdata, size, background)
     camera = _Camera(s)

@@ -3,7 +3,8 @@
     tabletop replay compose --out DIR [--seed N] [--players Ana,Ben] [--script FILE.json]
         [--random] [--photos all|adapt|measure] [--realdata DIR] [--size 1280x720]
         [--fps 10] [--background IMAGE] [--holdout NAME,...] [--use-images NAME,...]
-        [--max-aspect 0.9] [--variant sabra|rommee|raeuber] [--card-height PX] [--json]
+        [--max-aspect 0.9] [--variant sabra|rommee|raeuber] [--card-height PX]
+        [--pile squared|fanned] [--json]
 
 ``compose`` writes DIR/video.mp4, DIR/truth.jsonl and DIR/zones.json and prints one
 line per file (a JSON object per line with ``--json``).  Without ``--script`` the
@@ -14,12 +15,21 @@ part of ``studio.replay.photo_split`` only.  ``--variant rommee`` (or ``raeuber`
 script whose ``variant`` is one) lays cards instead: blank cards round the real indices
 of ``bridge-cards`` (``studio.card_replay``), ``--card-height`` pixels tall (default
 0.174 of the frame's height: 125 at 720); ``--random`` then makes a random game of that
-variant.  A script is a JSON list of steps, or an
+variant.  ``--pile squared`` (or ``fanned``) gives a card game a discard pile: each
+random move ends with a discard instead of the end-turn button, a player now and then
+taking the top discard first; a script's steps say their pile as ``discards``, and
+``--pile`` says how it lies (squared: each discard on the one before, only the top
+showing; fanned: each index showing).  A script is a JSON list of steps, or an
 object with ``steps`` (and optionally ``players`` and ``variant``)::
 
     {"players": ["Ana", "Ben"], "steps": [
         {"melds": ["R10 R11 R12"], "seat": 0, "press": "end_turn"},
         {"melds": ["R10 R11 R12 R13"], "seats": {"1": "K3 B8 O6"}}]}
+
+    {"players": ["Ana", "Ben"], "variant": "rommee", "steps": [
+        {"melds": ["QS QH QD"], "seat": 0, "discards": "7C"},
+        {"melds": ["QS QH QD"], "seat": 1, "discards": ""},
+        {"melds": ["QS QH QD", "5C 6C 7C"], "seat": 1, "discards": "KD"}]}
 
 The live pipeline on many such replays, scored against their truth, is
 ``python -m bench.replays`` in the repository checkout (``bench`` is not installed).
@@ -32,6 +42,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +96,8 @@ def cmd_compose(args: argparse.Namespace) -> int:
         raise ValueError(f"a {variant} replay needs --random or --script")
     if args.card_height is not None and not cards:
         raise ValueError("--card-height is for card replays (--variant rommee)")
+    if args.pile is not None and not cards:
+        raise ValueError("--pile is for card replays (--variant rommee)")
     width, height = _size(args.size)
     holdout = _names(args.holdout) or []
     use_images = _names(args.use_images)
@@ -95,11 +108,13 @@ def cmd_compose(args: argparse.Namespace) -> int:
                              "the indices of bridge-cards (--use-images, --holdout)")
         settings = card_replay.card_settings((width, height), fps=args.fps, seed=args.seed,
                                              card_height=args.card_height)
+        settings = replace(settings, squared_pile=args.pile == "squared")
         bank = card_replay.load_card_bank(args.realdata, use_images=use_images,
                                           holdout=holdout)
         if args.random:
             steps = card_replay.random_card_game(args.seed, len(players), bank=bank,
-                                                 variant=variant, settings=settings)
+                                                 variant=variant, settings=settings,
+                                                 discards=args.pile is not None)
     else:
         settings = replay.ReplaySettings(width=width, height=height, fps=args.fps,
                                          seed=args.seed)
@@ -179,6 +194,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
     compose.add_argument("--card-height", dest="card_height", type=float, default=None,
                          help="card replays: a card's height in pixels (default 0.174 of "
                               "the frame's height)")
+    compose.add_argument("--pile", default=None, choices=("squared", "fanned"),
+                         help="card replays: a discard pile laid so (random games end each "
+                              "move with a discard; default: none, and a script's pile "
+                              "fanned)")
     compose.add_argument("--json", action="store_true")
     compose.set_defaults(handler=cmd_compose)
 

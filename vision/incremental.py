@@ -29,6 +29,10 @@ where the picture changed:
   frames until it has ``reads`` readings, each of its crop nudged another way;
   its label probabilities are their normalised geometric mean, as the tracker
   fuses frames;
+* an item a hand lay over is read afresh, as a new one, once the hand has left
+  it, even where the change map shows nothing changed there: a card discarded
+  squarely on another, or a joker exchanged in place, changes a small index's
+  pixels by less than the map's cells see;
 * the whole frame is looked at when nothing was looked at yet, every
   ``refresh_s`` of still, unchanged table (to find what a region's look missed), and when
   the view moved as a whole against the reference, or most of it changed: the
@@ -180,6 +184,10 @@ class _Item:
     ink: FloatArray | None = None
     """A tile's ink (:func:`tabletop.vision.palette.ink_features`), measured when it was
     first read; None where none was measured (a card index, a blank)."""
+    covered: bool = False
+    """A hand lay over it since it was last read: it is read afresh once the hand has
+    left, even where the picture there looks as before at the change map's scale (a
+    card discarded squarely on another, a joker exchanged in place)."""
 
 
 def _fused(item: _Item) -> FloatArray:
@@ -201,6 +209,8 @@ class LookCounts:
     """Frame pixels of the regions looked at, together."""
     reads: int = 0
     """Item crops read."""
+    uncovered: int = 0
+    """Times an item a hand had covered was read afresh."""
     whole_reasons: dict[str, int] = field(default_factory=dict)
 
 
@@ -271,6 +281,7 @@ class IncrementalDetector:
         if float(moving.mean()) >= s.motion_threshold:
             self._still_since = now
         changed = self._changed(small)
+        self._note_covered(changed)
         if now - self._still_since >= s.settle_s - 1e-9:
             share = float(changed.mean())
             if share >= s.camera_moved_share or (
@@ -538,16 +549,29 @@ class IncrementalDetector:
             item.named = self._name(item)
             self._items.append(item)
 
+    def _note_covered(self, changed: npt.NDArray[np.bool_]) -> None:
+        """Mark the items a hand lies over now (hidden: :attr:`_Item.covered`)."""
+        if not self._items or not changed.any():
+            return
+        boxes = np.array([it.box for it in self._items])
+        for item, share in zip(self._items, self._changed_share(boxes, changed), strict=True):
+            if share >= self.settings.hide_share:
+                item.covered = True
+
     def _read_again(self, image: Image, changed: npt.NDArray[np.bool_], now: float) -> None:
         """One more reading of each item read fewer than ``reads`` times whose crop is
-        unchanged and quiet, all in one batch."""
-        todo = [it for it in self._items if it.log_sum is not None
-                and it.reads < self.settings.reads and it.read_frame != self.counts.frames]
+        unchanged and quiet, all in one batch; an item a hand covered is read afresh."""
+        todo = [it for it in self._items if it.log_sum is not None and it.read_frame
+                != self.counts.frames and (it.reads < self.settings.reads or it.covered)]
         if todo:
             crops_ = crop_boxes(np.array([it.box for it in todo]))
             clear = self._changed_share(crops_, changed) == 0.0
             todo = [it for it, box, ok in zip(todo, crops_, clear, strict=True)
                     if ok and self._quiet(box, now)]
+        for item in todo:
+            if item.covered:
+                item.covered, item.reads = False, 0  # its readings start again now
+                self.counts.uncovered += 1
         if not todo:
             return
         # each reading of an item is of its crop nudged another way (the reader's views),

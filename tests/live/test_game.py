@@ -244,6 +244,14 @@ def _discard_events(events: list[dict[str, Any]]) -> list[str]:
          ["item_discarded 8C", "item_discarded KH", "discard_taken 4D 8C KH"]),
         # a card seen anywhere in the pile that the pile lacks was laid on it
         ("rommee", ["4D 8C", "8C 4D"], ["item_discarded 4D", "item_discarded 8C"]),
+        # where only the top may be taken, an older card on top with two or more above
+        # it is its twin of the other deck, discarded
+        ("rommee", ["4D", "8C", "KH", "4D"],
+         ["item_discarded 4D", "item_discarded 8C", "item_discarded KH",
+          "item_discarded 4D"]),
+        ("rommee", ["4D", "8C", "KH", "4D", "KH"],
+         ["item_discarded 4D", "item_discarded 8C", "item_discarded KH",
+          "item_discarded 4D", "discard_taken 4D"]),
     ],
 )
 def test_discard_pile_keeps_what_a_discard_covers(

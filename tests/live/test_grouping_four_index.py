@@ -321,3 +321,33 @@ def test_one_card_twice_two_apart_at_the_pitch_is_two_cards() -> None:
     grouping = group_items(items)
     assert [labels_of(row, items) for row in grouping.groups] == ["KH 5C 4D 2S 4D"]
 
+
+
+def _index(key: int, x: float, y: float, label: str) -> Placed:
+    """A card index 10 x 25 pixels, upright, centred at (x, y)."""
+    return Placed(key, "card", (x, y), 10.0, label, 25.0)
+
+
+@pytest.mark.parametrize(("loose", "partners"), [
+    # a squared pile's top card: its far corner read as another card
+    ([_index(1, 1110, 410, "QH"), _index(2, 1180, 497, "10H")], {2: 1}),
+    # turned a quarter: the diagonal runs the other way
+    ([_index(1, 1180, 410, "QH"), _index(2, 1093, 480, "10H")], {2: 1}),
+    # both corners read alike, and a corner of the card under it peeking out beside the
+    # far one: that is another card
+    ([_index(1, 1110, 410, "5S"), _index(2, 1180, 497, "5S"), _index(3, 1188, 503, "KH")],
+     {2: 1}),
+    # a fanned pile: every index along the reading direction is a card of its own
+    ([_index(k, 1100 + 24 * k, 410, label) for k, label in enumerate(["4D", "8C", "KH",
+                                                                      "2S", "QH", "9C"])],
+     {}),
+    # two cards side by side, too near to be one card's corners, and too far
+    ([_index(1, 1110, 410, "QH"), _index(2, 1140, 450, "10H")], {}),
+    ([_index(1, 1110, 410, "QH"), _index(2, 1230, 560, "10H")], {}),
+    # a card under it, peeking out at its side, is a card of its own
+    ([_index(1, 1110, 410, "QH"), _index(2, 1180, 497, "10H"), _index(3, 1200, 430, "7C")],
+     {2: 1}),
+])
+def test_a_loose_card_s_opposite_corner_read_as_another_card_is_that_card(
+        loose: list[Placed], partners: dict[int, int]) -> None:
+    assert loose_corner_partners(loose, []) == partners

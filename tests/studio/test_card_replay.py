@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -111,6 +112,50 @@ def _check_card_game(steps: list[ReplayStep], variant: str, players: int) -> Non
         before = melds
 
 
+def _moves_of_a_game_with_a_pile(steps: list[ReplayStep]
+                                  ) -> tuple[list[ReplayStep], list[int]]:
+    """The moves of a game whose moves end with a discard (the steps that lay, as the
+    end-turn button would end them), and the indices of the steps that take the top
+    discard; each step checked against the pile before it."""
+    moves: list[ReplayStep] = []
+    takes: list[int] = []
+    pile: tuple[str, ...] = ()
+    took: str | None = None
+    for k, step in enumerate(steps):
+        assert not step.presses  # the discard ends the turn, not the button
+        if pile and moves and step.melds == moves[-1].melds and step.discards == pile[:-1]:
+            assert took is None and step.seat != moves[-1].seat
+            took = pile[-1]  # the top discard taken, nothing else changed
+            pile = step.discards
+            takes.append(k)
+            continue
+        assert step.discards[:-1] == pile  # the pile kept, one discard laid on it
+        assert step.discards[-1] != took  # never the card just taken laid back
+        assert took is None or step.seat == steps[k - 1].seat  # the taker lays next
+        counts = Counter(t for m in (*step.melds, step.discards) for t in m)
+        assert max(counts.values()) <= 2
+        pile, took = step.discards, None
+        moves.append(replace(step, discards=(), presses=("end_turn",)))
+    return moves, takes
+
+
+@pytest.mark.parametrize(("variant", "players"), [("rommee", 2), ("raeuber", 3)])
+def test_random_card_games_with_a_pile_end_each_move_with_a_discard(
+        variant: str, players: int) -> None:
+    takes = moves_made = 0
+    for seed in range(30):
+        steps = random_card_script(np.random.default_rng(seed), players, variant=variant,
+                                   discards=True)
+        moves, taken_at = _moves_of_a_game_with_a_pile(steps)
+        assert 4 <= len(moves) <= 8
+        _check_card_game(moves, variant, players)
+        takes += len(taken_at)
+        moves_made += len(moves) - 1
+    assert 0.15 * moves_made <= takes <= 0.45 * moves_made  # about 0.3 after the first
+    without = random_card_script(np.random.default_rng(3), players, variant=variant)
+    assert all(st.presses == ("end_turn",) and not st.discards for st in without)
+
+
 @pytest.mark.parametrize(("variant", "players"), [("rommee", 2), ("rommee", 4),
                                                   ("raeuber", 3)])
 def test_random_card_scripts_are_legal_seeded_games(variant: str, players: int) -> None:
@@ -169,6 +214,85 @@ def test_card_melds_overlap_from_their_first_card_and_every_index_shows(
     assert checked >= 6
     assert [line["melds"] for line in replay.truth()] == [
         sorted(" ".join(m) for m in st.melds) for st in replay.steps]
+
+
+PILE_SCRIPT = [
+    ReplayStep((("QS", "QH", "QD"),), seat=0, discards=("7C",)),
+    ReplayStep((("QS", "QH", "QD"),), seat=1, discards=("7C", "KD")),
+    ReplayStep((("QS", "QH", "QD"),), seat=0, discards=("7C",)),  # KD taken
+    ReplayStep((("QS", "QH", "QD"), ("5C", "6C", "7C")), seat=0, discards=("7C", "2H")),
+    ReplayStep((("QS", "QH", "QD"), ("5C", "6C", "7C")), seat=1,
+               discards=("7C", "2H", "9H")),
+]
+
+
+@needs_photos
+@pytest.mark.parametrize("squared", [True, False])
+def test_a_discard_pile_lies_squared_or_fanned_in_its_zone(bank: CropBank,
+                                                           squared: bool) -> None:
+    settings = card_settings(seed=2, base=ReplaySettings(noise=0.0, jpeg_quality=100,
+                                                         squared_pile=squared))
+    replay = compose(PILE_SCRIPT, variant="rommee", bank=bank, realdata=REALDATA,
+                     settings=settings)
+    assert [line["discards"] for line in replay.truth()] == [
+        "7C", "7C KD", "7C", "7C 2H", "7C 2H 9H"]
+    zone = replay.zones.of_kind("discard")[0]
+    image = replay.frame(replay.frame_count - 1)
+    piled = sorted((it for it in replay.items(4) if it.pile is not None),
+                   key=lambda it: it.pile or 0)
+    assert [it.label for it in piled] == ["7C", "2H", "9H"]
+    assert all(zone.contains(((it.box[0] + it.box[2]) / 2, (it.box[1] + it.box[3]) / 2))
+               for it in piled)
+    top = piled[-1].box
+    for it in piled:
+        x1, y1, x2, y2 = it.box
+        bw, bh = x2 - x1, y2 - y1
+        index = image[round(y1 + 0.05 * bh): round(y1 + 0.27 * bh),
+                      round(x1 + 0.05 * bw): round(x1 + 0.2 * bw)]
+        if it is piled[-1] or not squared:  # fanned: each index shows
+            assert _ink(index) < 170, it.label
+        else:  # squared: under the top card, within a tenth of a card's width of it
+            assert max(abs(a - b) for a, b in zip(it.box, top, strict=True)) < 0.2 * bw
+    # the card taken leaves, the 7C under it stays where it lay, tile for tile
+    first = next(it for it in replay.items(1) if it.pile == 0)
+    assert next(it for it in replay.items(2) if it.pile is not None) == first
+    assert [it.pile for it in replay.items(2) if it.pile is not None] == [0]
+    # a hand comes to the pile for each discard and each take
+    assert all(any(abs(b[0] - top[0]) < 3 * (top[2] - top[0]) for b in t.changed)
+               for t in replay.timings)
+    assert all(t.seat is not None for t in replay.timings)
+
+
+def test_a_discard_pile_where_the_variant_has_none_gives_one_line() -> None:
+    problem = layout_problem([ReplayStep((), discards=("R5",))], 2, card_settings((320, 180)),
+                             CropBank([], [], []), "sabra")
+    assert problem == "step 1: a discard pile, but the variant has none"
+
+
+@pytest.mark.parametrize(("truth", "events", "score"), [
+    # every pile move seen, in order
+    ([{"discards": "7C"}, {"discards": "7C KD"}, {"discards": "7C"}, {"discards": "7C 2H"}],
+     [("item_discarded", "7C"), ("item_discarded", "KD"), ("discard_taken", ["KD"]),
+      ("item_discarded", "2H")], (4, 4, 0)),
+    # a discard read as taken, then the wrong card discarded
+    ([{"discards": "7C"}, {"discards": "7C KD"}],
+     [("item_discarded", "7C"), ("discard_taken", ["7C"]), ("item_discarded", "KC")],
+     (2, 1, 2)),
+    # a pile gone at once: the cards taken, the deepest first; none seen
+    ([{"discards": "7C KD 2H"}, {"discards": "7C"}], [], (4, 0, 0)),
+])
+def test_the_bench_scores_the_discard_pile_in_order(
+        truth: list[dict[str, str]], events: list[tuple[str, object]],
+        score: tuple[int, int, int]) -> None:
+    from bench.replays import score_replay, true_pile_moves
+
+    lines = [{"t": float(k), "melds": [], **line} for k, line in enumerate(truth)]
+    seen = [{"type": kind, "t": 9.0, **({"items": item} if kind == "discard_taken"
+                                          else {"item": item})} for kind, item in events]
+    assert score_replay(lines, seen).pile == score
+    assert score_replay([{"t": 1.0, "melds": []}], seen).pile is None
+    if not events:
+        assert true_pile_moves(lines)[-1] == ("taken", ("KD", "2H"))
 
 
 @needs_photos
@@ -235,10 +359,31 @@ def test_cli_composes_a_random_romme_game(tmp_path: Path,
     assert read_truth(again / "truth.jsonl")[1] == lines
 
 
+@needs_photos
+def test_cli_composes_a_random_romme_game_with_a_squared_pile(tmp_path: Path) -> None:
+    out = tmp_path / "romme"
+    args = ["--seed", "6", "--size", "640x360", "--realdata", str(REALDATA), "--pile",
+            "squared"]
+    assert cli.main(["replay", "compose", "--random", "--variant", "rommee", "--out",
+                     str(out), *args]) == 0
+    steps = [ReplayStep.from_json(st)
+             for st in json.loads((out / "script.json").read_text())["steps"]]
+    moves, _ = _moves_of_a_game_with_a_pile(steps)
+    _check_card_game(moves, "rommee", 2)
+    header, lines = read_truth(out / "truth.jsonl")
+    assert [line["discards"] for line in lines] == [" ".join(st.discards) for st in steps]
+    assert header is not None and not any(st["presses"] for st in header["steps"])
+    again = tmp_path / "again"
+    assert cli.main(["replay", "compose", "--script", str(out / "script.json"), "--out",
+                     str(again), *args]) == 0
+    assert read_truth(again / "truth.jsonl")[1] == lines
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--variant", "rommee"], "a rommee replay needs --random or --script"),
     (["--variant", "wiener", "--random"], "replays lay sabra, rommee, raeuber"),
     (["--random", "--card-height", "90"], "--card-height is for card replays"),
+    (["--random", "--pile", "squared"], "--pile is for card replays"),
     (["--variant", "rommee", "--random", "--photos", "measure"],
      "card replays take the indices of bridge-cards"),
 ])
@@ -274,8 +419,11 @@ def test_the_bench_keeps_card_replays_apart(capsys: pytest.CaptureFixture[str]) 
     assert tiles.set_name == "s1-measure-p2-1280x720"
     assert cards.set_name == "rommee-s1-all-p2-1280x720"
     assert near.set_name == "rommee-s1-all-p2-1280x720-c200"
-    assert replays.main(["--card-height", "90"]) == 2
-    assert "--card-height is for card games" in capsys.readouterr().err
+    piled = replays.BenchSetup(Path("o"), photos="all", game="rommee", pile="squared")
+    assert piled.set_name == "rommee-s1-all-p2-1280x720-squared"
+    for option in (["--card-height", "90"], ["--pile", "squared"]):
+        assert replays.main(option) == 2
+        assert f"{option[0]} is for card games" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("differs", ["m.cards.onnx", "m.cards.reader.onnx", "m.head.npz",
