@@ -19,14 +19,17 @@ layout failed: its tables are read by the shipped model both ways.  Figures: ide
 the card indices (found with their label, Wilson 95 % interval), precision, and the
 exact McNemar test of the two ways on the same indices; the share of indices the
 finder's own boxes cover (IoU 0.5, before the reader names them: a detection needs the
-finder's confidence times the reader's to be 0.25 or more); how many layout indices the
-command labelled and how many of them wrongly (not on a true index of their label).
+finder's confidence times the reader's to be 0.25 or more); the shipped reading's share
+read right by the index's length (its true box's longer side) and by deck; how many layout
+indices the command labelled and how many of them wrongly (not on a true index of their
+label).
 Tables of one deck share its design, so the intervals are narrower than the truth.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import tempfile
@@ -74,6 +77,38 @@ def finder_boxed(found: Detections, truth: Detections) -> int:
     return int((iou_matrix(truth.boxes, cards.boxes).max(axis=1) >= 0.5).sum())
 
 
+LENGTH_EDGES = (0, 12, 16, 20, 26, 34)
+"""Index lengths (pixels, the longer side of the true box) the shipped reading is broken
+down by; the last bucket holds every longer index."""
+
+
+def read_right(truth: Detections, read: Detections) -> list[bool]:
+    """Per true index of ``truth``: whether a detection of its label overlaps it by IoU
+    0.5 or more."""
+    if not len(truth):
+        return []
+    if not len(read):
+        return [False] * len(truth)
+    overlaps = iou_matrix(truth.boxes, read.boxes)
+    return [bool(any(overlaps[i, j] >= 0.5 and read.labels[j] == truth.labels[i]
+                     for j in range(len(read)))) for i in range(len(truth))]
+
+
+def breakdown(rows: Sequence[tuple[int, float, bool]]) -> dict[str, Any]:
+    """Shares read right of (deck, index length, read right) rows, by length and by deck."""
+    def share(picked: Sequence[tuple[int, float, bool]]) -> dict[str, Any]:
+        return {"indices": len(picked),
+                "right": round(sum(r for _, _, r in picked) / len(picked), 3) if picked else None}
+
+    edges = (*LENGTH_EDGES, float("inf"))
+    by_length = {f"{low}-{high:g}" if high != float("inf") else f"{low}+":
+                 share([row for row in rows if low <= row[1] < high])
+                 for low, high in itertools.pairwise(edges)}
+    by_deck = {str(deck): share([row for row in rows if row[0] == deck])
+               for deck in sorted({row[0] for row in rows})}
+    return {"by_length": by_length, "by_deck": by_deck}
+
+
 def run(decks: int, tables: int, seed: int, log: Any = print,
         model: Path | None = None) -> dict[str, Any]:
     base = Detector(model) if model is not None else Detector()
@@ -82,6 +117,7 @@ def run(decks: int, tables: int, seed: int, log: Any = print,
     layouts: list[dict[str, Any]] = []
     adapt_seconds: list[float] = []
     boxed = 0
+    lengths: list[tuple[int, float, bool]] = []
     with tempfile.TemporaryDirectory() as scratch:
         for index in range(decks):
             design = random_design(np.random.default_rng([seed, index]), beside=True)
@@ -110,6 +146,11 @@ def run(decks: int, tables: int, seed: int, log: Any = print,
                 truth = Truth(scene.detections)
                 read = base(scene.image)
                 boxed += finder_boxed(base.find(scene.image), scene.detections)
+                cards = scene.detections.of_kind("card")
+                sides = np.maximum(cards.boxes[:, 2] - cards.boxes[:, 0],
+                                   cards.boxes[:, 3] - cards.boxes[:, 1])
+                lengths.extend((index, float(side), right) for side, right in
+                               zip(sides, read_right(cards, read), strict=True))
                 runs["shipped"].append((truth, read))
                 runs["adapted"].append((truth, read if adapted is None
                                         else adapted(scene.image)))
@@ -122,6 +163,7 @@ def run(decks: int, tables: int, seed: int, log: Any = print,
     for way in WAYS:
         result[way] = way_figures(runs[way], way)
     result["finder_boxed"] = round(boxed / max(1, result["shipped"]["labelled"]), 4)
+    result["shipped"].update(breakdown(lengths))
     result["adapted"]["against_shipped"] = compare(runs["shipped"], runs["adapted"], "decks",
                                                    ("shipped", "adapted")).to_json()
     return result
@@ -148,6 +190,14 @@ def report(result: dict[str, Any]) -> str:
         lines.append(line)
     lines.append(f"  the finder's own boxes (before the reader names them) cover "
                  f"{result['finder_boxed']:.3f} of the indices")
+    shipped = result["shipped"]
+    if "by_length" in shipped:
+        def shares(table: dict[str, Any]) -> str:
+            return ", ".join(f"{key} {row['right']:.2f} ({row['indices']})"
+                             for key, row in table.items() if row["indices"])
+
+        lines.append(f"  shipped, read right by index length (px): {shares(shipped['by_length'])}")
+        lines.append(f"  shipped, read right by deck: {shares(shipped['by_deck'])}")
     lines.extend(f"  {text}" for text in result["failed_layouts"])
     return "\n".join(lines)
 

@@ -37,7 +37,9 @@ What the game can and cannot see, and the choices made for it:
   the table at the turn's start (Sabra: "die Spielsteine auf dem Tisch wieder
   in dieselbe Zusammenstellungen legen ... zur Strafe drei Spielsteine aus dem
   Pool ziehen") and the game waits, ignoring snapshots, until the camera sees
-  the table put back.
+  the table put back, or until a new discard says the next player played on
+  with the table as it lay: the game then takes that table, as the invalid
+  turn left it, and says so (``table_left_standing``).
 * Going out (the ``out`` button) may be pressed during the player's own turn
   (then the turn is checked as his last; Hand-Rommé's waiver of the minimum
   applies only then, as the whole hand goes down in that turn) or right after
@@ -303,6 +305,9 @@ class _State:
     """A table the players must put back (after an invalid turn, or cleared for a new round)."""
     penalised: int | None = None
     """The seat whose invalid turn the table waits to be put back from, if it is that."""
+    left_standing: tuple[tuple[Meld, ...], dict[int, tuple[Meld, ...]]] | None = None
+    """The table as that invalid turn left it (shared melds, each seat's): what the game
+    takes where play goes on without putting it back."""
     going_out: bool = False
     last_turn: tuple[int, int, bool, Item | None] | None = None
     """(seat, turn, valid, discard) of the turn that ended last."""
@@ -442,12 +447,13 @@ class Game:
         if not self._material_ok(t, table, seen_elsewhere, tuple(snapshot.discards)):
             return
         if state.waiting_for is not None:
-            if not same_table(table, state.waiting_for):
+            if same_table(table, state.waiting_for):
+                self._push()
+                state.waiting_for = state.penalised = state.left_standing = None
+                self._put_back_said = None
+            elif not self._play_went_on(t, tuple(snapshot.discards)):
                 self._guide_put_back(t, table)
                 return
-            self._push()
-            state.waiting_for = state.penalised = None
-            self._put_back_said = None
         pile, taken, discarded = self._pile_change(tuple(snapshot.discards))
         if (same_table(table, state.table()) and not taken and not discarded
                 and list(map(_key, pile)) == list(map(_key, state.discards))):
@@ -560,6 +566,28 @@ class Game:
         missing = sorted((wanted - seen).elements())
         return (tuple(extra), tuple(missing), tuple(sorted(map(format_items, table)))), \
             extra, missing
+
+    def _play_went_on(self, t: float, seen: tuple[Item, ...]) -> bool:
+        """While the table waits to be put back after an invalid turn, a new discard says
+        the next player played on with the table as it lay: the game takes that table (the
+        invalid turn's, as it ended) as the current turn's start and says so, rather than
+        wait for a table the players have let stand.  Whether this happened."""
+        state = self.state
+        if state.penalised is None or state.left_standing is None:
+            return False
+        if not self._pile_change(seen)[2]:
+            return False
+        self._push()
+        shared, seat_melds = state.left_standing
+        state.shared, state.seat_melds = shared, dict(seat_melds)
+        state.start_shared, state.start_seat_melds = shared, dict(seat_melds)
+        state.waiting_for = state.penalised = state.left_standing = None
+        self._put_back_said = None
+        self._warn(t, self.seat, "table_left_standing",
+                   "play went on without the table put back: it is taken as it lay after the"
+                   f" invalid turn ({_table_words(state.table())})", ())
+        self._table_event(t, self.seat)
+        return True
 
     def _guide_put_back(self, t: float, table: Sequence[Meld]) -> None:
         """While the table must be put back (after an invalid turn), say what still differs,
@@ -1202,6 +1230,7 @@ class Game:
                 if not same_table(after, before):
                     state.waiting_for = before
                     state.penalised = seat
+                    state.left_standing = (state.shared, dict(state.seat_melds))
                     # the penalty says what to do with the table as it lies now
                     self._put_back_said = self._put_back(after)[0]
                 state.shared, state.seat_melds = state.start_shared, dict(state.start_seat_melds)

@@ -38,6 +38,14 @@ def test_a_deck_is_adapted_on_its_layout_and_read_both_ways_on_the_same_indices(
     assert result["shipped"]["found"] <= result["finder_boxed"] <= 1.0
     assert said == ["deck 1/1 done"]
     assert "0 layout photo(s) not read" in report(result)
+    # the shipped reading broken down by index length and deck counts every index once
+    shipped = result["shipped"]
+    for table in (shipped["by_length"], shipped["by_deck"]):
+        assert sum(row["indices"] for row in table.values()) == shipped["labelled"]
+    read = sum(row["indices"] * row["right"] for row in shipped["by_length"].values()
+               if row["indices"])
+    assert read == pytest.approx(shipped["identity"] * shipped["labelled"], abs=2.0)
+    assert "read right by index length" in report(result)
 
 
 def test_a_layout_the_command_cannot_label_is_counted_and_read_by_the_shipped_model() -> None:

@@ -575,3 +575,25 @@ def test_a_seats_area_during_play_holds_melds_only_where_they_lie_before_players
                               seats={1: (parse_items(seat_items),)}))
     tables = [e["melds"] for e in events if e["type"] == "table"]
     assert tables[-1] == table_after
+
+
+def test_play_going_on_without_the_table_put_back_takes_the_table_as_it_lay() -> None:
+    # Ana's opening of 30 is short of Rommé's 40: her turn is invalid and the table is to
+    # be put back; Ben lays and discards instead, the 30 still lying: play went on
+    game, events = _game("rommee")
+    opening = {"0": ["KS KD KC"]}
+    game.update(snapshot_from_json(1, {"seats": opening, "discards": ["4D"]}))
+    assert [e["valid"] for e in events if e["type"] == "turn_ended"] == [False]
+    game.update(snapshot_from_json(2, {"seats": {**opening, "1": ["5H 6H 7H 8H 9H 10H"]},
+                                       "discards": ["4D"]}))
+    assert events[-1]["code"] == "put_table_back"  # no discard yet: the table still waits
+    game.update(snapshot_from_json(3, {"seats": {**opening, "1": ["5H 6H 7H 8H 9H 10H"]},
+                                       "discards": ["4D", "8C"]}))
+    codes = [e.get("code") for e in events if e["type"] == "warning"]
+    assert codes[-1] == "table_left_standing"
+    ended = [e for e in events if e["type"] == "turn_ended"]
+    assert (ended[-1]["seat"], ended[-1]["valid"]) == (1, True)
+    assert ended[-1]["laid"] == ["5H", "6H", "7H", "8H", "9H", "10H"]
+    assert [e for e in events if e["type"] == "table"][-1]["melds"] == [
+        "KS KD KC", "5H 6H 7H 8H 9H 10H"]
+    assert game.seat == 2 and _discard_events(events)[-1] == "item_discarded 8C"
