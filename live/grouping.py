@@ -275,13 +275,14 @@ OPPOSITE_CORNER_SPAN = (2.5, 5.5)
 (57 x 88 mm, an index a fifth of its height) about 4.1, a poker card's 4.3, a jumbo
 index's nearer 3."""
 OPPOSITE_CORNER_SIDES = 1.0
-"""Each index lengths the line between a card's opposite corners runs, at least, along and
-across the pile's reading direction: a fanned pile's indices lie along it."""
+"""How many index lengths, at least, the line between a card's opposite corners runs both
+along and across the pile's reading direction: a fanned pile's indices lie along it."""
 
 
 def _opposite_corners(a: Placed, b: Placed, direction: Point) -> float | None:
-    """How far (index lengths) ``b`` lies from where the corner diagonally opposite ``a``
-    would lie on one card, or None where it lies nowhere near it."""
+    """How far (in index lengths) the distance from ``a`` to ``b`` is from the usual span
+    of one card's opposite corners, or None where ``b`` cannot be the corner diagonally
+    opposite ``a``."""
     length = max(a.index_length, b.index_length)
     dx, dy = b.position[0] - a.position[0], b.position[1] - a.position[1]
     along, across = _along_across((0.0, 0.0), direction, (dx, dy))
