@@ -269,7 +269,7 @@ def events_right(got: Sequence[dict[str, Any]], want: Sequence[dict[str, Any]]) 
                 min(len(got), len(want)))
 
 
-def events_in_order(got: Sequence[dict[str, Any]], want: Sequence[dict[str, Any]]) -> int:
+def events_in_order(got: Sequence[Any], want: Sequence[Any]) -> int:
     """How many of ``want`` ``got`` holds in their order, other events between them allowed
     (the longest common subsequence): a wrong event costs itself, not all that follow."""
     best = [0] * (len(want) + 1)

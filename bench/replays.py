@@ -205,17 +205,6 @@ def seen_pile_moves(events: Iterable[Mapping[str, Any]]) -> list[PileMove]:
     return moves
 
 
-def in_order(true: Sequence[Any], seen: Sequence[Any]) -> int:
-    """How many of ``true`` ``seen`` holds in their order (the longest common
-    subsequence)."""
-    row = [0] * (len(seen) + 1)
-    for a in true:
-        diagonal = 0
-        for j, b in enumerate(seen, 1):
-            diagonal, row[j] = row[j], (diagonal + 1 if a == b else max(row[j], row[j - 1]))
-    return row[-1]
-
-
 @dataclass(frozen=True)
 class ReplayScore:
     """One replay's run against its truth."""
@@ -280,8 +269,10 @@ def score_replay(truth: Sequence[Mapping[str, Any]], events: Iterable[Mapping[st
     score = score_events(truth, events)
     pile = None
     if any("discards" in line for line in truth):
+        from bench.live_fps import events_in_order
+
         true_moves, seen_moves = true_pile_moves(truth), seen_pile_moves(events)
-        held = in_order(true_moves, seen_moves)
+        held = events_in_order(seen_moves, true_moves)
         pile = (len(true_moves), held, len(seen_moves) - held)
     return ReplayScore(len(truth), score.found, len(committed), right, final_right,
                        len(score.false_states), tuple(wrong), pile)

@@ -281,7 +281,6 @@ class IncrementalDetector:
         if float(moving.mean()) >= s.motion_threshold:
             self._still_since = now
         changed = self._changed(small)
-        self._note_covered(changed)
         if now - self._still_since >= s.settle_s - 1e-9:
             share = float(changed.mean())
             if share >= s.camera_moved_share or (
@@ -549,15 +548,6 @@ class IncrementalDetector:
             item.named = self._name(item)
             self._items.append(item)
 
-    def _note_covered(self, changed: npt.NDArray[np.bool_]) -> None:
-        """Mark the items a hand lies over now (hidden: :attr:`_Item.covered`)."""
-        if not self._items or not changed.any():
-            return
-        boxes = np.array([it.box for it in self._items])
-        for item, share in zip(self._items, self._changed_share(boxes, changed), strict=True):
-            if share >= self.settings.hide_share:
-                item.covered = True
-
     def _read_again(self, image: Image, changed: npt.NDArray[np.bool_], now: float) -> None:
         """One more reading of each item read fewer than ``reads`` times whose crop is
         unchanged and quiet, all in one batch; an item a hand covered is read afresh."""
@@ -623,10 +613,15 @@ class IncrementalDetector:
 
     # --- what the frame gives ----------------------------------------------------------
     def _emit(self, changed: npt.NDArray[np.bool_]) -> Detections:
-        shown = [it for it in self._items if len(it.named) and 2 * sum(it.hits) >= len(it.hits)]
-        boxes = np.array([it.box for it in shown]).reshape(-1, 4)
-        hidden = (self._changed_share(boxes, changed) >= self.settings.hide_share
-                  if len(boxes) else np.zeros(0, bool))
+        boxes = np.array([it.box for it in self._items]).reshape(-1, 4)
+        under = (self._changed_share(boxes, changed) >= self.settings.hide_share
+                 if len(boxes) else np.zeros(0, bool))
+        for item, covered in zip(self._items, under, strict=True):
+            item.covered = item.covered or bool(covered)  # a hand over it now
+        shown_at = [i for i, it in enumerate(self._items)
+                    if len(it.named) and 2 * sum(it.hits) >= len(it.hits)]
+        shown = [self._items[i] for i in shown_at]
+        hidden = under[shown_at] if shown_at else np.zeros(0, bool)
         key = hidden.tobytes()
         if self._emitted is not None and key == self._hidden_key:
             return self._emitted
