@@ -446,15 +446,15 @@ class Game:
         seen_elsewhere = {"unplaced": tuple(snapshot.unplaced)} if snapshot.unplaced else {}
         if not self._material_ok(t, table, seen_elsewhere, tuple(snapshot.discards)):
             return
+        pile, taken, discarded = self._pile_change(tuple(snapshot.discards))
         if state.waiting_for is not None:
             if same_table(table, state.waiting_for):
                 self._push()
                 state.waiting_for = state.penalised = state.left_standing = None
                 self._put_back_said = None
-            elif not self._play_went_on(t, tuple(snapshot.discards)):
+            elif not (discarded and self._play_went_on(t)):
                 self._guide_put_back(t, table)
                 return
-        pile, taken, discarded = self._pile_change(tuple(snapshot.discards))
         if (same_table(table, state.table()) and not taken and not discarded
                 and list(map(_key, pile)) == list(map(_key, state.discards))):
             return
@@ -567,15 +567,14 @@ class Game:
         return (tuple(extra), tuple(missing), tuple(sorted(map(format_items, table)))), \
             extra, missing
 
-    def _play_went_on(self, t: float, seen: tuple[Item, ...]) -> bool:
-        """While the table waits to be put back after an invalid turn, a new discard says
-        the next player played on with the table as it lay: the game takes that table (the
+    def _play_went_on(self, t: float) -> bool:
+        """A new discard while the table waits to be put back after an invalid turn: the
+        next player played on with the table as it lay, so the game takes that table (the
         invalid turn's, as it ended) as the current turn's start and says so, rather than
-        wait for a table the players have let stand.  Whether this happened."""
+        wait for a table the players have let stand.  False where the table waits for
+        another reason (cleared for a new round)."""
         state = self.state
         if state.penalised is None or state.left_standing is None:
-            return False
-        if not self._pile_change(seen)[2]:
             return False
         self._push()
         shared, seat_melds = state.left_standing
