@@ -227,6 +227,13 @@ def _table_with(
     raise IndexError(f"no meld {place[0]!r} on a table of {format_items(_flat(shared))!r}")
 
 
+def _whole_table(shared: tuple[Meld, ...], seats: dict[int, tuple[Meld, ...]]
+                 ) -> tuple[Meld, ...]:
+    """The table (shared, seat melds) make: the shared melds, then each seat's in seat
+    order, the order :func:`_table_with` counts places in."""
+    return shared + tuple(m for s in sorted(seats) for m in seats[s])
+
+
 def _seat_area(shared: tuple[Meld, ...], seats: dict[int, tuple[Meld, ...]], m: int) -> int | None:
     """The seat in whose area table meld ``m`` lies (None: the shared area)."""
     m -= len(shared)
@@ -319,11 +326,10 @@ class _State:
     """Seats whose rack was typed on the panel this round: their area is not read."""
 
     def table(self) -> tuple[Meld, ...]:
-        return self.shared + tuple(m for s in sorted(self.seat_melds) for m in self.seat_melds[s])
+        return _whole_table(self.shared, self.seat_melds)
 
     def turn_start_table(self) -> tuple[Meld, ...]:
-        seats = self.start_seat_melds
-        return self.start_shared + tuple(m for s in sorted(seats) for m in seats[s])
+        return _whole_table(self.start_shared, self.start_seat_melds)
 
 
 class Game:
@@ -440,7 +446,7 @@ class Game:
             for s in range(len(self.players))
         }
         shared = tuple(tuple(m) for m in snapshot.melds)
-        table = shared + tuple(m for s in sorted(seat_melds) for m in seat_melds[s])
+        table = _whole_table(shared, seat_melds)
         # items seen outside every meld count too: a card lying in a tile game, or a
         # third copy of a tile, is a misreading wherever it lies
         seen_elsewhere = {"unplaced": tuple(snapshot.unplaced)} if snapshot.unplaced else {}
@@ -1047,8 +1053,14 @@ class Game:
         place = self._place_now(table, fix)
         if place is None:
             # not on the table as the game knows it (the start-of-turn tables hold nothing
-            # the table does not): a hand laid open, or a reading the game never took
-            return self._correct_hand(fix)
+            # the table does not): laid in an invalid turn whose table still lies, a hand
+            # laid open, or a reading the game never took
+            return self._correct_left_standing(fix) or self._correct_hand(fix)
+        if state.left_standing is not None:
+            shared, seats = state.left_standing
+            there = self._place_before(_whole_table(shared, seats), table, place, fix)
+            if there is not None:
+                state.left_standing = _table_with(shared, seats, there, fix.after)
         # where the item lay when the turn began, and in the table waited for
         start = state.turn_start_table()
         at_start = self._place_before(start, table, place, fix)
@@ -1124,6 +1136,20 @@ class Game:
                 items[i] = fix.after
                 return seat
         return None
+
+    def _correct_left_standing(self, fix: ItemFix) -> _Fixed | None:
+        """Swap the item in the table an invalid turn left, while the game waits for it
+        to be put back: an item laid in that turn (the misread card that made it invalid)
+        is on no other table the game keeps, and the table is taken as it lies where play
+        goes on (:meth:`_play_went_on`).  Credited to the seat whose turn it was."""
+        state = self.state
+        if state.left_standing is None:
+            return None
+        place = self._place_now(_whole_table(*state.left_standing), fix)
+        if place is None:
+            return None
+        state.left_standing = _table_with(*state.left_standing, place, fix.after)
+        return _Fixed(state.penalised, _whole_table(*state.left_standing)[place[0]])
 
     def _correct_hand(self, fix: ItemFix) -> _Fixed | None:
         """Swap the item in a hand laid open at the end of the round: the hand of the seat

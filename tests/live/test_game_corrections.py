@@ -3,7 +3,8 @@
 The game is fed committed snapshots as the watcher would (``snapshot_from_json``)
 and the corrections as ``live.pipeline.apply_correction`` hands them on: the token is
 swapped in the table, its copy from the turn's start, the table the game waits
-for, who laid what and the hands, so the correction is no play.
+for, the table an invalid turn left standing, who laid what and the hands, so the
+correction is no play.
 """
 
 from __future__ import annotations
@@ -226,3 +227,41 @@ def test_confirming_a_reading_changes_nothing() -> None:
     assert len(events) == count
     game.undo(t=5)  # the undo takes back Ben's draw, not a correction that never was
     assert game.seat == 1
+
+
+@pytest.mark.parametrize("turns, fix, taken_table", [
+    # the misread card of Ana's invalid opening was laid in that turn and lies on no other
+    # table the game keeps: her KS KD KC is KS KD KH and worth 40 after all
+    ([({"0": ["KS KD KC"]}, ["4D"])], ("KC", "KH"), ["KS KD KH"]),
+    # Ana opened; Ben's 2S 3S is no meld: a card of Ana's, on the table before Ben's turn,
+    # is corrected on the table waited for and on the one Ben left standing alike
+    ([({"0": ["KS KD KC", "5H 6H 7H"]}, ["4D"]),
+      ({"0": ["KS KD KC", "5H 6H 7H"], "1": ["2S 3S"]}, ["4D", "9C"])],
+     ("KC", "KH"), ["KS KD KH", "5H 6H 7H", "2S 3S"]),
+])
+def test_a_correction_while_the_table_waits_reaches_the_table_play_goes_on_with(
+        turns: list[tuple[dict[str, list[str]], list[str]]], fix: tuple[str, str],
+        taken_table: list[str]) -> None:
+    game, events = _game("rommee")
+    for t, (seats, discards) in enumerate(turns, start=1):
+        game.update(snapshot_from_json(t, {"seats": seats, "discards": discards}))
+    assert [e["valid"] for e in events if e["type"] == "turn_ended"][-1] is False
+    before, after = map(parse_item, fix)
+    assert game.correct_item(before, after, t=5.0, who="Ana")
+    corrected = [e for e in events if e["type"] == "reading_corrected"]
+    assert (corrected[-1]["was"], corrected[-1]["item"], corrected[-1]["seat"]) == (*fix, 0)
+    seats, discards = turns[-1]
+    seen = {seat: [m.replace(fix[0], fix[1]) for m in melds] for seat, melds in seats.items()}
+    game.update(snapshot_from_json(6, {"seats": seen, "discards": [*discards, "8C"]}))
+    assert [e.get("code") for e in events if e["type"] == "warning"][-1] == "table_left_standing"
+    assert [e for e in events if e["type"] == "table"][-1]["melds"] == taken_table
+
+
+def test_a_correction_to_the_table_left_standing_is_undone_with_one_undo() -> None:
+    game, events = _game("rommee")
+    opening = {"0": ["KS KD KC"]}
+    game.update(snapshot_from_json(1, {"seats": opening, "discards": ["4D"]}))
+    assert game.correct_item(parse_item("KC"), parse_item("KH"), t=1.5)
+    game.undo(t=1.6)
+    game.update(snapshot_from_json(3, {"seats": opening, "discards": ["4D", "8C"]}))
+    assert [e for e in events if e["type"] == "table"][-1]["melds"] == ["KS KD KC"]
