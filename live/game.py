@@ -944,13 +944,17 @@ class Game:
         facts of the pile."""
         rules, state = self.variant.table_rules, self.state
         pile, taken, discarded = self._discard_change(state.discards, seen)
+        if taken and not pile and rules.deeper_discard == "never" and (
+                len(taken) > 1 or not same_table(state.table(), state.turn_start_table())):
+            # only the top discard may be taken, and only before the player lays ([rommee]
+            # "aufnimmt (kauft). Danach darf ein Spieler Karten melden"): two or more
+            # cards gone at once, or the pile gone after the player laid this turn, were
+            # covered or turned over: [rommee] the last card laid "verdeckt auf den
+            # Abwurfstoß", [american] "wird der Talon ... umgedreht und mit diesen Karten
+            # weitergespielt"
+            return (), [], []
         if len(taken) > 1 and rules.deeper_discard == "never":
-            # only the top discard may be taken, so two or more cards cannot leave at once
-            if not pile:
-                # a pile gone at once was covered or turned over: [rommee] the last card
-                # laid "verdeckt auf den Abwurfstoß", [american] "wird der Talon ...
-                # umgedreht und mit diesen Karten weitergespielt"
-                return (), [], []
+            # two or more cards cannot leave at once
             top = pile[-1]
             if sum(_key(i) == _key(top) for i in state.discards) < self.variant.copies_of_each:
                 # an older card's twin of the other deck discarded on the pile's top

@@ -263,6 +263,25 @@ def test_discard_pile_keeps_what_a_discard_covers(
     assert _discard_events(events) == want
 
 
+@pytest.mark.parametrize(("steps", "want"), [
+    # Ben takes Ana's discard before he lays: the pile's one card is gone, taken
+    ([({}, ["4D"]), ({}, []), ({"1": ["KS KD KC KH"]}, [])],
+     ["item_discarded 4D", "discard_taken 4D"]),
+    # Ben lays first, then the pile's one card goes from sight: his last card laid face
+    # down on it ([rommee] "verdeckt auf den Abwurfstoß"), since no one takes after laying
+    ([({}, ["4D"]), ({"1": ["KS KD KC KH"]}, ["4D"]), ({"1": ["KS KD KC KH"]}, [])],
+     ["item_discarded 4D"]),
+])
+def test_a_pile_of_one_gone_after_the_player_laid_was_covered_not_taken(
+        steps: list[tuple[dict[str, list[str]], list[str]]], want: list[str]) -> None:
+    game, events = _game("rommee")
+    for t, (seats, discards) in enumerate(steps, start=1):
+        game.update(snapshot_from_json(t, {"seats": seats, "discards": discards}))
+    assert _discard_events(events) == want
+    game.out(1, t=len(steps) + 1)
+    assert game.phase == "counting"
+
+
 def test_undo_restores_the_table() -> None:
     game, events = _game()
     game.update(_snap(1, "R10 R11 R12"))
