@@ -1137,7 +1137,10 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
     be left out; each row of cards may show as two rows of indices (both corners of each
     card), and each card as two indices side by side (a four-index deck).  With
     ``short_rows`` a row short of up to :data:`LAYOUT_MISSING` boxes, or holding as many
-    too many, takes its labels by the columns of the complete rows.  LayoutError saying
+    too many, takes its labels by the columns of the complete rows; a row further off, or
+    one that no complete row gives columns, by the columns of a grid fitted to all the
+    rows of its kind (:func:`_grid_columns`) while no more than half of them stay empty;
+    a row of jokers holding more boxes than jokers keeps the surest.  LayoutError saying
     which row when the boxes do not fit."""
     kind, rows = _order(order, kind)
     mine = detections.of_kind(kind)
@@ -1174,10 +1177,23 @@ def label_layout(detections: Detections, order: str | Sequence[Sequence[str]] = 
         fits = len(row) == len(wanted) or (_is_joker_row(wanted) and 1 <= len(row)
                                            <= len(wanted))
         placed: Sequence[tuple[int, str]] = list(zip(row, wanted, strict=False))
+        if not fits and short_rows and _is_joker_row(wanted) and len(row) > len(wanted):
+            # a joker's face holds more than its index to box (its figure, the word):
+            # the surest boxes are the jokers
+            surest = sorted(row, key=lambda i: -mine.confidences[i])[:len(wanted)]
+            placed = [(i, JOKER) for i in sorted(surest, key=lambda i: centres[i])]
+            fits = True
         if not fits:
             columns = _columns(found, plan, centres, number - 1, period) if short_rows else None
             placed = (_row_by_columns(row, wanted, centres, mine.confidences, columns)
                       if columns is not None else [])
+            if not placed and short_rows:
+                # no complete row says where the columns lie, or this row is off by more
+                # than a few: the columns fitted as a grid to every row of its kind
+                grid = _grid_columns(found, plan, centres, number - 1, period)
+                placed = (_row_by_columns(row, wanted, centres, mine.confidences, grid,
+                                          len(wanted) // 2, lenient=True)
+                          if grid is not None else [])
             if not placed:
                 raise LayoutError(f"row {number} from the top has {len(row)} {kind} box(es), "
                                   f"the order wants {len(wanted)} ({_span(wanted)}); the "
@@ -1210,16 +1226,74 @@ def _columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
     return np.median(np.array([centres[row] for row in complete]), axis=0)
 
 
+GRID_SPREAD = 0.15
+"""A box lies on a fitted grid's column when its centre is within this many column
+pitches of it."""
+GRID_PITCHES = 240
+"""How many column pitches a grid fit tries."""
+
+
+def _grid_columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
+                  centres: npt.NDArray[np.float64], at: int, period: int
+                  ) -> npt.NDArray[np.float64] | None:
+    """The column centres (x) of row ``at`` as a grid of evenly spaced columns fitted to
+    the boxes of every row of its kind (every ``period``-th row wanting as many labels,
+    :func:`_columns`' rows, complete or not): a layout's cards lie in columns, so rows
+    that each miss or add a few boxes still say together where the columns are.  Of the
+    pitches between a tenth under and over the one the rows' spans suggest, the grid
+    whose ``len(plan[at])`` columns hold most centres within :data:`GRID_SPREAD` of a
+    pitch.  None where the plan's row is jokers or holds one label, or where the boxes
+    are fewer than the columns."""
+    count = len(plan[at])
+    if count < 2 or _is_joker_row(plan[at]) or len(set(plan[at])) != count:
+        return None  # each label once a row: a four-index deck's pairs are no even grid
+    rows = [found[r] for r in range(at % period, len(found), period)
+            if len(plan[r]) == count and not _is_joker_row(plan[r])]
+    xs = np.array([centres[i] for row in rows for i in row], np.float64)
+    if len(xs) < count:
+        return None
+    # each row's span is at most the grid's; its pitch, so, at least the widest span's
+    # share over the count of gaps, most rows missing an end column or none
+    spans = sorted(float(np.ptp(centres[list(row)])) for row in rows if len(row) > 1)
+    if not spans or spans[-1] <= 0:
+        return None
+    suggested = float(np.median(spans[len(spans) // 2:])) / (count - 1)
+    best: tuple[int, float, float] | None = None
+    for pitch in np.linspace(0.9 * suggested, 1.1 * suggested, GRID_PITCHES):
+        steps = xs / pitch
+        # the phase that puts most centres near a column: the circular mean of the
+        # fractions, then the columns' window of ``count`` holding most of them
+        angles = 2 * np.pi * (steps % 1.0)
+        phase = float(np.angle(np.exp(1j * angles).mean()) / (2 * np.pi)) % 1.0
+        nearest = np.round(steps - phase)
+        on_grid = np.abs(steps - phase - nearest) <= GRID_SPREAD
+        if not on_grid.any():
+            continue
+        columns = nearest[on_grid].astype(int)
+        low, high = int(columns.min()), int(columns.max())
+        for first in range(low, max(low, high - count + 1) + 1):
+            held = int(((columns >= first) & (columns < first + count)).sum())
+            if best is None or held > best[0]:
+                best = (held, pitch, (first + phase) * pitch)
+    if best is None:
+        return None
+    _, pitch, start = best
+    return start + pitch * np.arange(count)
+
+
 def _row_by_columns(row: Sequence[int], wanted: Sequence[str],
                     centres: npt.NDArray[np.float64], confidences: npt.NDArray[np.float64],
-                    columns: npt.NDArray[np.float64]) -> list[tuple[int, str]]:
+                    columns: npt.NDArray[np.float64], missing: int = LAYOUT_MISSING,
+                    lenient: bool = False) -> list[tuple[int, str]]:
     """Each box of a ``row`` that is short of a few boxes, or holds a few too many, with
     the label of the column it lies in.  Of a row too long, the boxes between columns and
     the less sure of two in one column are left out (a pip or a rim boxed beside the
-    indices).  Empty where the row is more than :data:`LAYOUT_MISSING` boxes short or
-    long, or where a box of a short row lies between columns or two in one."""
+    indices).  Empty where the row is more than ``missing`` boxes short or long, or where
+    a box of a short row lies between columns or two in one.  ``lenient`` (columns fitted
+    to the whole layout): any row's boxes off the columns are left out, and the row
+    keeps its labels while no more than ``missing`` columns are left empty."""
     extra = len(row) - len(wanted)
-    if not 0 < abs(extra) <= LAYOUT_MISSING or len(columns) < 2:
+    if not 0 < abs(extra) <= missing or len(columns) < 2:
         return []
     pitch = float(np.median(np.diff(columns)))
     xs = centres[list(row)]
@@ -1231,11 +1305,11 @@ def _row_by_columns(row: Sequence[int], wanted: Sequence[str],
     for index, x in sorted(zip(row, xs, strict=True), key=lambda ix: -confidences[ix[0]]):
         column = int(np.argmin(np.abs(columns + shift - x)))
         if abs(columns[column] + shift - x) > 0.35 * pitch or column in chosen:
-            if extra < 0:
+            if extra < 0 and not lenient:
                 return []
             continue  # one too many: left out
         chosen[column] = index
-    if extra > 0 and len(chosen) != len(wanted):
+    if len(chosen) < len(wanted) - (missing if lenient else 0 if extra > 0 else -extra):
         return []
     return [(chosen[column], wanted[column]) for column in sorted(chosen)]
 

@@ -254,6 +254,20 @@ def test_the_jokers_row_may_be_short_or_missing() -> None:
     assert label_layout(_grid([13, 13, 13, 13])).labels[-1] == "R13"
 
 
+def test_a_jokers_row_holding_more_boxes_keeps_the_surest() -> None:
+    grid = _grid([13, 13, 13, 13, 3])
+    last_row = np.flatnonzero(grid.boxes[:, 1] == grid.boxes[:, 1].max())
+    middle = last_row[np.argsort(grid.boxes[last_row, 0])][1]
+    confidences = grid.confidences.copy()
+    confidences[middle] = 0.3  # the joker's figure, boxed less surely than its indices
+    grid = Detections(grid.boxes, grid.labels, grid.kinds, confidences)
+    labelled = label_layout(grid, "tiles")
+    assert labelled.labels[-3:] == ("R13", "JK", "JK") and len(labelled) == 54
+    assert not (labelled.boxes == grid.boxes[middle]).all(axis=1).any()
+    with pytest.raises(LayoutError, match="row 5 from the top has 3"):
+        label_layout(grid, "tiles", short_rows=False)
+
+
 @pytest.mark.parametrize(("missing", "kind", "counts"), [
     ({(2, 12)}, "tile", [13, 13, 13, 13, 2]),  # the row's last tile
     ({(0, 0), (0, 5), (0, 6)}, "tile", [13, 13, 13, 13]),  # three, the first among them
@@ -270,21 +284,38 @@ def test_a_row_short_of_a_few_items_takes_the_labels_of_its_columns(
     assert [by_box[tuple(box)] for box in short.boxes.tolist()] == list(short.labels)
 
 
+@pytest.mark.parametrize(("missing", "shift", "counts", "order"), [
+    # four missing: too many for the complete rows' columns, not for the layout's grid
+    ({(2, 1), (2, 2), (2, 3), (2, 4)}, {}, [13, 13, 13, 13, 2], "tiles"),
+    # a box between two columns (a pip or a rim) is left out, with one missing
+    ({(2, 12)}, {(2, 5): 24.0}, [13, 13, 13, 13, 2], "tiles"),
+    # no complete row: every row short, the columns fitted to all of them
+    ({(0, 3), (1, 0), (2, 12), (2, 6), (3, 1), (3, 2)}, {}, [13, 13, 13, 13], "tiles"),
+    # a deck's top indices short and long in every row (pips boxed between columns)
+    ({(0, 0), (0, 1), (2, 5), (4, 7), (4, 8), (6, 12)}, {(4, 3): 20.0}, [13] * 8, "cards"),
+])
+def test_a_row_far_off_takes_its_labels_from_the_layout_s_grid(
+        missing: set[tuple[int, int]], shift: dict[tuple[int, int], float],
+        counts: list[int], order: str) -> None:
+    kind = "tile" if order == "tiles" else "card"
+    full = label_layout(_grid(counts, tilt=0.01, kind=kind), order)
+    by_box = {tuple(box): label for box, label in zip(full.boxes.tolist(), full.labels,
+                                                      strict=True)}
+    grid = _grid(counts, tilt=0.01, kind=kind, missing=missing, shift=shift)
+    labelled = label_layout(grid, order)
+    assert [by_box[tuple(box)] for box in labelled.boxes.tolist()] == list(labelled.labels)
+    assert len(labelled) == len(full) - len(missing) - len(shift)
+
+
 @pytest.mark.parametrize(("grid", "message"), [
-    # four missing: too many to place
-    (_grid([13, 13, 13, 13, 2], missing={(2, 1), (2, 2), (2, 3), (2, 4)}),
-     r"row 3 from the top has 9 tile box\(es\), the order wants 13 \(O1..O13\)"),
-    # a box between two columns
-    (_grid([13, 13, 13, 13, 2], missing={(2, 12)}, shift={(2, 5): 24.0}),
-     r"row 3 from the top has 12 tile box\(es\)"),
-    # no complete row to take the columns from
-    (_grid([13, 12], missing={(0, 3)}), r"row 1 from the top has 12"),
+    # more than half a row missing: too few to place even on the layout's grid
+    (_grid([13, 13, 13, 13, 2], missing={(2, c) for c in range(7)}),
+     r"row 3 from the top has 6 tile box\(es\), the order wants 13 \(O1..O13\)"),
     (_grid([13, 13, 13]), "found 3 row"),
 ])
 def test_a_row_that_does_not_fit_is_named(grid: Detections, message: str) -> None:
     with pytest.raises(LayoutError, match=message):
-        label_layout(grid, "tiles" if len(grid) > 30 else [[f"R{n}" for n in range(1, 14)],
-                                                           [f"K{n}" for n in range(1, 14)]])
+        label_layout(grid, "tiles")
 
 
 def test_a_deck_may_show_both_corner_indices_of_each_card() -> None:
