@@ -1241,9 +1241,9 @@ def _grid_columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
     :func:`_columns`' rows, complete or not): a layout's cards lie in columns, so rows
     that each miss or add a few boxes still say together where the columns are.  Of the
     pitches between a tenth under and over the one the rows' spans suggest, the grid
-    whose ``len(plan[at])`` columns hold most centres within :data:`GRID_SPREAD` of a
-    pitch.  None where the plan's row is jokers or holds one label, or where the boxes
-    are fewer than the columns."""
+    whose ``len(plan[at])`` columns hold most centres within :data:`GRID_SPREAD` pitches
+    of a column.  None where the plan's row is jokers or names a label twice, or where
+    the boxes are fewer than the columns."""
     count = len(plan[at])
     if count < 2 or _is_joker_row(plan[at]) or len(set(plan[at])) != count:
         return None  # each label once a row: a four-index deck's pairs are no even grid
@@ -1252,8 +1252,8 @@ def _grid_columns(found: Sequence[Sequence[int]], plan: Sequence[Sequence[str]],
     xs = np.array([centres[i] for row in rows for i in row], np.float64)
     if len(xs) < count:
         return None
-    # each row's span is at most the grid's; its pitch, so, at least the widest span's
-    # share over the count of gaps, most rows missing an end column or none
+    # a row spans the grid or less (it may miss an end column): the wider half of the
+    # rows' spans over the gaps between the columns suggests the pitch
     spans = sorted(float(np.ptp(centres[list(row)])) for row in rows if len(row) > 1)
     if not spans or spans[-1] <= 0:
         return None

@@ -259,7 +259,7 @@ def test_a_jokers_row_holding_more_boxes_keeps_the_surest() -> None:
     last_row = np.flatnonzero(grid.boxes[:, 1] == grid.boxes[:, 1].max())
     middle = last_row[np.argsort(grid.boxes[last_row, 0])][1]
     confidences = grid.confidences.copy()
-    confidences[middle] = 0.3  # the joker's figure, boxed less surely than its indices
+    confidences[middle] = 0.3  # a third box in the jokers' row, less sure than theirs
     grid = Detections(grid.boxes, grid.labels, grid.kinds, confidences)
     labelled = label_layout(grid, "tiles")
     assert labelled.labels[-3:] == ("R13", "JK", "JK") and len(labelled) == 54
