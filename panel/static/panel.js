@@ -434,6 +434,7 @@ async function renderOptions() {
     if (about.quote) box.append(el("blockquote", { class: "quote", lang: "de", text: `„${about.quote}“` }));
     return box;
   }));
+  $("setup-options").dataset.variant = id;
 }
 let setupShownFor = null, setupTyped = false;
 // What a player has typed into the setup stays until saved: a state (or the variants arriving
@@ -457,7 +458,10 @@ function fillSetup() {
 $("setup-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const options = {};
-  for (const input of document.querySelectorAll("[data-option]")) {
+  // the inputs shown are another game's until its rules texts arrive: that game's options
+  // are not sent, and the chosen game's take their defaults
+  const shown = $("setup-options").dataset.variant === $("setup-variant").value;
+  for (const input of shown ? $("setup-options").querySelectorAll("[data-option]") : []) {
     const spec = ((app.variants.find((v) => v.id === $("setup-variant").value) || {}).options || []).find((o) => o.name === input.dataset.option);
     let value = input.type === "checkbox" ? input.checked : input.value;
     if (spec && typeof spec.default === "number" && value !== "" && !Number.isNaN(Number(value))) value = Number(value);

@@ -336,3 +336,30 @@ def test_a_new_match_leads_to_its_setup_with_the_dealer_by_name(
         row.locator(".mode-toggle").click()
         expect(page.locator("#keypad")).to_be_visible()
         assert not page.errors
+
+
+def test_a_game_chosen_before_its_rules_texts_arrive_takes_its_own_options(
+    browser: Any, tmp_path: Path
+) -> None:
+    # on a slow phone the options shown are the game chosen before (Sabra's) until the
+    # chosen game's rules texts arrive; saving then must not send them as Rommé's
+    with running_panel(tmp_path / "matches.db", "--new", "Rommé night") as base:
+        page = _page(browser, PHONE)
+        page.goto(base + "/")
+        _view(page, "setup")
+        expect(page.locator('#setup-options [data-option="joker_penalty"]')).to_have_count(1)
+        held: list[Any] = []
+        page.route("**/api/variants/rommee/rules*", lambda route: held.append(route))
+        page.select_option("#setup-variant", "rommee")
+        page.fill("#setup-players", "Ana\nBen\nCem")
+        page.locator("#setup-form button[type=submit]").click()
+        expect(page.locator("#toast")).to_have_text(re.compile("saved", re.I))
+        assert held, "the rules texts were not held back: the race was not set up"
+        setup = _get(base, "/api/matches/1/state")["setup"]
+        assert setup["variant"] == "rommee"
+        assert "joker_penalty" not in setup["options"]
+        assert setup["options"].get("initial_meld", 40) == 40  # Rommé's, not Sabra's 30
+        for route in held:
+            route.continue_()
+        expect(page.locator('#setup-options [data-option="joker_penalty"]')).to_have_count(0)
+        assert not page.errors
