@@ -28,7 +28,9 @@ What the game can and cannot see, and the choices made for it:
   Where only the top discard may be taken, a pile of two or more gone at once
   was covered or turned over, not taken, and an older card showing on top with
   two or more above it is its twin of the other deck, discarded (where the decks
-  hold another).  Where the round starts with the
+  hold another).  A top card reading as before but lying elsewhere
+  (``TableSnapshot.discard_laid_anew``) is its twin laid on it, or, where the pile
+  holds both copies, the top one taken.  Where the round starts with the
   stock's top card turned up (500 Rum, American Rummy), the first card on the
   pile is that upcard, no one's discard.  A turn in which the
   table did not change and nothing was taken from the discards is a draw and
@@ -452,7 +454,8 @@ class Game:
         seen_elsewhere = {"unplaced": tuple(snapshot.unplaced)} if snapshot.unplaced else {}
         if not self._material_ok(t, table, seen_elsewhere, tuple(snapshot.discards)):
             return
-        pile, taken, discarded = self._pile_change(tuple(snapshot.discards))
+        pile, taken, discarded = self._pile_change(tuple(snapshot.discards),
+                                                   snapshot.discard_laid_anew)
         if state.waiting_for is not None:
             if same_table(table, state.waiting_for):
                 self._push()
@@ -938,12 +941,21 @@ class Game:
             if p.code in MATERIAL_PROBLEMS
         ]
 
-    def _pile_change(self, seen: tuple[Item, ...]
+    def _pile_change(self, seen: tuple[Item, ...], laid_anew: bool = False
                      ) -> tuple[tuple[Item, ...], list[Item], list[Item]]:
         """:meth:`_discard_change` of the game's pile and ``seen``, under the variant's
-        facts of the pile."""
+        facts of the pile; ``laid_anew``: the camera saw the top card lie elsewhere,
+        reading as before (:attr:`TableSnapshot.discard_laid_anew`)."""
         rules, state = self.variant.table_rules, self.state
         pile, taken, discarded = self._discard_change(state.discards, seen)
+        if laid_anew and not taken and not discarded and pile and seen and (
+                _key(seen[-1]) == _key(pile[-1])):
+            top = pile[-1]
+            if sum(_key(i) == _key(top) for i in pile) < self.variant.copies_of_each:
+                # a discard laid squarely on its twin of the other deck
+                pile, discarded = (*pile, seen[-1]), [seen[-1]]
+            else:  # both copies on the pile: the top one taken, its twin under it showing
+                pile, taken = pile[:-1], [top]
         if taken and not pile and rules.deeper_discard == "never" and (
                 len(taken) > 1 or not same_table(state.table(), state.turn_start_table())):
             # only the top discard may be taken, and only before the player lays ([rommee]

@@ -117,6 +117,11 @@ HELD_SEEN_IOU = 0.3
 CUT_STILL_S = 0.2
 """How long nothing may move after a frame that showed much less for it to be the camera
 (a hand that came in between two frames moves on within a frame or two)."""
+PILE_TOP_MOVED_IOU = 0.5
+"""A top discard reading as before whose box overlaps its committed box by less than this
+is another card (a hand lays a discard up to a tenth of a card's width and a few degrees
+off the one under it; an index found again where it lay overlaps itself by 0.8 or
+more)."""
 PLACE_MEMORY_S = 300.0
 """How long an item's place is remembered after it was last committed."""
 
@@ -231,6 +236,8 @@ class _Committed:
     """Track ids of each meld in table order: shared melds, then each seat's rows."""
     frame: Image | None = None
     """The frame the table was committed at."""
+    top_discard: tuple[str, npt.NDArray[np.float64]] | None = None
+    """The top discard's label and box (frame pixels) as committed."""
 
 
 def _pooled(readings: Sequence[Mapping[str, float]]) -> dict[str, float]:
@@ -358,17 +365,36 @@ class TableWatcher:
                 < self.settings.reread_still_s - 1e-9):
             return None  # the same tracks as read a moment ago: the same table
         self._last_read_key, self._last_read_t = key, t
-        snapshot, problems, rows = self._read(t, tracks)
+        snapshot, problems, rows, discard_keys = self._read(t, tracks)
         if self._spots_pending(tracks):
             return None  # a gap to look at first: the meld is judged after
-        if self.last is not None and _content(snapshot) == _content(self.last):
+        by_key = {tr.track_id: tr for tr in tracks}
+        top = (str(snapshot.discards[-1]), by_key[discard_keys[-1]].box.copy()
+               ) if discard_keys else None
+        if self._laid_anew(snapshot, top):
+            snapshot = replace(snapshot, discard_laid_anew=True)
+        elif self.last is not None and _content(snapshot) == _content(self.last):
             return None
         self.last, self.problems = snapshot, problems
         self._given_up.clear()  # a new table: its gaps are worth a look again
-        self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows, frame)
+        self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows, frame, top)
         if frame is not None:
             self._remember_places(t, frame, tracks)
         return snapshot
+
+    def _laid_anew(self, snapshot: TableSnapshot,
+                   top: tuple[str, npt.NDArray[np.float64]] | None) -> bool:
+        """Whether the top discard reads as at the last commit, on a pile of as many
+        cards, but its box overlaps the committed one by less than
+        :data:`PILE_TOP_MOVED_IOU`: a card laid squarely on its twin, or the top card taken
+        from its twin (the game tells which)."""
+        committed, last = self._committed, self.last
+        if top is None or committed is None or committed.top_discard is None or last is None:
+            return False
+        label, box = committed.top_discard
+        if top[0] != label or len(snapshot.discards) != len(last.discards):
+            return False
+        return float(iou_matrix(box[None], top[1][None])[0, 0]) < PILE_TOP_MOVED_IOU
 
     # --- item permanence (see tabletop.live.permanence) ----------------------------------
     def take_camera_events(self) -> list[str]:
@@ -580,9 +606,9 @@ class TableWatcher:
             lost_since=None if live is not None else self.tracker.t,
         )
         t = max(last.t, self.tracker.t)
-        snapshot, problems, rows_now = self._read(t, committed.tracks)
+        snapshot, problems, rows_now, _ = self._read(t, committed.tracks)
         self.last, self.problems = snapshot, problems
-        self._committed = _Committed(committed.tracks, rows_now, committed.frame)
+        self._committed = replace(committed, rows=rows_now)
         changes = _rereads(last, rows, snapshot, first=key)
         x1, y1, x2, y2 = (float(v) for v in track.box)
         return Corrected(snapshot, current, parse_item(label), changes, committed.frame,
@@ -658,7 +684,7 @@ class TableWatcher:
 
     def read(self, t: float) -> tuple[TableSnapshot, tuple[str, ...]]:
         """The table as the confirmed tracks read now (corrections applied)."""
-        snapshot, problems, _ = self._read(t, self.tracker.confirmed())
+        snapshot, problems, _, _ = self._read(t, self.tracker.confirmed())
         return snapshot, problems
 
     @staticmethod
@@ -693,8 +719,10 @@ class TableWatcher:
                                      directions=directions)
 
     def _read(self, t: float, confirmed: Sequence[Track]
-              ) -> tuple[TableSnapshot, tuple[str, ...], tuple[tuple[int, ...], ...]]:
-        """(snapshot, problems, the track ids of each meld in table order)."""
+              ) -> tuple[TableSnapshot, tuple[str, ...], tuple[tuple[int, ...], ...],
+                         tuple[int, ...]]:
+        """(snapshot, problems, the track ids of each meld in table order, the track ids
+        of the discards, oldest first)."""
         assert self.zones is not None
         tracks = {tr.track_id: tr for tr in confirmed}
         placed = self._placed(list(tracks.values()))
@@ -769,6 +797,7 @@ class TableWatcher:
         seats: dict[int, list[tuple[Item, ...]]] = {}
         seat_keys: dict[int, list[tuple[int, ...]]] = {}
         discards: list[Item] = []
+        discard_keys: list[int] = []
         unplaced: list[int] = list(outside)
         for name, zone in sorted(zone_of.items()):
             if zone.kind == "meld":
@@ -789,6 +818,7 @@ class TableWatcher:
                 positions = {p.key: p.position for p in by_zone[name]}
                 keys.sort(key=lambda k: positions[k][0] * d[0] + positions[k][1] * d[1])
                 discards.extend(item(k) for k in keys)
+                discard_keys.extend(keys)
             else:  # face-up items on the stock are out of place
                 unplaced.extend(k for row in rows[name] for k in row)
                 unplaced.extend(singles[name])
@@ -823,7 +853,7 @@ class TableWatcher:
                                            for seat, rows_ in sorted(seat_keys.items())})
         table_rows = (*meld_rows_found, *(row for seat in sorted(seat_keys)
                                           for row in seat_keys[seat]))
-        return snapshot, tuple(problems), tuple(table_rows)
+        return snapshot, tuple(problems), tuple(table_rows), tuple(discard_keys)
 
 
 def table_melds(snapshot: TableSnapshot) -> tuple[tuple[Item, ...], ...]:

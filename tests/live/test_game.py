@@ -263,6 +263,33 @@ def test_discard_pile_keeps_what_a_discard_covers(
     assert _discard_events(events) == want
 
 
+@pytest.mark.parametrize(
+    ("variant", "views", "want", "turns_ended"),
+    [
+        # a top card reading as before but lying elsewhere: its twin laid squarely on it
+        # ends Ben's turn as any discard does
+        ("rommee", ["4D", "4D*"], ["item_discarded 4D", "item_discarded 4D"], 2),
+        # with both copies on the pile, the top one taken shows its twin moved
+        ("rommee", ["4D", "4D*", "4D*"],
+         ["item_discarded 4D", "item_discarded 4D", "discard_taken 4D"], 2),
+        # the flag means nothing where the reading changed anyway
+        ("rommee", ["4D", "8C*"], ["item_discarded 4D", "item_discarded 8C"], 2),
+        # where the decks hold one copy of each card, no twin can be laid on it
+        ("american-rummy", ["4D", "8C", "8C*"], ["item_discarded 8C", "discard_taken 8C"],
+         1),
+    ],
+)
+def test_a_top_discard_laid_anew_is_its_twin_or_the_top_taken(
+        variant: str, views: list[str], want: list[str], turns_ended: int) -> None:
+    game, events = _game(variant)
+    for t, view in enumerate(views, start=1):
+        top = view.rstrip("*")
+        game.update(dataclasses.replace(_snap(t, discards=top.split()),
+                                        discard_laid_anew=view.endswith("*")))
+    assert _discard_events(events) == want
+    assert len([e for e in events if e["type"] == "turn_ended"]) == turns_ended
+
+
 @pytest.mark.parametrize(("steps", "want"), [
     # Ben takes Ana's discard before he lays: the pile's one card is gone, taken
     ([({}, ["4D"]), ({}, []), ({"1": ["KS KD KC KH"]}, [])],

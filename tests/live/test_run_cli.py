@@ -343,3 +343,36 @@ def test_a_squared_pile_of_real_cards_on_camera_reads_as_played(tmp_path: Path) 
         ("discard", ("7C",)), ("discard", ("KD",)), ("taken", ("KD",)), ("discard", ("2H",))]
     assert [e["melds"] for e in seen if e["type"] == "table"][-1] == [
         "10C JC QC KC", "QS QD QC", "4S 5S 6S", "JD QD KD"]
+
+
+@pytest.mark.skipif(REALDATA is None, reason="the real photos are missing")
+def test_a_discard_laid_squarely_on_its_twin_on_camera_ends_the_turn(tmp_path: Path) -> None:
+    """Rommé is played with two decks: Ben discards the other deck's 7C on Ana's 7C, a
+    little off it as a hand lays it.  The pile reads as before, yet ``tabletop run`` tells
+    the discard and ends Ben's turn, so that Ana's next meld is hers."""
+    from bench.replays import seen_pile_moves, true_pile_moves
+    from tabletop.studio.card_replay import card_settings, load_card_bank
+    from tabletop.studio.replay import ReplaySettings, ReplayStep, compose
+
+    steps = [
+        ReplayStep((("10C", "JC", "QC", "KC"),), seat=0, discards=("7C",)),
+        ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC")), seat=1,
+                   discards=("7C", "7C")),
+        ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC"), ("4S", "5S", "6S")),
+                   seat=0, discards=("7C", "7C", "2H")),
+    ]
+    settings = card_settings(seed=4, base=ReplaySettings(squared_pile=True))
+    replay = compose(steps, players=("Ana", "Ben"), variant="rommee", settings=settings,
+                     bank=load_card_bank(REALDATA, use_images=["deal2"]), realdata=REALDATA)
+    files = replay.write(tmp_path / "game")
+    events = tmp_path / "events.jsonl"
+    done = subprocess.run([*TABLETOP_RUN, "--source", str(files.video), "--variant", "rommee",
+                           "--players", "Ana,Ben", "--zones", str(files.zones), "--no-markers",
+                           "--headless", "--events-jsonl", str(events)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=scaled(300))
+    assert done.returncode == 0, done.stderr
+    seen = [json.loads(line) for line in events.read_text().splitlines()]
+    assert seen_pile_moves(seen) == true_pile_moves(replay.truth()) == [
+        ("discard", ("7C",)), ("discard", ("7C",)), ("discard", ("2H",))]
+    assert [(e["seat"], e["meld"]) for e in seen if e["type"] == "meld_laid"] == [
+        (0, "10C JC QC KC"), (1, "QS QD QC"), (0, "4S 5S 6S")]

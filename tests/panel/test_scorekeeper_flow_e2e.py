@@ -351,10 +351,16 @@ def test_a_game_chosen_before_its_rules_texts_arrive_takes_its_own_options(
         held: list[Any] = []
         page.route("**/api/variants/rommee/rules*", lambda route: held.append(route))
         page.select_option("#setup-variant", "rommee")
+        # the route's handler runs as the page's messages are taken in: wait for it, so
+        # that the form is sent while the rules texts are held back
+        for _ in range(200):
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held, "the rules texts were not held back: the race was not set up"
         page.fill("#setup-players", "Ana\nBen\nCem")
         page.locator("#setup-form button[type=submit]").click()
         expect(page.locator("#toast")).to_have_text(re.compile("saved", re.I))
-        assert held, "the rules texts were not held back: the race was not set up"
         setup = _get(base, "/api/matches/1/state")["setup"]
         assert setup["variant"] == "rommee"
         assert "joker_penalty" not in setup["options"]
