@@ -68,9 +68,10 @@ class TableSnapshot:
     seat_boxes: Mapping[int, tuple[Box, ...]] = field(default_factory=dict)
     """The same for each seat's rows in ``seats``."""
     discard_laid_anew: bool = False
-    """The top discard reads as at the last commit, on a pile of as many cards, but lies
-    elsewhere: a card laid squarely on its twin of the other deck (or the top card taken
-    from its twin, where the pile holds both), which its reading alone cannot tell."""
+    """The top discard reads as at the last commit, on a pile of as many cards, but was
+    found since and lies elsewhere: a card laid on its twin of the other deck (or the top
+    card taken from its twin, where the pile holds both), which its reading alone cannot
+    tell."""
 
     def meld_strings(self) -> list[str]:
         return [format_items(meld) for meld in self.melds]

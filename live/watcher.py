@@ -118,10 +118,10 @@ CUT_STILL_S = 0.2
 """How long nothing may move after a frame that showed much less for it to be the camera
 (a hand that came in between two frames moves on within a frame or two)."""
 PILE_TOP_MOVED_IOU = 0.5
-"""A top discard reading as before whose box overlaps its committed box by less than this
-is another card (a hand lays a discard up to a tenth of a card's width and a few degrees
-off the one under it; an index found again where it lay overlaps itself by 0.8 or
-more)."""
+"""A top discard reading as before, found since the last commit, whose box overlaps its
+committed box by less than this is another card (a hand lays a discard up to a tenth of
+a card's width and a few degrees off the one under it; an index found again where it
+lay overlaps itself by 0.8 or more)."""
 PLACE_MEMORY_S = 300.0
 """How long an item's place is remembered after it was last committed."""
 
@@ -238,6 +238,8 @@ class _Committed:
     """The frame the table was committed at."""
     top_discard: tuple[str, npt.NDArray[np.float64]] | None = None
     """The top discard's label and box (frame pixels) as committed."""
+    t: float = 0.0
+    """When the table was committed."""
 
 
 def _pooled(readings: Sequence[Mapping[str, float]]) -> dict[str, float]:
@@ -369,32 +371,36 @@ class TableWatcher:
         if self._spots_pending(tracks):
             return None  # a gap to look at first: the meld is judged after
         by_key = {tr.track_id: tr for tr in tracks}
-        top = (str(snapshot.discards[-1]), by_key[discard_keys[-1]].box.copy()
-               ) if discard_keys else None
-        if self._laid_anew(snapshot, top):
+        top_track = by_key[discard_keys[-1]] if discard_keys else None
+        top = (None if top_track is None
+               else (str(snapshot.discards[-1]), top_track.box.copy()))
+        if top_track is not None and self._laid_anew(snapshot, top_track.box,
+                                                     top_track.first_t):
             snapshot = replace(snapshot, discard_laid_anew=True)
         elif self.last is not None and _content(snapshot) == _content(self.last):
             return None
         self.last, self.problems = snapshot, problems
         self._given_up.clear()  # a new table: its gaps are worth a look again
-        self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows, frame, top)
+        self._committed = _Committed(tuple(_copy(tr) for tr in tracks), rows, frame, top, t)
         if frame is not None:
             self._remember_places(t, frame, tracks)
         return snapshot
 
-    def _laid_anew(self, snapshot: TableSnapshot,
-                   top: tuple[str, npt.NDArray[np.float64]] | None) -> bool:
+    def _laid_anew(self, snapshot: TableSnapshot, top_box: npt.NDArray[np.float64],
+                   top_found_t: float) -> bool:
         """Whether the top discard reads as at the last commit, on a pile of as many
-        cards, but its box overlaps the committed one by less than
-        :data:`PILE_TOP_MOVED_IOU`: a card laid squarely on its twin, or the top card taken
-        from its twin (the game tells which)."""
+        cards, but was found since (a track the commit did not know: a card's index
+        relabelled when the card over it left is the old one) and its box overlaps the
+        committed one by less than :data:`PILE_TOP_MOVED_IOU`: a card laid squarely on
+        its twin, or the top card taken from its twin (the game tells which)."""
         committed, last = self._committed, self.last
-        if top is None or committed is None or committed.top_discard is None or last is None:
+        if committed is None or committed.top_discard is None or last is None:
             return False
         label, box = committed.top_discard
-        if top[0] != label or len(snapshot.discards) != len(last.discards):
+        if (str(snapshot.discards[-1]) != label or len(snapshot.discards) != len(last.discards)
+                or top_found_t <= committed.t):
             return False
-        return float(iou_matrix(box[None], top[1][None])[0, 0]) < PILE_TOP_MOVED_IOU
+        return float(iou_matrix(box[None], top_box[None])[0, 0]) < PILE_TOP_MOVED_IOU
 
     # --- item permanence (see tabletop.live.permanence) ----------------------------------
     def take_camera_events(self) -> list[str]:

@@ -729,8 +729,10 @@ class AdaptResult:
                                               ("a reader head", self.head)) if done]
             heads = "".join(f"\n{describe_head(role, row)}"
                             for role, row in (self.head or {}).items())
+            inks = ("" if self.set_inks is None
+                    else f"\nthe set's inks: {_judged_colours(SetInks.from_json(self.set_inks))}")
             return (f"learnt {' and '.join(learnt)} from {len(self.photos)} photo(s) "
-                    f"({items or 'no items'}) in {self.seconds:.1f} s{heads}\n"
+                    f"({items or 'no items'}) in {self.seconds:.1f} s{heads}{inks}\n"
                     f"model: {self.out / (MODEL_NAME + '.onnx')}")
         return (f"adapted {readers} on {len(self.photos)} photo(s) ({items or 'no items'}; "
                 f"{sum(self.crops.values())} crops, {self.epochs} epochs) in "
@@ -813,7 +815,7 @@ def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
                                        log=say)
             shares[role] = round(share, 3)
             crop_counts[role] = len(images)
-        inks = fit_set_inks(photos)
+        inks = fit_set_inks(photos, base["reader"])
         if inks is not None:
             _write_set_inks(inks, staging)
         moved = any(not fit.is_identity for fit in fits.values())
@@ -848,21 +850,47 @@ def adapt(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
     return result
 
 
-def fit_set_inks(photos: Sequence[LabelledPhoto]) -> SetInks | None:
+def fit_set_inks(photos: Sequence[LabelledPhoto], reader_file: Path | None = None
+                 ) -> SetInks | None:
     """The set's inks from the labelled tiles of ``photos`` (their labelled boxes), or None
-    where they show tiles of fewer than two colours."""
-    features, colours = [], []
+    where they show tiles of fewer than two colours.  With ``reader_file`` (the base
+    model's reader) also which colours it misreads on these tiles
+    (:attr:`tabletop.vision.palette.SetInks.misread`)."""
+    from tabletop.vision.palette import colour_marginals
+    from tabletop.vision.reader import Reader
+
+    reader = None if reader_file is None or not reader_file.is_file() else Reader(reader_file)
+    features, colours, read_as = [], [], []
     for photo in photos:
         image, truth = photo.read()
         tiles = truth.of_kind("tile")
         measured_features, measured = ink_features(image, tiles.boxes)
-        for label, row, ok in zip(tiles.labels, measured_features, measured, strict=True):
+        named = [""] * len(tiles)
+        if reader is not None and len(tiles):
+            marginals = colour_marginals(reader.probabilities(image, tiles.boxes,
+                                                              ["tile"] * len(tiles)))
+            named = [TILE_COLOURS[c] for c in marginals.argmax(axis=1)]
+        for label, row, ok, name in zip(tiles.labels, measured_features, measured, named,
+                                        strict=True):
             if ok and label != JOKER:
                 features.append(row)
                 colours.append(label[0])
+                read_as.append(name)
     if len(set(colours)) < 2:
         return None
-    return SetInks.fit(np.array(features), colours)
+    return SetInks.fit(np.array(features), colours, None if reader is None else read_as)
+
+
+def _judged_colours(inks: SetInks) -> str:
+    """Which colours the set's inks judge, and why, in a few words."""
+    if inks.misread is None:
+        return "they judge every colour"
+    judged = [f"{colour} (the reader named {share:.0%} of its tiles another colour)"
+              for colour, share, used in zip(TILE_COLOURS, inks.misread, inks.judged,
+                                             strict=True) if used]
+    if not judged:
+        return "they judge no colour: the reader reads each of the set's inks itself"
+    return "they judge " + ", ".join(judged)
 
 
 def _write_set_inks(inks: SetInks, folder: Path) -> None:
@@ -967,8 +995,8 @@ def adapt_light(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
     """Adapt without PyTorch, in seconds: the base model's files unchanged beside
 
     * the set's own inks (:class:`tabletop.vision.palette.SetInks`), measured on the
-      labelled tiles of the photos, against which the detector then judges every
-      tile's colour;
+      labelled tiles of the photos, against which the detector then judges the tiles
+      of the colours the base reader misread on them;
     * a light head (:func:`fit_light_head`, :mod:`tabletop.vision.reader_head`): the
       readers' last layer corrected in NumPy on the features of many re-cut crops of the
       labelled items, which the detector adds to the readers' logits.
@@ -986,7 +1014,7 @@ def adapt_light(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
     _check_out(out)
     base = _base_files(base_model)
     photos = read_labelled(annotation_files)
-    inks = fit_set_inks(photos)
+    inks = fit_set_inks(photos, base["reader"])
     heads, head_info = fit_light_head(photos, base, seed, say, head_min_labels)
     if inks is None and not heads:
         raise AdaptError("the photos show tiles of fewer than two colours and fewer than "
@@ -1002,7 +1030,8 @@ def adapt_light(annotation_files: Iterable[str | Path], out_dir: str | Path, *,
                       for label, kind in zip(truth.labels, truth.kinds, strict=True))
     if inks is not None:
         say("inks: " + ", ".join(f"{colour} from {row['tiles']} tiles"
-                                 for colour, row in inks.to_json().items() if row))
+                                 for colour, row in inks.to_json().items() if row)
+            + "; " + _judged_colours(inks))
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=_existing_parent(out)))
     try:
         finder = staging / f"{MODEL_NAME}.onnx"

@@ -60,10 +60,11 @@ PALETTE_CHOICES = ("auto", "on", "off")
 def add_palette_option(parser: argparse.ArgumentParser) -> None:
     """--palette, for every command that runs the model."""
     parser.add_argument("--palette", dest="palette", default=None, choices=PALETTE_CHOICES,
-                        help="judge each tile's colour against the set's own inks where the "
-                             "model has them, from 'tabletop adapt' (auto, the default), "
-                             "against the inks of the other tiles in the picture too (on), or "
-                             "as the reader reads each tile alone (off)")
+                        help="judge the tiles of the colours the reader misread on the "
+                             "set's layout photo against the set's own inks, where 'tabletop "
+                             "adapt' wrote them (auto, the default), every tile against the "
+                             "inks of the other tiles in the picture too (on), or leave each "
+                             "tile's colour to the reader (off)")
 
 
 def add_adapted_option(parser: argparse.ArgumentParser) -> None:

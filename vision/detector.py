@@ -227,8 +227,10 @@ def _nms(boxes: npt.NDArray[Any], classes: npt.NDArray[Any], scores: npt.NDArray
 
 PALETTE_WAYS = ("auto", "on", "off")
 """How tile colours are judged beyond the reader: ``auto`` against the set's own inks
-where the model has them (a folder ``tabletop adapt`` made), ``on`` against the inks of
-the other tiles in the frame as well, ``off`` as the reader reads each tile alone."""
+where the model has them (a folder ``tabletop adapt`` made), for the colours the reader
+misread on the set's photos (:attr:`tabletop.vision.palette.SetInks.judged`), ``on``
+against the inks of the other tiles in the frame as well, ``off`` as the reader reads
+each tile alone."""
 
 
 def check_palette(way: str) -> str:

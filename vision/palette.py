@@ -31,10 +31,11 @@ Tables with fewer than :data:`MIN_TILES` inked tiles, or one ink, are left as
 the reader read them; so are card indices and jokers.
 
 The players' own set's inks (:class:`SetInks`, learnt by ``tabletop adapt`` from
-one layout photo) judge each tile's colour on a table of any size.  The detector
-uses them by default where a model folder has them, and the table's inks only
-with ``--palette on``: on rendered sets the shipped reader already reads the
-palette families' inks, and the table's stage changed few tiles, more of them
+one layout photo) judge, on a table of any size, the tiles of the colours the reader
+misread on that photo (:data:`SET_MISREAD_SHARE`).  The detector uses them by default
+where a model folder has them, and the table's inks only with ``--palette on``: on
+rendered sets the shipped reader already reads the palette families' inks, and both
+the table's inks and the set's inks for every colour changed few tiles, more of them
 for the worse than for the better (models/README.md, "Colours").
 """
 
@@ -316,6 +317,13 @@ wrongly (glare, a mark, a neighbour): the set's inks say nothing of it."""
 SET_DECISIVE = 0.9
 """The least probability the set's inks give a tile's colour for it to count: an ink
 measured between two of the set's inks says nothing."""
+SET_MISREAD_SHARE = 0.75
+"""The least share of a colour's tiles in the set's photos that the reader names another
+colour for the set's inks to judge that colour.  Where the reader reads a colour's ink
+itself, the inks measured on a table (rack shadows, a steep view, the light) mislead it
+more often than they mend it, and where it misreads about half of them the light head
+fitted on the same photos mends that; where it misreads nearly all, the head mends only
+some and the inks the rest."""
 SET_INKS_FILE = "palette.json"
 """The file beside an adapted model's finder (``NAME.palette.json``) holding its set's
 inks (:class:`SetInks`)."""
@@ -325,15 +333,28 @@ inks (:class:`SetInks`)."""
 class SetInks:
     """The players' own set's four inks, from photos of it with labelled tiles (a layout
     photo): per colour (TILE_COLOURS order) the mean and spread of its tiles' ink
-    features.  Colours the photos did not show are NaN and never chosen."""
+    features.  Colours the photos did not show are NaN and never chosen.  ``misread``:
+    per colour the share of its tiles in the photos that the reader named another
+    colour; the inks judge only tiles they place in a colour misread that often
+    (:data:`SET_MISREAD_SHARE`), every tile where it is None."""
 
     means: npt.NDArray[np.float64]
     spreads: npt.NDArray[np.float64]
     tiles: tuple[int, ...]
+    misread: tuple[float, ...] | None = None
+
+    @property
+    def judged(self) -> npt.NDArray[np.bool_]:
+        """(4,) the colours whose tiles the inks judge."""
+        if self.misread is None:
+            return np.ones(len(TILE_COLOURS), bool)
+        return np.asarray(self.misread) >= SET_MISREAD_SHARE
 
     @classmethod
-    def fit(cls, features: npt.NDArray[np.float64], colours: Sequence[str]) -> SetInks:
-        """From the ink features of labelled tiles and their colours (K, B, O, R)."""
+    def fit(cls, features: npt.NDArray[np.float64], colours: Sequence[str],
+            read_as: Sequence[str] | None = None) -> SetInks:
+        """From the ink features of labelled tiles and their colours (K, B, O, R);
+        ``read_as``: the colour the reader named each tile, for :attr:`misread`."""
         colours = list(colours)
         means = np.full((len(TILE_COLOURS), 3), np.nan)
         spreads = np.tile(SET_SPREAD_FLOOR, (len(TILE_COLOURS), 1)).astype(np.float64)
@@ -347,7 +368,15 @@ class SetInks:
                     spreads[c] = np.maximum(SET_SPREAD_FLOOR, rows.std(axis=0))
         if sum(n > 0 for n in counts) < 2:
             raise ValueError("a set's inks need labelled tiles of two colours or more")
-        return cls(means, spreads, tuple(counts))
+        misread = None
+        if read_as is not None:
+            if len(read_as) != len(colours):
+                raise ValueError(f"{len(read_as)} colours read for {len(colours)} tiles")
+            misread = tuple(
+                round(sum(r != k for r, k in zip(read_as, colours, strict=True) if k == colour)
+                      / max(1, count), 3)
+                for colour, count in zip(TILE_COLOURS, counts, strict=True))
+        return cls(means, spreads, tuple(counts), misread)
 
     def probabilities(self, features: npt.NDArray[np.float64]
                       ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.bool_]]:
@@ -368,7 +397,8 @@ class SetInks:
     def to_json(self) -> dict[str, Any]:
         return {colour: None if np.isnan(self.means[c, 0]) else {
             "tiles": self.tiles[c], "mean": [round(float(v), 2) for v in self.means[c]],
-            "spread": [round(float(v), 2) for v in self.spreads[c]]}
+            "spread": [round(float(v), 2) for v in self.spreads[c]],
+            **({} if self.misread is None else {"misread": self.misread[c]})}
             for c, colour in enumerate(TILE_COLOURS)}
 
     @classmethod
@@ -378,16 +408,22 @@ class SetInks:
         means = np.full((len(TILE_COLOURS), 3), np.nan)
         spreads = np.tile(SET_SPREAD_FLOOR, (len(TILE_COLOURS), 1)).astype(np.float64)
         tiles = []
+        misread: list[float | None] = []
         for c, colour in enumerate(TILE_COLOURS):
             entry = data[colour]
             if entry is None:
                 tiles.append(0)
+                misread.append(0.0)
                 continue
             means[c] = np.asarray(entry["mean"], np.float64).reshape(3)
             spreads[c] = np.maximum(SET_SPREAD_FLOOR,
                                     np.asarray(entry["spread"], np.float64).reshape(3))
             tiles.append(int(entry["tiles"]))
-        return cls(means, spreads, tuple(tiles))
+            misread.append(None if entry.get("misread") is None else float(entry["misread"]))
+        # a file that does not say how the reader read the set lets the inks judge every tile
+        shares = (None if any(share is None for share in misread)
+                  else tuple(float(share) for share in misread if share is not None))
+        return cls(means, spreads, tuple(tiles), shares)
 
 
 @dataclass(frozen=True)
@@ -480,7 +516,8 @@ class TablePalette:
         if self.set_inks is not None and rows.any():
             chances, near = self.set_inks.probabilities(features[rows])
             decisive = chances.max(axis=1) >= SET_DECISIVE
-            out[rows] = blend(out[rows], chances, measured[rows] & near & decisive,
+            judged = self.set_inks.judged[chances.argmax(axis=1)]
+            out[rows] = blend(out[rows], chances, measured[rows] & near & decisive & judged,
                               self.weight)
         if not self.use_table or rows.sum() < self.min_tiles:
             return out

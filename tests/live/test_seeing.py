@@ -270,6 +270,36 @@ def test_watcher_with_zones_and_calibration_in_mm() -> None:
     assert s.items[0].position == pytest.approx((75.0, 120.0), abs=0.01)
 
 
+PILE_MELD = [("7H", 150, 240, 0.9), ("8H", 190, 240, 0.9), ("9H", 230, 240, 0.9)]
+
+
+@pytest.mark.parametrize(("pile_after", "in_view_under_hand", "commits"), [
+    # a hand lays a card reading as the top discard, its index 16 px off the first one's
+    # (24 px wide: overlapping it by a third): its twin, laid anew
+    ([("2C", 596, 300, 0.9)], False, [(["2C"], False), (["2C"], True)]),
+    # the hand leaves the pile as it was: nothing new
+    ([("2C", 580, 300, 0.9)], False, [(["2C"], False)]),
+    # the hand pushes the top card aside, its index seen all the while: the same card
+    ([("2C", 596, 300, 0.9)], True, [(["2C"], False)]),
+])
+def test_a_top_discard_found_anew_off_the_committed_one_is_laid_anew(
+        pile_after: list[tuple[str, float, float, float]], in_view_under_hand: bool,
+        commits: list[tuple[list[str], bool]]) -> None:
+    watcher = rommee_watcher()
+    under_hand = PILE_MELD + ([("2C", 588, 300, 0.9)] if in_view_under_hand else [])
+    steps = [([*PILE_MELD, ("2C", 580, 300, 0.9)], 10, False), (under_hand, 6, True),
+             (PILE_MELD + pile_after, 10, False)]
+    seen, t = [], 0.0
+    for rows, frames, hand in steps:
+        for k in range(frames):
+            frame = table_frame((560 + 3 * k, 300) if hand else None)
+            snapshot = watcher.update(t, frame, dets(rows, (24, 40), "card"))
+            if snapshot is not None:
+                seen.append(([str(i) for i in snapshot.discards], snapshot.discard_laid_anew))
+            t += 0.1
+    assert seen == commits
+
+
 def test_a_card_index_boxed_twice_inside_itself_is_one_item() -> None:
     # the detector boxes QH's rank alone, inside the whole index, and reads it KH: the
     # watcher must not lay a KH on the table beside the run

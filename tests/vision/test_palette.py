@@ -13,6 +13,8 @@ import pytest
 from tabletop.studio.synth.tiles import TileStyle, random_style, render_tile
 from tabletop.vision.labels import TILE_COLOURS
 from tabletop.vision.palette import (
+    SET_MISREAD_SHARE,
+    SetInks,
     TablePalette,
     colour_marginals,
     group_inks,
@@ -159,3 +161,59 @@ def test_grey_image_has_no_ink() -> None:
     cv2.circle(grey, (50, 50), 3, (120, 120, 120), -1)
     _features, measured = ink_features(grey, np.array([[10.0, 10.0, 90.0, 90.0]]))
     assert not measured.any()
+
+
+# --- the set's own inks ------------------------------------------------------------------
+LAYOUT = [f"{colour}{number}" for colour in TILE_COLOURS for number in (2, 5, 8, 11)]
+
+
+def _set_inks(read_as: list[str] | None) -> SetInks:
+    """The red-orange set's inks from a row of its tiles, the reader having named their
+    colours ``read_as``."""
+    image, boxes = table(LAYOUT, RED_ORANGE_SET)
+    features, measured = ink_features(image, boxes)
+    assert measured.all()
+    return SetInks.fit(features, [label[0] for label in LAYOUT], read_as)
+
+
+@pytest.mark.parametrize(("read_as", "misread", "renamed"), [
+    # a file that does not say how the reader read the set: the inks judge every tile
+    (None, None, True),
+    # the reader read every ink of the layout right: the inks judge nothing
+    ([label[0] for label in LAYOUT], (0.0, 0.0, 0.0, 0.0), False),
+    # it read one orange of four as red, or two: the head can mend that, the inks stay out
+    (["R" if label == "O2" else label[0] for label in LAYOUT], (0.0, 0.0, 0.25, 0.0), False),
+    (["R" if label in ("O2", "O5") else label[0] for label in LAYOUT],
+     (0.0, 0.0, 0.5, 0.0), False),
+    # three of four: the inks judge the oranges
+    (["R" if label in ("O2", "O5", "O8") else label[0] for label in LAYOUT],
+     (0.0, 0.0, 0.75, 0.0), True),
+    # it misread the reds, not the oranges: the tiles the inks place in orange stay
+    (["O" if label != "R2" and label[0] == "R" else label[0] for label in LAYOUT],
+     (0.0, 0.0, 0.0, 0.75), False),
+])
+def test_the_set_s_inks_judge_the_colours_the_reader_misread_on_its_layout(
+        read_as: list[str] | None, misread: tuple[float, ...] | None, renamed: bool) -> None:
+    inks = _set_inks(read_as)
+    assert inks.misread == misread
+    assert SetInks.from_json(inks.to_json()).misread == misread
+    # three tiles, too few for the table's own palette: only the set's inks can say
+    labels = ["O4", "K9", "B7"]
+    image, boxes = table(labels, RED_ORANGE_SET)
+    read = reading(["R4", "K9", "B7"])
+    changed = TablePalette(set_inks=inks).update(image, boxes, read)
+    names = [READER_CLASSES[i] for i in changed.argmax(axis=1)]
+    assert names == (labels if renamed else ["R4", "K9", "B7"])
+
+
+def test_the_inks_judge_a_colour_misread_at_their_share_or_more() -> None:
+    inks = dataclasses.replace(_set_inks(None),
+                               misread=(SET_MISREAD_SHARE - 0.01, 0.0, SET_MISREAD_SHARE, 1.0))
+    assert inks.judged.tolist() == [False, False, True, True]
+
+
+def test_the_colours_read_must_match_the_tiles() -> None:
+    image, boxes = table(LAYOUT, RED_ORANGE_SET)
+    features, _ = ink_features(image, boxes)
+    with pytest.raises(ValueError, match="3 colours read for 16 tiles"):
+        SetInks.fit(features, [label[0] for label in LAYOUT], ["K", "B", "O"])

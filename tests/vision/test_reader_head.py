@@ -27,6 +27,7 @@ from tabletop.vision.detector import (
     head_path,
 )
 from tabletop.vision.labels import class_id
+from tabletop.vision.palette import SET_MISREAD_SHARE
 from tabletop.vision.reader import NONE_INDEX, READER_CLASSES, Reader, decide
 from tabletop.vision.reader_head import (
     RECUTS,
@@ -345,6 +346,13 @@ def test_a_light_adapt_fits_a_head_for_the_tiles(
     assert any(line.startswith("reader head: 53 tile labels from 1 photo(s)")
                for line in said)
     assert "reader head: 53 tile labels" in result.to_text()
+    # the reader took the set's green orange for another colour: the inks judge it alone
+    assert result.set_inks is not None
+    assert [colour for colour, row in result.set_inks.items()
+            if row["misread"] >= SET_MISREAD_SHARE] == ["O"]
+    assert any(line.startswith("inks: K from 13 tiles") and "they judge O (the reader named"
+               in line for line in said)
+    assert "the set's inks: they judge O (the reader named" in result.to_text()
     (role, part), = load_head(head_path(adapted_model(tmp_path / "m"))).items()
     assert role == "reader" and part.reader == reader_digest(READER)
     info = json.loads((tmp_path / "m" / "adapted.json").read_text())
