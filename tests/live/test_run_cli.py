@@ -309,25 +309,12 @@ def test_cards_too_small_to_read_are_left_unread_and_said_once(video: str, told:
         assert 5 <= size < 12 and "bring the camera closer" in said[0]
 
 
-@pytest.mark.skipif(REALDATA is None, reason="the real photos are missing")
-def test_a_squared_pile_of_real_cards_on_camera_reads_as_played(tmp_path: Path) -> None:
-    """A Rommé game composed from real card indices, as a camera films it: each move ends
-    with a discard laid squarely on the one before (only the top card shows), and a
-    player takes the top discard once.  ``tabletop run`` on the video tells each discard
-    and the take, and no other."""
-    from bench.replays import seen_pile_moves, true_pile_moves
+def _run_squared_pile_game(steps: list[Any], tmp_path: Path) -> tuple[Any, list[dict[str, Any]]]:
+    """The Rommé game of ``steps`` composed from deal2's real card indices on a squared
+    pile, filmed, and ``tabletop run`` on the video: (the replay, the events it wrote)."""
     from tabletop.studio.card_replay import card_settings, load_card_bank
-    from tabletop.studio.replay import ReplaySettings, ReplayStep, compose
+    from tabletop.studio.replay import ReplaySettings, compose
 
-    steps = [
-        ReplayStep((("10C", "JC", "QC", "KC"),), seat=0, discards=("7C",)),
-        ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC"), ("4S", "5S", "6S")), seat=1,
-                   discards=("7C", "KD")),
-        ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC"), ("4S", "5S", "6S")), seat=0,
-                   discards=("7C",)),
-        ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC"), ("4S", "5S", "6S"),
-                    ("JD", "QD", "KD")), seat=0, discards=("7C", "2H")),
-    ]
     settings = card_settings(seed=4, base=ReplaySettings(squared_pile=True))
     replay = compose(steps, players=("Ana", "Ben"), variant="rommee", settings=settings,
                      bank=load_card_bank(REALDATA, use_images=["deal2"]), realdata=REALDATA)
@@ -338,7 +325,28 @@ def test_a_squared_pile_of_real_cards_on_camera_reads_as_played(tmp_path: Path) 
                            "--headless", "--events-jsonl", str(events)],
                           cwd=ROOT, capture_output=True, text=True, timeout=scaled(300))
     assert done.returncode == 0, done.stderr
-    seen = [json.loads(line) for line in events.read_text().splitlines()]
+    return replay, [json.loads(line) for line in events.read_text().splitlines()]
+
+
+@pytest.mark.skipif(REALDATA is None, reason="the real photos are missing")
+def test_a_squared_pile_of_real_cards_on_camera_reads_as_played(tmp_path: Path) -> None:
+    """A Rommé game composed from real card indices, as a camera films it: each move ends
+    with a discard laid squarely on the one before (only the top card shows), and a
+    player takes the top discard once.  ``tabletop run`` on the video tells each discard
+    and the take, and no other."""
+    from bench.replays import seen_pile_moves, true_pile_moves
+    from tabletop.studio.replay import ReplayStep
+
+    steps = [
+        ReplayStep((("10C", "JC", "QC", "KC"),), seat=0, discards=("7C",)),
+        ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC"), ("4S", "5S", "6S")), seat=1,
+                   discards=("7C", "KD")),
+        ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC"), ("4S", "5S", "6S")), seat=0,
+                   discards=("7C",)),
+        ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC"), ("4S", "5S", "6S"),
+                    ("JD", "QD", "KD")), seat=0, discards=("7C", "2H")),
+    ]
+    replay, seen = _run_squared_pile_game(steps, tmp_path)
     assert seen_pile_moves(seen) == true_pile_moves(replay.truth()) == [
         ("discard", ("7C",)), ("discard", ("KD",)), ("taken", ("KD",)), ("discard", ("2H",))]
     assert [e["melds"] for e in seen if e["type"] == "table"][-1] == [
@@ -351,8 +359,7 @@ def test_a_discard_laid_squarely_on_its_twin_on_camera_ends_the_turn(tmp_path: P
     little off it as a hand lays it.  The pile reads as before, yet ``tabletop run`` tells
     the discard and ends Ben's turn, so that Ana's next meld is hers."""
     from bench.replays import seen_pile_moves, true_pile_moves
-    from tabletop.studio.card_replay import card_settings, load_card_bank
-    from tabletop.studio.replay import ReplaySettings, ReplayStep, compose
+    from tabletop.studio.replay import ReplayStep
 
     steps = [
         ReplayStep((("10C", "JC", "QC", "KC"),), seat=0, discards=("7C",)),
@@ -361,17 +368,7 @@ def test_a_discard_laid_squarely_on_its_twin_on_camera_ends_the_turn(tmp_path: P
         ReplayStep((("10C", "JC", "QC", "KC"), ("QS", "QD", "QC"), ("4S", "5S", "6S")),
                    seat=0, discards=("7C", "7C", "2H")),
     ]
-    settings = card_settings(seed=4, base=ReplaySettings(squared_pile=True))
-    replay = compose(steps, players=("Ana", "Ben"), variant="rommee", settings=settings,
-                     bank=load_card_bank(REALDATA, use_images=["deal2"]), realdata=REALDATA)
-    files = replay.write(tmp_path / "game")
-    events = tmp_path / "events.jsonl"
-    done = subprocess.run([*TABLETOP_RUN, "--source", str(files.video), "--variant", "rommee",
-                           "--players", "Ana,Ben", "--zones", str(files.zones), "--no-markers",
-                           "--headless", "--events-jsonl", str(events)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=scaled(300))
-    assert done.returncode == 0, done.stderr
-    seen = [json.loads(line) for line in events.read_text().splitlines()]
+    replay, seen = _run_squared_pile_game(steps, tmp_path)
     assert seen_pile_moves(seen) == true_pile_moves(replay.truth()) == [
         ("discard", ("7C",)), ("discard", ("7C",)), ("discard", ("2H",))]
     assert [(e["seat"], e["meld"]) for e in seen if e["type"] == "meld_laid"] == [
