@@ -391,7 +391,7 @@ class TableWatcher:
         """Whether the top discard reads as at the last commit, on a pile of as many
         cards, but was found since (a track the commit did not know: a card's index
         relabelled when the card over it left is the old one) and its box overlaps the
-        committed one by less than :data:`PILE_TOP_MOVED_IOU`: a card laid squarely on
+        committed one by less than :data:`PILE_TOP_MOVED_IOU`: a card laid on
         its twin, or the top card taken from its twin (the game tells which)."""
         committed, last = self._committed, self.last
         if committed is None or committed.top_discard is None or last is None:
