@@ -589,9 +589,11 @@ class Detector:
             raise ModelError(f"model {str(self.path)!r}: want a .pt or .onnx file")
         self._load_card_finder(self.settings.card_finder)
         set_inks = load_set_inks(set_inks_path(self.path))
+        # inks that judge no colour would only cost each frame a measure of every tile's ink
         self._palette: TablePalette | None = (
             None if self.settings.palette == "off"
-            or (self.settings.palette == "auto" and set_inks is None)
+            or (self.settings.palette == "auto"
+                and (set_inks is None or not set_inks.judged.any()))
             else TablePalette(set_inks=set_inks, use_table=self.settings.palette == "on"))
 
     def _load_ultralytics(self) -> None:
@@ -771,7 +773,8 @@ class Detector:
     @property
     def palette(self) -> TablePalette | None:
         """The stage judging tile colours against the inks: None with ``palette`` off, with
-        ``auto`` and no set's inks beside the model, or for a one-stage model."""
+        ``auto`` and no set's inks beside the model or inks that judge no colour
+        (:attr:`tabletop.vision.palette.SetInks.judged`), or for a one-stage model."""
         return None if self.reader is None else self._palette
 
     def with_palette(self, image: npt.NDArray[np.uint8], found: Detections,

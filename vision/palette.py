@@ -408,22 +408,21 @@ class SetInks:
         means = np.full((len(TILE_COLOURS), 3), np.nan)
         spreads = np.tile(SET_SPREAD_FLOOR, (len(TILE_COLOURS), 1)).astype(np.float64)
         tiles = []
-        misread: list[float | None] = []
         for c, colour in enumerate(TILE_COLOURS):
             entry = data[colour]
             if entry is None:
                 tiles.append(0)
-                misread.append(0.0)
                 continue
             means[c] = np.asarray(entry["mean"], np.float64).reshape(3)
             spreads[c] = np.maximum(SET_SPREAD_FLOOR,
                                     np.asarray(entry["spread"], np.float64).reshape(3))
             tiles.append(int(entry["tiles"]))
-            misread.append(None if entry.get("misread") is None else float(entry["misread"]))
+        shares = [0.0 if data[colour] is None else data[colour].get("misread")
+                  for colour in TILE_COLOURS]
         # a file that does not say how the reader read the set lets the inks judge every tile
-        shares = (None if any(share is None for share in misread)
-                  else tuple(float(share) for share in misread if share is not None))
-        return cls(means, spreads, tuple(tiles), shares)
+        misread = (None if any(share is None for share in shares)
+                   else tuple(float(share) for share in shares))
+        return cls(means, spreads, tuple(tiles), misread)
 
 
 @dataclass(frozen=True)
