@@ -59,6 +59,7 @@ class Plan:
     finder_batch: int = 64
     finder_imgsz: int = 960
     real_repeats: int = 20
+    reader_defocus: float = 3.0
 
     def scenes(self) -> dict[str, int]:
         return {"tiles": self.tiles, "cards": self.cards, "mixed": self.mixed}
@@ -187,7 +188,7 @@ def run(plan: Plan, out: Path, work: Path, models: Path = MODELS,
 
     reader = train_reader(crops, held_crops, work / "reader", epochs=24, batch=512, lr=1.5e-3,
                           seed=plan.seed, init=models / "tabletop.reader.onnx",
-                          seconds=budget * 0.62, log=log)
+                          seconds=budget * 0.62, defocus=plan.reader_defocus, log=log)
     shutil.copy2(reader.with_name("best.pt"), out / "reader.pt")
     clock.note("tile reader", log=str(work / "reader"))
 

@@ -6,8 +6,9 @@
    them in one ``.npz``.
 2. :func:`train_reader` trains :class:`ReaderNet` on them; every batch is
    re-cut from the stored crops with a random affine (zoom, shift, a small
-   turn: the finder's boxes are never exact) and photometric jitter, so each
-   epoch sees new crops.  Resumable from ``OUT/last.pt``.
+   turn: the finder's boxes are never exact) and photometric jitter, and with
+   ``defocus`` half of them blurred (:func:`defocused`), so each epoch sees new
+   crops.  Resumable from ``OUT/last.pt``.
 3. The best epoch (by held-out accuracy) is exported to ONNX for
    :class:`tabletop.vision.reader.Reader`.
 
@@ -306,8 +307,52 @@ def net_from_onnx(path: str | Path, calibration: npt.NDArray[np.uint8]) -> Any:
     return net
 
 
-def _augment(stored: Any, generator: Any, train: bool) -> Any:
-    """(N, 3, S, S) float stored crops -> (N, 3, 64, 64) reader crops."""
+DEFOCUS_SHARE = 0.5
+"""With a ``defocus`` above 0: the share of training crops blurred by a Gaussian."""
+DEFOCUS_STEP = 0.5
+"""A defocused crop's sigma is drawn in steps of this many crop pixels (one blur a step)."""
+
+
+def _gaussian_kernel(sigma: float, torch: Any, on: Any) -> Any:
+    radius = max(1, math.ceil(3 * sigma))
+    x = torch.arange(-radius, radius + 1, dtype=torch.float32, device=on)
+    kernel = torch.exp(-(x * x) / (2 * sigma * sigma))
+    return kernel / kernel.sum()
+
+
+def defocused(out: Any, defocus: float, generator: Any) -> Any:
+    """(N, 3, H, W) crops, :data:`DEFOCUS_SHARE` of them blurred by a Gaussian of a sigma
+    drawn evenly in (0, ``defocus``] crop pixels, in :data:`DEFOCUS_STEP` steps.
+
+    A phone's far row of tiles, out of focus, blurs a 64-pixel crop by a sigma of 2-3
+    pixels (a tile's face is about 51 of them), beyond what the renderer's focus blur
+    gives a crop."""
+    torch = _torch()
+    functional = torch.nn.functional
+    n, channels = out.shape[0], out.shape[1]
+    on = out.device
+    steps = max(1, round(defocus / DEFOCUS_STEP))
+    chosen = torch.rand(n, generator=generator, device=on) < DEFOCUS_SHARE
+    level = torch.randint(1, steps + 1, (n,), generator=generator, device=on)
+    out = out.clone()
+    for step in range(1, steps + 1):
+        pick = torch.nonzero(chosen & (level == step)).flatten()
+        if not len(pick):
+            continue
+        kernel = _gaussian_kernel(defocus * step / steps, torch, on)
+        radius = (len(kernel) - 1) // 2
+        # every channel as an image of its own: a grouped conv is several times slower
+        part = out[pick].reshape(-1, 1, *out.shape[2:])
+        part = functional.pad(part, (radius, radius, radius, radius), mode="replicate")
+        part = functional.conv2d(part, kernel.view(1, 1, 1, -1))
+        part = functional.conv2d(part, kernel.view(1, 1, -1, 1))
+        out[pick] = part.reshape(len(pick), channels, *out.shape[2:])
+    return out
+
+
+def _augment(stored: Any, generator: Any, train: bool, defocus: float = 0.0) -> Any:
+    """(N, 3, S, S) float stored crops -> (N, 3, 64, 64) reader crops; ``defocus``: in
+    training, blur some crops up to this sigma (:func:`defocused`)."""
     torch = _torch()
     functional = torch.nn.functional
     n = stored.shape[0]
@@ -345,6 +390,8 @@ def _augment(stored: Any, generator: Any, train: bool) -> Any:
         blurred = functional.avg_pool2d(out, 3, 1, 1, count_include_pad=False)
         blur = (torch.rand(n, 1, 1, 1, generator=generator, device=on) < 0.3).float()
         out = blur * blurred + (1 - blur) * out
+        if defocus > 0:
+            out = defocused(out, defocus, generator)
         out = out + torch.randn(out.shape, generator=generator, device=on) * uniform(
             0, 0.04).view(n, 1, 1, 1)
     return out.clamp(0, 1)
@@ -424,7 +471,7 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
                  epochs: int = 10, batch: int = 256, lr: float = 3e-3, seed: int = 0,
                  threads: int | None = None, init: str | Path | None = None,
                  widths: Sequence[int] | None = None, device: str | None = None,
-                 seconds: float | None = None,
+                 seconds: float | None = None, defocus: float = 0.0,
                  log: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True)
                  ) -> Path:
     """Train (resuming from OUT/last.pt if there) and export OUT/reader.onnx.
@@ -441,7 +488,11 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
     stored crops are moved there once and re-cut there.
     ``seconds``: a budget for the training steps of a run started afresh: the
     pace of a few timed steps decides how many of the ``epochs`` fit, so the
-    one-cycle schedule runs whole within it."""
+    one-cycle schedule runs whole within it.
+    ``defocus``: blur half the training crops by a Gaussian of up to this sigma, in
+    pixels of the 64-pixel crop (:func:`defocused`; 0 for none)."""
+    if defocus < 0:
+        raise ValueError(f"defocus must be 0 or more, not {defocus!r}")
     torch = _torch()
     if threads:
         torch.set_num_threads(threads)
@@ -484,7 +535,7 @@ def train_reader(crops_file: str | Path | Sequence[str | Path], held_file: str |
     steps_per_epoch = math.ceil(len(images) / batch)
 
     def step(pick: Any, optimiser: Any) -> Any:
-        x = _augment(stored[pick].float() / 255.0, generator, train=True)
+        x = _augment(stored[pick].float() / 255.0, generator, train=True, defocus=defocus)
         loss = loss_fn(net(x), target[pick])
         optimiser.zero_grad()
         loss.backward()

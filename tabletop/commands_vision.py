@@ -274,9 +274,20 @@ def _train_reader(args: argparse.Namespace) -> int:
             training.extract(args.val, held, seed=args.seed + 1, workers=args.workers)
     onnx = training.train_reader(crops, held, out, epochs=args.epochs,
                                  batch=args.batch or 256, seed=args.seed, lr=args.lr,
-                                 init=args.init, widths=args.widths)
+                                 init=args.init, widths=args.widths,
+                                 defocus=args.defocus)
     print(json.dumps({"weights": str(onnx)}) if args.json else f"weights: {onnx}")
     return 0
+
+
+def _sigma(text: str) -> float:
+    try:
+        sigma = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= sigma <= 8:
+        raise argparse.ArgumentTypeError(f"a sigma of 0 to 8 crop pixels, not {text!r}")
+    return sigma
 
 
 def _count(text: str) -> int:
@@ -400,6 +411,10 @@ def register(commands: Any, parser_class: type[argparse.ArgumentParser]) -> None
                        metavar="N",
                        help="reader: also N crops of card indices rendered at a table's "
                        "distance, a meld at a time (studio/synth/index_crops.py)")
+    train.add_argument("--defocus", type=_sigma, default=0.0, metavar="SIGMA",
+                       help="reader: blur half the training crops by a Gaussian of up to "
+                       "this sigma, in pixels of the 64-pixel crop (default 0: none; 3 "
+                       "covers a phone's out-of-focus far row)")
     train.add_argument("--export", action="store_true", help="also write an ONNX copy")
     train.add_argument("--resume", action="store_true", help="go on from OUT/train/weights/last.pt")
     train.add_argument("--json", action="store_true")

@@ -283,6 +283,21 @@ def test_train_refuses_a_malformed_count_of_index_crops(tmp_path: Path, text: st
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    ("-1", "a sigma of 0 to 8 crop pixels, not '-1'"),
+    ("9", "a sigma of 0 to 8 crop pixels, not '9'"),
+    ("soft", "not a number: 'soft'"),
+])
+def test_train_refuses_a_malformed_defocus(tmp_path: Path, text: str, message: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.cli import EXIT_BAD_INPUT, main
+
+    assert main(["train", "--stage", "reader", "--data", str(tmp_path), "--out",
+                 str(tmp_path / "run"), "--defocus", text]) == EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
 SHIPPED_READER = SHIPPED_MODELS / "tabletop.reader.onnx"
 
 
@@ -376,7 +391,7 @@ def test_two_stage_model_trains_exports_and_detects(tmp_path: Path,
                             workers=1)
     assert main(["train", "--stage", "reader", "--data", str(data), "--val", str(data),
                  "--out", str(tmp_path / "reader"), "--epochs", "1", "--batch", "64",
-                 "--workers", "1", "--index-crops", "40", "--json"]) == 0
+                 "--workers", "1", "--index-crops", "40", "--defocus", "3", "--json"]) == 0
     reader_onnx = Path(json.loads(capsys.readouterr().out.strip().splitlines()[-1])["weights"])
     assert Reader(reader_onnx).size == CROP_SIZE
     rendered = np.load(tmp_path / "reader" / "crops-index.npz")
@@ -609,3 +624,36 @@ def test_reader_training_fits_its_epochs_into_a_time_budget(tmp_path: Path) -> N
                  log=roomy.append)
     assert any("2 of 2 epochs fit" in line for line in roomy), roomy
     assert sum(line.startswith("epoch ") for line in roomy) == 2
+
+
+@pytest.mark.parametrize("defocus", [0.5, 1.5, 3.0])
+def test_defocus_blurs_about_half_the_crops_by_up_to_its_sigma_and_keeps_their_light(
+        defocus: float) -> None:
+    torch = need_module("torch")
+    from tabletop.studio.reader_training import DEFOCUS_SHARE, defocused
+
+    points = torch.zeros(400, 3, 64, 64)
+    points[:, :, 32, 32] = 1.0
+    out = defocused(points, defocus, torch.Generator().manual_seed(3))
+    blurred = out[:, 0, 32, 32] < 1.0
+    assert abs(float(blurred.float().mean()) - DEFOCUS_SHARE) < 0.08
+    assert torch.equal(out[~blurred], points[~blurred])
+    assert torch.allclose(out.sum(dim=(2, 3)), torch.ones(400, 3), atol=1e-4)
+    # a point's spread is its blur's sigma: none beyond ``defocus``, and some near it
+    offsets = (torch.arange(64) - 32.0) ** 2
+    spread = (out[blurred, 0] * offsets.view(1, 1, 64)).sum(dim=(1, 2)).sqrt()
+    # (a narrow Gaussian sampled on whole pixels spreads a little less)
+    assert float(spread.max()) == pytest.approx(defocus, abs=0.06)
+    assert float(spread.min()) < defocus * 0.8 or defocus == 0.5
+    assert torch.equal(out[:, 0], out[:, 2])
+
+
+def test_a_negative_defocus_is_refused(tmp_path: Path) -> None:
+    need("torch")
+    from tabletop.studio.reader_training import train_reader
+
+    crops_file = tmp_path / "crops.npz"
+    np.savez(crops_file, images=np.zeros((4, 96, 96, 3), np.uint8),
+             labels=np.zeros(4, np.int16))
+    with pytest.raises(ValueError, match=r"defocus must be 0 or more, not -1\.0"):
+        train_reader(crops_file, None, tmp_path / "run", epochs=1, defocus=-1.0)
