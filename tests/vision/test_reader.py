@@ -252,48 +252,23 @@ def test_reader_training_keeps_its_starts_widths_and_resumes_at_them(tmp_path: P
     assert net_widths(torch.load(tmp_path / "again" / "best.pt")) == small
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("16,32,48", "seven positive channel counts, not '16,32,48'"),
-    ("16,32,48,48,96,96,0", "seven positive channel counts"),
-    ("16,32,wide,48,96,96,128", "not comma-separated channel counts: '16,32,wide"),
+@pytest.mark.parametrize(("option", "text", "message"), [
+    ("--widths", "16,32,48", "seven positive channel counts, not '16,32,48'"),
+    ("--widths", "16,32,48,48,96,96,0", "seven positive channel counts"),
+    ("--widths", "16,32,wide,48,96,96,128", "not comma-separated channel counts: '16,32,wide"),
+    ("--index-crops", "-5", "0 or more, not '-5'"),
+    ("--index-crops", "many", "not a whole number: 'many'"),
+    ("--defocus", "-1", "a sigma of 0 to 8 crop pixels, not '-1'"),
+    ("--defocus", "9", "a sigma of 0 to 8 crop pixels, not '9'"),
+    ("--defocus", "soft", "not a number: 'soft'"),
 ])
-def test_train_refuses_malformed_reader_widths(tmp_path: Path, text: str, message: str,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_train_refuses_a_malformed_reader_option(tmp_path: Path, option: str, text: str,
+                                                 message: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
     from tabletop.cli import EXIT_BAD_INPUT, main
 
     assert main(["train", "--stage", "reader", "--data", str(tmp_path), "--out",
-                 str(tmp_path / "run"), "--widths", text]) == EXIT_BAD_INPUT
-    assert message in capsys.readouterr().err
-    assert not (tmp_path / "run").exists()
-
-
-@pytest.mark.parametrize(("text", "message"), [
-    ("-5", "0 or more, not '-5'"),
-    ("many", "not a whole number: 'many'"),
-])
-def test_train_refuses_a_malformed_count_of_index_crops(tmp_path: Path, text: str,
-                                                        message: str,
-                                                        capsys: pytest.CaptureFixture[str]
-                                                        ) -> None:
-    from tabletop.cli import EXIT_BAD_INPUT, main
-
-    assert main(["train", "--stage", "reader", "--data", str(tmp_path), "--out",
-                 str(tmp_path / "run"), "--index-crops", text]) == EXIT_BAD_INPUT
-    assert message in capsys.readouterr().err
-    assert not (tmp_path / "run").exists()
-
-
-@pytest.mark.parametrize(("text", "message"), [
-    ("-1", "a sigma of 0 to 8 crop pixels, not '-1'"),
-    ("9", "a sigma of 0 to 8 crop pixels, not '9'"),
-    ("soft", "not a number: 'soft'"),
-])
-def test_train_refuses_a_malformed_defocus(tmp_path: Path, text: str, message: str,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
-    from tabletop.cli import EXIT_BAD_INPUT, main
-
-    assert main(["train", "--stage", "reader", "--data", str(tmp_path), "--out",
-                 str(tmp_path / "run"), "--defocus", text]) == EXIT_BAD_INPUT
+                 str(tmp_path / "run"), option, text]) == EXIT_BAD_INPUT
     assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
