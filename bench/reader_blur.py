@@ -52,14 +52,14 @@ def item_crops(folder: Path, kind: str = "tile", names: set[str] | None = None
     for record in read_jsonl(folder / "annotations.jsonl"):
         if names is not None and photo_name(record.image) not in names:
             continue
-        tiles = [k for k, found in enumerate(record.detections.kinds) if found == kind]
-        if not tiles:
+        picked = [k for k, found in enumerate(record.detections.kinds) if found == kind]
+        if not picked:
             continue
         image = cv2.imread(str(folder / record.image))
         if image is None:
             raise FileNotFoundError(f"cannot read {str(folder / record.image)!r}")
-        batches.append(crops(image, record.detections.boxes[tiles]))
-        labels += [record.detections.labels[k] for k in tiles]
+        batches.append(crops(image, record.detections.boxes[picked]))
+        labels += [record.detections.labels[k] for k in picked]
     if not batches:
         return np.zeros((0, 64, 64, 3), np.uint8), []
     return np.concatenate(batches), labels
@@ -126,6 +126,23 @@ def table(source: str, rows: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def sources(args: argparse.Namespace) -> dict[str, tuple[npt.NDArray[np.uint8], list[str]]]:
+    """The crops and labels of each source the arguments name."""
+    found: dict[str, tuple[npt.NDArray[np.uint8], list[str]]] = {}
+    if args.rendered:
+        found[f"rendered {args.rendered}"] = item_crops(Path(args.rendered), args.kind)
+    if args.photos != "none":
+        if args.kind == "tile":
+            split = photo_split(args.realdata)
+            names = set(split.adapt if args.photos == "adapt" else split.measure)
+            folder = TILES_FOLDER
+        else:
+            names, folder = set(CARD_SPLIT[args.photos]), CARDS_FOLDER
+        found[f"{folder} {args.photos}"] = item_crops(
+            require_realdata(args.realdata) / folder, args.kind, names)
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--readers", required=True,
@@ -140,26 +157,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         sigmas = [float(s) for s in args.sigmas.split(",")]
         readers = [Reader(path) for path in args.readers.split(",")]
-    except (ValueError, FileNotFoundError) as error:
+        report = {}
+        for source, (batch, labels) in sources(args).items():
+            rows = measure(readers, batch, labels, sigmas, args.kind)
+            report[source] = rows
+            print(table(source, rows), flush=True)
+    except (ValueError, OSError) as error:
         print(f"reader_blur: {error}", file=sys.stderr)
         return 2
-    sources: dict[str, tuple[npt.NDArray[np.uint8], list[str]]] = {}
-    if args.rendered:
-        sources[f"rendered {args.rendered}"] = item_crops(Path(args.rendered), args.kind)
-    if args.photos != "none":
-        if args.kind == "tile":
-            split = photo_split(args.realdata)
-            names = set(split.adapt if args.photos == "adapt" else split.measure)
-            folder = TILES_FOLDER
-        else:
-            names, folder = set(CARD_SPLIT[args.photos]), CARDS_FOLDER
-        sources[f"{folder} {args.photos}"] = item_crops(
-            require_realdata(args.realdata) / folder, args.kind, names)
-    report = {}
-    for source, (batch, labels) in sources.items():
-        rows = measure(readers, batch, labels, sigmas, args.kind)
-        report[source] = rows
-        print(table(source, rows), flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0

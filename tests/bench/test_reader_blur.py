@@ -31,7 +31,17 @@ def test_real_tiles_read_worse_as_they_blur_and_a_reader_ties_with_itself(
     assert "rummikub-tiles adapt" in capsys.readouterr().out
 
 
-def test_a_missing_reader_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--readers", "no/such.onnx", "--photos", "none"]) == 2
-    assert capsys.readouterr().err.strip() == (
-        "reader_blur: reader model 'no/such.onnx' does not exist")
+@pytest.mark.parametrize(("extra", "said"), [
+    (["--readers", "no/such.onnx", "--photos", "none"],
+     "reader model 'no/such.onnx' does not exist"),
+    (["--rendered", "no/such/folder", "--photos", "none"],
+     "No such file or directory: 'no/such/folder/annotations.jsonl'"),
+    (["--realdata", "no/such/realdata"], "no real-data folder at 'no/such/realdata'"),
+    (["--sigmas", "1,soft", "--photos", "none"], "could not convert string to float: 'soft'"),
+])
+def test_bad_input_is_one_line(extra: list[str], said: str,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    reader = str(SHIPPED_MODELS / "tabletop.reader.onnx")
+    assert main(["--readers", reader, *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("reader_blur: ") and said in err and "\n" not in err
