@@ -1,6 +1,6 @@
 """The card finder: a second finder trained for card indices (``NAME.cards.onnx``)
 whose boxes join or replace the finder's card boxes on frames where the finder
-boxed a card index (vision.detector, models/README.md "Session 15")."""
+boxed a card index (vision.detector; models/README.md, "Model")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The card reader: a reader fine-tuned on card indices alone
 (``NAME.cards.reader.onnx``) that names the card-index boxes while the reader
-beside the finder names the tiles (vision.detector, models/README.md "Session 16")."""
+beside the finder names the tiles (vision.detector; models/README.md, "Model")."""
 
 from __future__ import annotations
 

@@ -132,7 +132,7 @@ def test_the_zoomed_pass_finds_small_card_indices(far_scenes: list[tuple[object,
                                                   ) -> None:
     """On a table seen from afar the second pass finds card indices the base
     pass misses (47 against 81 of 103 when this was written) and loses no tile
-    (models/README.md, "Session 12", for 200-image sets at the usual distance)."""
+    (models/README.md, "Model": the passes)."""
     from tabletop.vision.detector import Detector, DetectorSettings
 
     single = Detector(settings=DetectorSettings(zoom=1, card_finder="off"))
