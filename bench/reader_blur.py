@@ -33,10 +33,10 @@ import numpy.typing as npt
 from tabletop.studio.card_replay import CARD_SPLIT, CARDS_FOLDER
 from tabletop.studio.evaluate import mcnemar_exact, wilson_interval
 from tabletop.studio.replay import TILES_FOLDER, photo_name, photo_split, require_realdata
-from tabletop.vision.crops import crops
+from tabletop.vision.crops import CROP_SIZE, crops
 from tabletop.vision.detections import read_jsonl
 from tabletop.vision.labels import class_id
-from tabletop.vision.reader import Reader, decide, softmax
+from tabletop.vision.reader import QUARTER_TURNS, Reader, decide, softmax
 
 SIGMAS = (0.0, 1.0, 2.0, 3.0)
 
@@ -61,7 +61,7 @@ def item_crops(folder: Path, kind: str = "tile", names: set[str] | None = None
         batches.append(crops(image, record.detections.boxes[picked]))
         labels += [record.detections.labels[k] for k in picked]
     if not batches:
-        return np.zeros((0, 64, 64, 3), np.uint8), []
+        return np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8), []
     return np.concatenate(batches), labels
 
 
@@ -82,7 +82,8 @@ def named_right(reader: Reader, batch: npt.NDArray[np.uint8], labels: Sequence[s
         return np.zeros(0, bool)
     probabilities = softmax(reader.logits(batch))
     if kind == "card":
-        turned = np.ascontiguousarray(np.rot90(batch, 2, axes=(1, 2)))
+        # the detector's second reading of a card index (card turns 2)
+        turned = np.ascontiguousarray(np.rot90(batch, QUARTER_TURNS[1], axes=(1, 2)))
         probabilities = (probabilities + softmax(reader.logits(turned))) / 2
     named, _ = decide(probabilities, [kind] * len(batch))
     return np.array([name == label for name, label in zip(named, labels, strict=True)])
