@@ -19,8 +19,11 @@ layout failed: its tables are read by the shipped model both ways.  Figures: ide
 the card indices (found with their label, Wilson 95 % interval), precision, and the
 exact McNemar test of the two ways on the same indices; the share of indices the
 finder's own boxes cover (IoU 0.5, before the reader names them: a detection needs the
-finder's confidence times the reader's to be 0.25 or more); the shipped reading's share
-read right by the index's length (its true box's longer side) and by deck; how many layout
+finder's confidence times the reader's to be 0.25 or more); the share the shipped card
+reader names right at the true boxes (as ``bench.reader_blur`` cuts them: the reader
+alone, without the finder, the suit's ink or the spade odds); the shipped reading's share
+read right, and the card reader's at the true boxes, by the index's length (its true
+box's longer side) and by deck; how many layout
 indices the command labelled and how many of them wrongly (not on a true index of their
 label).
 Tables of one deck share its design, so the intervals are narrower than the truth.
@@ -40,11 +43,13 @@ from typing import Any
 
 import numpy as np
 
+from bench.reader_blur import named_right
 from bench.set_inks import way_figures
 from tabletop.studio.adapt import AdaptError, adapt_light, adapted_model, layout_to_jsonl
 from tabletop.studio.evaluate import Truth, compare
 from tabletop.studio.synth.cards import random_design
 from tabletop.studio.synth.scene import RenderOptions, render_deck_layout, render_scene
+from tabletop.vision.crops import crops
 from tabletop.vision.detections import (
     Detections,
     iou_matrix,
@@ -118,6 +123,8 @@ def run(decks: int, tables: int, seed: int, log: Any = print,
     adapt_seconds: list[float] = []
     boxed = 0
     lengths: list[tuple[int, float, bool]] = []
+    at_true_boxes: list[tuple[int, float, bool]] = []
+    card_reader = base.card_reader if base.card_reader is not None else base.reader
     with tempfile.TemporaryDirectory() as scratch:
         for index in range(decks):
             design = random_design(np.random.default_rng([seed, index]), beside=True)
@@ -151,6 +158,11 @@ def run(decks: int, tables: int, seed: int, log: Any = print,
                                    cards.boxes[:, 3] - cards.boxes[:, 1])
                 lengths.extend((index, float(side), right) for side, right in
                                zip(sides, read_right(cards, read), strict=True))
+                if len(cards):
+                    named = named_right(card_reader, crops(scene.image, cards.boxes),
+                                        cards.labels, "card")
+                    at_true_boxes.extend((index, float(side), bool(right)) for side, right
+                                         in zip(sides, named, strict=True))
                 runs["shipped"].append((truth, read))
                 runs["adapted"].append((truth, read if adapted is None
                                         else adapted(scene.image)))
@@ -164,6 +176,9 @@ def run(decks: int, tables: int, seed: int, log: Any = print,
         result[way] = way_figures(runs[way], way)
     result["finder_boxed"] = round(boxed / max(1, result["shipped"]["labelled"]), 4)
     result["shipped"].update(breakdown(lengths))
+    result["reader_at_true_boxes"] = {
+        "right": round(sum(r for _, _, r in at_true_boxes) / max(1, len(at_true_boxes)), 4),
+        **breakdown(at_true_boxes)}
     result["adapted"]["against_shipped"] = compare(runs["shipped"], runs["adapted"], "decks",
                                                    ("shipped", "adapted")).to_json()
     return result
@@ -190,14 +205,21 @@ def report(result: dict[str, Any]) -> str:
         lines.append(line)
     lines.append(f"  the finder's own boxes (before the reader names them) cover "
                  f"{result['finder_boxed']:.3f} of the indices")
+
+    def shares(table: dict[str, Any]) -> str:
+        return ", ".join(f"{key} {row['right']:.2f} ({row['indices']})"
+                         for key, row in table.items() if row["indices"])
+
     shipped = result["shipped"]
     if "by_length" in shipped:
-        def shares(table: dict[str, Any]) -> str:
-            return ", ".join(f"{key} {row['right']:.2f} ({row['indices']})"
-                             for key, row in table.items() if row["indices"])
-
         lines.append(f"  shipped, read right by index length (px): {shares(shipped['by_length'])}")
         lines.append(f"  shipped, read right by deck: {shares(shipped['by_deck'])}")
+    if "reader_at_true_boxes" in result:
+        alone = result["reader_at_true_boxes"]
+        lines.append(f"  the card reader alone at the true boxes names {alone['right']:.3f}; "
+                     f"by index length (px): {shares(alone['by_length'])}")
+        lines.append(f"  the card reader alone at the true boxes, by deck: "
+                     f"{shares(alone['by_deck'])}")
     lines.extend(f"  {text}" for text in result["failed_layouts"])
     return "\n".join(lines)
 

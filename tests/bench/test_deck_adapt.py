@@ -46,6 +46,12 @@ def test_a_deck_is_adapted_on_its_layout_and_read_both_ways_on_the_same_indices(
                if row["indices"])
     assert read == pytest.approx(shipped["identity"] * shipped["labelled"], abs=2.0)
     assert "read right by index length" in report(result)
+    # the card reader alone at the true boxes names the same indices, each once; deck 0
+    # prints a plain index that it reads at least as well as the whole detector
+    alone = result["reader_at_true_boxes"]
+    assert sum(row["indices"] for row in alone["by_length"].values()) == shipped["labelled"]
+    assert shipped["identity"] <= alone["right"] <= 1.0
+    assert "the card reader alone at the true boxes names" in report(result)
 
 
 def test_a_layout_the_command_cannot_label_is_counted_and_read_by_the_shipped_model() -> None:
